@@ -1,0 +1,53 @@
+// The partitioner's pipeline, one named step each:
+//   read -> clean (drop self-loops, symmetrize, drop duplicates, drop isolated vertices and
+//   renumber densely) -> degrees -> orient (lower to higher (degree, id)) -> reorder
+//   (partitioner/reorder.hpp) -> hash into n x n blocks (u mod n, v mod n; local ids id / n)
+//   -> CSR per block -> HDF5 (src/block_format.hpp).
+// This is the in-memory path: the whole edge list is held as 16-byte pairs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "partitioner/reorder.hpp"
+#include "src/block_format.hpp"
+#include "src/edge_source.hpp"
+
+namespace tricount {
+
+struct PartitionedGraph {
+  GraphHeader header;
+  std::vector<raw_id_t> vertex_map;  // new id -> input id
+  std::vector<CsrBlock> blocks;      // row-major: blocks[i * n + j] is P(i,j)
+  const CsrBlock& block(std::uint32_t i, std::uint32_t j) const { return blocks[std::size_t(i) * header.parts + j]; }
+};
+
+struct PartitionOptions {
+  std::uint32_t parts = 1;
+  VertexOrder order = VertexOrder::Degree;
+  unsigned threads = 0;  // 0 = all
+  bool progress = false; // one line per stage on stderr
+};
+
+// Steps, exposed for tests.
+struct CleanGraph {
+  std::vector<raw_id_t> input_id;          // compact id -> input id (ascending)
+  std::vector<std::pair<vid_t, vid_t>> edges;  // undirected, a < b, sorted, unique (compact ids)
+  std::uint64_t input_edges = 0;
+};
+CleanGraph clean_edges(std::vector<RawEdge> raw);
+CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads);
+
+// Whole pipeline over an edge stream, in memory.
+PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& options);
+PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOptions& options);
+
+// Writes a partitioned graph as an HDF5 block file (temp name + rename).
+void write_block_file(const PartitionedGraph& graph, const std::string& output);
+
+// Partition a file into an HDF5 block file (temp name + rename). Returns the header written.
+GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
+                           const PartitionOptions& options);
+
+}  // namespace tricount

@@ -1,0 +1,58 @@
+// The whole count as one collective call: rank 0 schedules, every other rank works (one
+// rank does both), the 64-bit counts meet in MPI_Reduce, statistics are gathered to rank 0.
+// Any error on any rank ends the call on every rank with the same message, never a hang.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/block_format.hpp"
+#include "src/json.hpp"
+#include "worker/backend.hpp"
+#include "worker/worker.hpp"
+
+namespace tricount {
+
+struct CountOptions {
+  std::string input;                 // HDF5 block file
+  std::uint32_t splits = 1;          // --workload-splits m
+  BackendKind backend = BackendKind::Auto;
+  BackendOptions backend_options;
+  WorkerOptions worker_options;
+  bool allow_idle_workers = false;   // more workers than tasks is an error unless set
+};
+
+struct RankStats {
+  int rank = 0;
+  bool worker = false;
+  WorkerStats stats;
+};
+
+struct CountResult {  // complete on rank 0 only
+  std::string input;
+  count_t triangles = 0;
+  GraphHeader header;
+  std::uint32_t splits = 1;
+  std::uint64_t tasks = 0;
+  int ranks = 1;
+  int workers = 1;
+  std::string backend;
+  std::string device;
+  double setup_seconds = 0;     // opening the file, creating backends
+  double schedule_seconds = 0;  // first task handed out to last count reported
+  double total_seconds = 0;
+  std::vector<RankStats> per_rank;
+
+  JsonObject to_json() const;
+  std::string summary() const;  // one line for humans
+};
+
+CountResult run_count(MPI_Comm comm, const CountOptions& options);
+
+// Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU.
+int node_local_rank(MPI_Comm comm);
+
+}  // namespace tricount

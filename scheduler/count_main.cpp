@@ -1,0 +1,76 @@
+// tricount-count: the MPI program. Rank 0 schedules, every other rank counts; with one rank,
+// rank 0 does both. Run under mpirun -np P or srun.
+#include <mpi.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "scheduler/count_job.hpp"
+#include "src/cli.hpp"
+
+namespace {
+
+void write_json(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::endl;
+    return;
+  }
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temp);
+    out << text << '\n';
+    if (!out.flush()) throw tricount::Error("cannot write JSON to '" + temp + "'");
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw tricount::Error("cannot rename '" + temp + "' to '" + path + "'");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tricount;
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) std::cerr.setstate(std::ios::failbit);  // rank 0 speaks for the job
+  const int code = cli::run_main("tricount-count", [&] {
+    cli::po::options_description opts("options");
+    CountOptions options;
+    std::string backend, json;
+    std::string cache = "4G";
+    opts.add_options()
+      ("input,i", cli::po::value(&options.input)->required(), "HDF5 block file written by tricount-partition")
+      ("workload-splits,m", cli::po::value(&options.splits)->default_value(1), "split each (i,j,k) subtask into m tasks (m * n^3 in all)")
+      ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
+      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = all cores)")
+      ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
+       "CUDA: vertices with at least this many neighbours get a whole CTA")
+      ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
+      ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
+      ("allow-idle-workers", "run even when there are more workers than tasks")
+      ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout)")
+      ("quiet,q", "print no summary line");
+    cli::po::variables_map vm;
+    const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
+                               "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m subtasks\n"
+                               "dynamically; every other rank loads each subtask's three blocks and counts them; the 64-bit\n"
+                               "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.");
+    if (!go) return cli::kExitOk;
+    if (options.splits == 0) throw UsageError("--workload-splits must be at least 1");
+    options.backend = parse_backend_kind(backend);
+    options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
+    options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
+    const CountResult result = run_count(MPI_COMM_WORLD, options);
+    if (rank == 0) {
+      if (!json.empty()) write_json(json, result.to_json().str());
+      if (!vm.count("quiet")) (json == "-" ? std::cerr : std::cout) << "tricount: " << result.summary() << std::endl;
+    }
+    return cli::kExitOk;
+  });
+  MPI_Finalize();
+  return code;
+}

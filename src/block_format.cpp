@@ -1,0 +1,425 @@
+// HDF5 block file: reader and writer. Every HDF5 call is checked; HDF5's own error stack
+// printing is switched off so that the user sees one message that names the file and block.
+#include "src/block_format.hpp"
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+namespace tricount {
+namespace {
+
+// HDF5's library is not thread-safe in Debian's serial build; all calls go through here.
+std::mutex& h5_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+void silence_hdf5() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+// Owns an hid_t and closes it with the matching H5?close.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  Handle(Handle&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_;
+      closer_ = o.closer_;
+      o.id_ = H5I_INVALID_HID;
+    }
+    return *this;
+  }
+  ~Handle() { reset(); }
+  void reset() {
+    if (id_ >= 0 && closer_) closer_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = H5I_INVALID_HID;
+    return id;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer closer_ = nullptr;
+};
+
+std::string group_name(const BlockId& id) {
+  return "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class);
+}
+
+hid_t check(hid_t id, const std::string& what) {
+  if (id < 0) throw Error(what);
+  return id;
+}
+void check_status(herr_t status, const std::string& what) {
+  if (status < 0) throw Error(what);
+}
+
+// --- attributes ----------------------------------------------------------------------
+
+void write_attr_u64(hid_t obj, const char* name, std::uint64_t value, const std::string& where) {
+  Handle space(check(H5Screate(H5S_SCALAR), where + ": H5Screate"), H5Sclose);
+  Handle attr(check(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    where + ": cannot create attribute '" + name + "'"),
+              H5Aclose);
+  check_status(H5Awrite(attr.get(), H5T_NATIVE_UINT64, &value), where + ": cannot write attribute '" + name + "'");
+}
+
+void write_attr_str(hid_t obj, const char* name, const std::string& value, const std::string& where) {
+  Handle type(check(H5Tcopy(H5T_C_S1), where + ": H5Tcopy"), H5Tclose);
+  check_status(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), where + ": H5Tset_size");
+  check_status(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), where + ": H5Tset_strpad");
+  Handle space(check(H5Screate(H5S_SCALAR), where + ": H5Screate"), H5Sclose);
+  Handle attr(check(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    where + ": cannot create attribute '" + name + "'"),
+              H5Aclose);
+  std::string padded = value.empty() ? std::string(1, '\0') : value;
+  check_status(H5Awrite(attr.get(), type.get(), padded.data()), where + ": cannot write attribute '" + name + "'");
+}
+
+bool has_attr(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
+
+std::uint64_t read_attr_u64(hid_t obj, const char* name, const std::string& where) {
+  if (!has_attr(obj, name)) throw Error(where + ": attribute '" + name + "' is missing");
+  Handle attr(check(H5Aopen(obj, name, H5P_DEFAULT), where + ": cannot open attribute '" + name + "'"), H5Aclose);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_INTEGER)
+    throw Error(where + ": attribute '" + name + "' is not an integer");
+  std::uint64_t value = 0;
+  check_status(H5Aread(attr.get(), H5T_NATIVE_UINT64, &value), where + ": cannot read attribute '" + name + "'");
+  return value;
+}
+
+std::string read_attr_str(hid_t obj, const char* name, const std::string& where) {
+  if (!has_attr(obj, name)) throw Error(where + ": attribute '" + name + "' is missing");
+  Handle attr(check(H5Aopen(obj, name, H5P_DEFAULT), where + ": cannot open attribute '" + name + "'"), H5Aclose);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING)
+    throw Error(where + ": attribute '" + name + "' is not a string");
+  if (H5Tis_variable_str(type.get()) > 0) throw Error(where + ": attribute '" + name + "' is a variable-length string");
+  const std::size_t size = H5Tget_size(type.get());
+  std::string value(size, '\0');
+  check_status(H5Aread(attr.get(), type.get(), value.data()), where + ": cannot read attribute '" + name + "'");
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+// --- datasets ------------------------------------------------------------------------
+
+template <class T>
+void write_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const std::vector<T>& data,
+                   const std::string& where) {
+  const hsize_t dims[1] = {static_cast<hsize_t>(data.size())};
+  Handle space(check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  Handle set(check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   where + ": cannot create dataset '" + name + "'"),
+             H5Dclose);
+  if (!data.empty())
+    check_status(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+                 where + ": cannot write dataset '" + name + "' (disk full?)");
+}
+
+std::uint64_t dataset_length(hid_t loc, const char* name, const std::string& where) {
+  if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) throw Error(where + ": dataset '" + name + "' is missing");
+  Handle set(check(H5Dopen2(loc, name, H5P_DEFAULT), where + ": cannot open dataset '" + name + "'"), H5Dclose);
+  Handle space(check(H5Dget_space(set.get()), where + ": H5Dget_space"), H5Sclose);
+  if (H5Sget_simple_extent_ndims(space.get()) != 1) throw Error(where + ": dataset '" + name + "' is not 1-dimensional");
+  hsize_t dims[1] = {0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  return dims[0];
+}
+
+template <class T>
+std::vector<T> read_dataset(hid_t loc, const char* name, hid_t mem_type, std::uint64_t expected,
+                            const std::string& where) {
+  const std::uint64_t length = dataset_length(loc, name, where);
+  if (length != expected)
+    throw Error(where + ": dataset '" + name + "' has " + std::to_string(length) + " entries, expected " +
+                std::to_string(expected));
+  std::vector<T> data(length);
+  if (length == 0) return data;
+  Handle set(check(H5Dopen2(loc, name, H5P_DEFAULT), where + ": cannot open dataset '" + name + "'"), H5Dclose);
+  Handle type(H5Dget_type(set.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) != sizeof(T))
+    throw Error(where + ": dataset '" + name + "' has the wrong element type");
+  check_status(H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+               where + ": cannot read dataset '" + name + "' (file truncated or corrupt?)");
+  return data;
+}
+
+void fsync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return;  // best effort for directories on odd filesystems
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && !directory) throw Error("cannot fsync '" + path + "': " + std::strerror(err));
+}
+
+}  // namespace
+
+std::string block_name(const BlockId& id) {
+  return "P(" + std::to_string(id.row_class) + "," + std::to_string(id.col_class) + ")";
+}
+
+void validate_block(const CsrBlock& b, const std::string& where) {
+  const std::string at = where + ": block " + block_name(b.id);
+  if (b.offsets.size() != b.rows + 1)
+    throw Error(at + ": offsets has " + std::to_string(b.offsets.size()) + " entries, expected rows + 1 = " +
+                std::to_string(b.rows + 1));
+  if (b.offsets[0] != 0) throw Error(at + ": offsets[0] is not 0");
+  if (b.offsets[b.rows] != b.neighbors.size())
+    throw Error(at + ": offsets end at " + std::to_string(b.offsets[b.rows]) + " but there are " +
+                std::to_string(b.neighbors.size()) + " neighbours");
+  if (b.cols > kMaxVertices) throw Error(at + ": " + std::to_string(b.cols) + " columns exceed 32-bit ids");
+  std::uint64_t longest = 0;
+  for (std::uint64_t r = 0; r < b.rows; ++r) {
+    const eoff_t lo = b.offsets[r], hi = b.offsets[r + 1];
+    if (hi < lo) throw Error(at + ": offsets decrease at row " + std::to_string(r));
+    longest = std::max<std::uint64_t>(longest, hi - lo);
+    for (eoff_t e = lo; e < hi; ++e) {
+      if (b.neighbors[e] >= b.cols)
+        throw Error(at + ": row " + std::to_string(r) + " has neighbour " + std::to_string(b.neighbors[e]) +
+                    " but the block has " + std::to_string(b.cols) + " columns");
+      if (e > lo && b.neighbors[e] <= b.neighbors[e - 1])
+        throw Error(at + ": row " + std::to_string(r) + " is not strictly increasing");
+    }
+  }
+  if (longest != b.max_degree)
+    throw Error(at + ": max_degree attribute is " + std::to_string(b.max_degree) + " but the longest row has " +
+                std::to_string(longest));
+}
+
+// --- writer --------------------------------------------------------------------------
+
+struct BlockFileWriter::Impl {
+  std::string path, temp;
+  GraphHeader header;
+  Handle file, blocks;
+  std::vector<bool> written;
+  bool vertex_map_written = false;
+  bool committed = false;
+};
+
+BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& header) : impl_(std::make_unique<Impl>()) {
+  silence_hdf5();
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  s.path = path;
+  s.temp = path + ".tmp." + std::to_string(::getpid());
+  s.header = header;
+  if (header.parts == 0) throw UsageError("--parts must be at least 1");
+  s.written.assign(std::size_t(header.parts) * header.parts, false);
+  s.file = Handle(H5Fcreate(s.temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!s.file.valid())
+    throw Error("cannot create '" + s.temp + "' (for output '" + path + "'): " + std::strerror(errno ? errno : EIO));
+  const std::string where = "'" + s.temp + "'";
+  const hid_t f = s.file.get();
+  write_attr_str(f, "format", kBlockFormatName, where);
+  write_attr_u64(f, "format_version", kBlockFormatVersion, where);
+  write_attr_u64(f, "parts", header.parts, where);
+  write_attr_u64(f, "vertices", header.vertices, where);
+  write_attr_u64(f, "edges", header.edges, where);
+  write_attr_u64(f, "input_edges", header.input_edges, where);
+  write_attr_u64(f, "max_degree", header.max_degree, where);
+  write_attr_str(f, "ordering", header.ordering, where);
+  write_attr_str(f, "source_file", header.source_file, where);
+  write_attr_u64(f, "source_size", header.source_size, where);
+  write_attr_str(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
+  s.blocks = Handle(check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
+                    H5Gclose);
+}
+
+BlockFileWriter::~BlockFileWriter() {
+  if (!impl_ || impl_->committed) return;
+  std::lock_guard lock(h5_mutex());
+  impl_->blocks.reset();
+  impl_->file.reset();
+  std::remove(impl_->temp.c_str());
+}
+
+const std::string& BlockFileWriter::temp_path() const { return impl_->temp; }
+
+void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input) {
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  if (new_to_input.size() != s.header.vertices)
+    throw Error("vertex map has " + std::to_string(new_to_input.size()) + " entries for " +
+                std::to_string(s.header.vertices) + " vertices");
+  write_dataset(s.file.get(), "vertex_map", H5T_STD_U64LE, H5T_NATIVE_UINT64, new_to_input, "'" + s.temp + "'");
+  s.vertex_map_written = true;
+}
+
+void BlockFileWriter::write_block(const CsrBlock& b) {
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  const std::uint32_t n = s.header.parts;
+  if (b.id.row_class >= n || b.id.col_class >= n) throw Error("block " + block_name(b.id) + " outside the n x n grid");
+  const std::string where = "'" + s.temp + "' block " + block_name(b.id);
+  const std::string name = group_name(b.id);
+  Handle g(check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create group"),
+           H5Gclose);
+  write_attr_u64(g.get(), "row_class", b.id.row_class, where);
+  write_attr_u64(g.get(), "col_class", b.id.col_class, where);
+  write_attr_u64(g.get(), "rows", b.rows, where);
+  write_attr_u64(g.get(), "cols", b.cols, where);
+  write_attr_u64(g.get(), "nnz", b.nnz(), where);
+  write_attr_u64(g.get(), "max_degree", b.max_degree, where);
+  write_dataset(g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets, where);
+  write_dataset(g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors, where);
+  s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
+}
+
+void BlockFileWriter::commit() {
+  {
+    std::lock_guard lock(h5_mutex());
+    auto& s = *impl_;
+    for (std::size_t b = 0; b < s.written.size(); ++b)
+      if (!s.written[b])
+        throw Error("'" + s.temp + "': block " + block_name({std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)}) +
+                    " was never written");
+    if (!s.vertex_map_written) throw Error("'" + s.temp + "': vertex map was never written");
+    s.blocks.reset();
+    if (H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error("cannot flush '" + s.temp + "' (disk full?)");
+    if (H5Fclose(s.file.release()) < 0) throw Error("cannot close '" + s.temp + "' (disk full?)");
+  }
+  auto& s = *impl_;
+  fsync_path(s.temp, false);
+  if (std::rename(s.temp.c_str(), s.path.c_str()) != 0)
+    throw Error("cannot rename '" + s.temp + "' to '" + s.path + "': " + std::strerror(errno));
+  s.committed = true;
+  const auto dir = std::filesystem::absolute(s.path).parent_path();
+  fsync_path(dir.string(), true);
+}
+
+// --- reader --------------------------------------------------------------------------
+
+struct BlockFileReader::Impl {
+  std::string path;
+  GraphHeader header;
+  Handle file;
+  std::vector<std::uint64_t> nnz;  // per block, from attributes
+};
+
+BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  silence_hdf5();
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  s.path = path;
+  const std::string where = "'" + path + "'";
+  if (!std::filesystem::exists(path)) throw Error("cannot open " + where + ": No such file or directory");
+  if (::access(path.c_str(), R_OK) != 0) throw Error("cannot open " + where + ": " + std::strerror(errno));
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw Error(where + " is not an HDF5 file (or is truncated): expected a block file written by tricount-partition");
+  s.file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!s.file.valid()) throw Error("cannot open " + where + " as HDF5: the file is truncated or corrupt");
+  const hid_t f = s.file.get();
+  if (!has_attr(f, "format"))
+    throw Error(where + " is an HDF5 file but not a tricount block file (no 'format' attribute; written by another program?)");
+  const std::string format = read_attr_str(f, "format", where);
+  if (format != kBlockFormatName)
+    throw Error(where + " has format '" + format + "', expected '" + kBlockFormatName + "'");
+  const std::uint64_t version = read_attr_u64(f, "format_version", where);
+  if (version != kBlockFormatVersion)
+    throw Error(where + " is block format version " + std::to_string(version) + "; this tricount reads version " +
+                std::to_string(kBlockFormatVersion) + " (re-run tricount-partition)");
+  auto& h = s.header;
+  h.parts = checked_cast<std::uint32_t>(read_attr_u64(f, "parts", where), "parts");
+  if (h.parts == 0 || h.parts > (1u << 16)) throw Error(where + ": invalid parts attribute " + std::to_string(h.parts));
+  h.vertices = read_attr_u64(f, "vertices", where);
+  if (h.vertices > kMaxVertices) throw Error(where + ": " + std::to_string(h.vertices) + " vertices exceed 32-bit ids");
+  h.edges = read_attr_u64(f, "edges", where);
+  h.input_edges = read_attr_u64(f, "input_edges", where);
+  h.max_degree = read_attr_u64(f, "max_degree", where);
+  h.ordering = read_attr_str(f, "ordering", where);
+  h.source_file = read_attr_str(f, "source_file", where);
+  h.source_size = read_attr_u64(f, "source_size", where);
+  // Every block present, with sizes consistent with n and |V|; data is checked on read.
+  const std::uint32_t n = h.parts;
+  s.nnz.assign(std::size_t(n) * n, 0);
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const BlockId id{i, j};
+      const std::string name = group_name(id);
+      const std::string at = where + " block " + block_name(id);
+      if (H5Lexists(f, "blocks", H5P_DEFAULT) <= 0 || H5Lexists(f, name.c_str(), H5P_DEFAULT) <= 0)
+        throw Error(at + " is missing (file incomplete?)");
+      Handle g(check(H5Gopen2(f, name.c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
+      const std::uint64_t rows = read_attr_u64(g.get(), "rows", at);
+      const std::uint64_t cols = read_attr_u64(g.get(), "cols", at);
+      if (rows != rows_in_class(h.vertices, n, i) || cols != rows_in_class(h.vertices, n, j))
+        throw Error(at + ": " + std::to_string(rows) + " x " + std::to_string(cols) + " does not fit " +
+                    std::to_string(h.vertices) + " vertices in " + std::to_string(n) + " parts");
+      const std::uint64_t nnz = read_attr_u64(g.get(), "nnz", at);
+      if (dataset_length(g.get(), "offsets", at) != rows + 1 || dataset_length(g.get(), "neighbors", at) != nnz)
+        throw Error(at + ": dataset sizes do not match its rows and nnz attributes");
+      s.nnz[std::size_t(i) * n + j] = nnz;
+      total += nnz;
+    }
+  }
+  if (total != h.edges)
+    throw Error(where + ": blocks hold " + std::to_string(total) + " edges but the file says " + std::to_string(h.edges));
+  if (dataset_length(f, "vertex_map", where) != h.vertices)
+    throw Error(where + ": vertex_map does not have one entry per vertex");
+}
+
+BlockFileReader::~BlockFileReader() {
+  if (!impl_) return;
+  std::lock_guard lock(h5_mutex());
+  impl_->file.reset();
+}
+
+const GraphHeader& BlockFileReader::header() const { return impl_->header; }
+const std::string& BlockFileReader::path() const { return impl_->path; }
+
+std::uint64_t BlockFileReader::block_nnz(const BlockId& id) const {
+  const std::uint32_t n = impl_->header.parts;
+  if (id.row_class >= n || id.col_class >= n) throw Error("block " + block_name(id) + " outside the n x n grid");
+  return impl_->nnz[std::size_t(id.row_class) * n + id.col_class];
+}
+
+CsrBlock BlockFileReader::read_block(const BlockId& id) const {
+  const auto& h = impl_->header;
+  const std::uint64_t nnz = block_nnz(id);
+  CsrBlock b;
+  b.id = id;
+  b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
+  b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
+  const std::string where = "'" + impl_->path + "'";
+  {
+    std::lock_guard lock(h5_mutex());
+    const std::string at = where + " block " + block_name(id);
+    Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
+    b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", at), "max_degree");
+    b.offsets = read_dataset<eoff_t>(g.get(), "offsets", H5T_NATIVE_UINT64, b.rows + 1, at);
+    b.neighbors = read_dataset<vid_t>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
+  }
+  validate_block(b, where);
+  return b;
+}
+
+std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
+  std::lock_guard lock(h5_mutex());
+  return read_dataset<raw_id_t>(impl_->file.get(), "vertex_map", H5T_NATIVE_UINT64, impl_->header.vertices,
+                                "'" + impl_->path + "'");
+}
+
+}  // namespace tricount

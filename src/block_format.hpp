@@ -1,0 +1,93 @@
+// The partitioned graph on disk: one self-describing HDF5 file holding n x n CSR blocks.
+// The schema is documented in README.md ("HDF5 block file"); this is its only reader and
+// writer, and both check it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/task_plan.hpp"
+#include "src/types.hpp"
+
+namespace tricount {
+
+inline constexpr const char* kBlockFormatName = "tricount-blocks";
+inline constexpr std::uint32_t kBlockFormatVersion = 1;
+
+struct GraphHeader {
+  std::uint32_t parts = 1;            // n
+  std::uint64_t vertices = 0;         // |V| after cleaning (isolated vertices dropped)
+  std::uint64_t edges = 0;            // |E|: undirected edges, each stored once (oriented)
+  std::string ordering = "degree";    // the reordering step that produced the ids
+  std::string source_file;            // input path as given
+  std::uint64_t source_size = 0;      // input size in bytes (0 for generated input)
+  std::uint64_t input_edges = 0;      // edges read, before cleaning
+  std::uint64_t max_degree = 0;       // largest oriented out-degree over all blocks' rows
+};
+
+// One block P(i,j) in host memory: a CSR over the rows of class i (local row r is global
+// vertex r*n + i), neighbour ids local to class j (global y is stored as y / n), each row's
+// neighbours sorted ascending.
+struct CsrBlock {
+  BlockId id;
+  std::uint64_t rows = 0;                // rows of class i
+  std::uint64_t cols = 0;                // vertices of class j (bound on neighbour ids)
+  std::uint32_t max_degree = 0;          // longest row
+  std::vector<eoff_t> offsets;           // rows + 1 entries, offsets[0] == 0
+  std::vector<vid_t> neighbors;          // offsets[rows] entries
+  std::uint64_t nnz() const { return neighbors.size(); }
+  std::uint64_t bytes() const { return offsets.size() * sizeof(eoff_t) + neighbors.size() * sizeof(vid_t); }
+};
+
+// "P(i,j)" as messages and the HDF5 group name spell it.
+std::string block_name(const BlockId& id);
+
+// Checks a block's invariants (offsets start at 0, never decrease, end at nnz; neighbours
+// below cols and strictly increasing within a row; max_degree right). Throws Error naming
+// `where` and the block.
+void validate_block(const CsrBlock& block, const std::string& where);
+
+// Writes to `path + ".tmp.<pid>"` and renames to `path` only in commit(); a writer destroyed
+// without commit() (an exception, a crash) removes its temporary file, so an output that
+// exists under the final name is always complete.
+class BlockFileWriter {
+ public:
+  BlockFileWriter(const std::string& path, const GraphHeader& header);
+  ~BlockFileWriter();
+  BlockFileWriter(const BlockFileWriter&) = delete;
+  BlockFileWriter& operator=(const BlockFileWriter&) = delete;
+
+  void write_vertex_map(const std::vector<raw_id_t>& new_to_input);  // |V| entries
+  void write_block(const CsrBlock& block);
+  void commit();  // checks every block was written, flushes, closes, renames
+
+  const std::string& temp_path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Opens and checks a block file (format name, version, n, |V|, every block's presence and
+// sizes). Reading a block validates it. Errors name the file and the block.
+class BlockFileReader {
+ public:
+  explicit BlockFileReader(const std::string& path);
+  ~BlockFileReader();
+  BlockFileReader(const BlockFileReader&) = delete;
+  BlockFileReader& operator=(const BlockFileReader&) = delete;
+
+  const GraphHeader& header() const;
+  const std::string& path() const;
+  CsrBlock read_block(const BlockId& id) const;
+  std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
+  std::vector<raw_id_t> read_vertex_map() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tricount

@@ -1,0 +1,46 @@
+// Streams of raw input edges: the readers (edge list, Matrix Market, binary, gzip) and the
+// synthetic generators all hand edges out in batches through this one interface, so the
+// partitioner never needs a whole file or a whole graph in one string.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/types.hpp"
+
+namespace tricount {
+
+struct RawEdge {
+  raw_id_t u = 0;
+  raw_id_t v = 0;
+  friend bool operator==(const RawEdge&, const RawEdge&) = default;
+};
+
+class EdgeSource {
+ public:
+  virtual ~EdgeSource() = default;
+  // Appends up to `max_edges` edges to `out` (which is cleared first). Returns false once the
+  // stream is exhausted and nothing was appended. Throws Error on malformed input, with a
+  // message that names the file and, for text, the line.
+  virtual bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) = 0;
+  // What this stream is, for messages and for the HDF5 file's provenance attributes.
+  virtual std::string description() const = 0;
+};
+
+enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64 };
+
+InputFormat parse_input_format(std::string_view name);  // throws UsageError
+std::string_view to_string(InputFormat f);
+
+// Picks the format from the file name (.mtx, .bin32, .bin64, .bin, .gz of any text format)
+// and, for text, the first line (%%MatrixMarket). Never returns Auto.
+InputFormat detect_input_format(const std::string& path);
+
+// Opens a file as an edge stream. Throws Error naming the file if it is missing or
+// unreadable, or if the format does not fit (e.g. gzip with a binary format).
+std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format);
+
+}  // namespace tricount

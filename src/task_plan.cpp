@@ -1,0 +1,41 @@
+#include "src/task_plan.hpp"
+
+namespace tricount {
+
+TaskPlan::TaskPlan(std::uint32_t parts, std::uint32_t splits) : parts_(parts), splits_(splits) {
+  if (parts == 0) throw UsageError("--parts must be at least 1");
+  if (splits == 0) throw UsageError("--workload-splits must be at least 1");
+  // n^3 * m must fit in 63 bits with room to spare; 2^20 parts is far beyond any machine.
+  if (parts > (1u << 20)) throw UsageError("--parts " + std::to_string(parts) + " is too large");
+  if (splits > (1u << 20)) throw UsageError("--workload-splits " + std::to_string(splits) + " is too large");
+}
+
+std::uint64_t TaskPlan::num_tasks() const {
+  const std::uint64_t n = parts_;
+  const unsigned __int128 total = static_cast<unsigned __int128>(n * n) * n * splits_;
+  if (total >> 63) throw Error("task count n^3 * m overflows 63 bits");
+  return static_cast<std::uint64_t>(total);
+}
+
+Task TaskPlan::decode(std::uint64_t id) const {
+  if (id >= num_tasks()) throw Error("task id " + std::to_string(id) + " out of range");
+  Task t;
+  t.split = static_cast<std::uint32_t>(id % splits_);
+  id /= splits_;
+  t.k = static_cast<std::uint32_t>(id % parts_);
+  id /= parts_;
+  t.j = static_cast<std::uint32_t>(id % parts_);
+  id /= parts_;
+  t.i = static_cast<std::uint32_t>(id);
+  return t;
+}
+
+std::uint64_t TaskPlan::encode(const Task& t) const {
+  if (t.i >= parts_ || t.j >= parts_ || t.k >= parts_ || t.split >= splits_)
+    throw Error("task (" + std::to_string(t.i) + "," + std::to_string(t.j) + "," +
+                std::to_string(t.k) + "," + std::to_string(t.split) + ") out of range");
+  const std::uint64_t n = parts_;
+  return ((static_cast<std::uint64_t>(t.i) * n + t.j) * n + t.k) * splits_ + t.split;
+}
+
+}  // namespace tricount

@@ -1,0 +1,68 @@
+// The task plan: which blocks a subtask needs, and task id <-> (i, j, k, w).
+//
+// With n parts, vertex x belongs to class x mod n. An oriented triangle u -> v -> w with
+// u -> w has u in class i, v in class j, w in class k, so it is found exactly once, by
+// subtask (i, j, k), from the three blocks
+//   P(i,k): each row u gives the neighbours hashed into u's table,
+//   P(i,j): each row u gives the 1-hop neighbours v,
+//   P(j,k): each row v gives the 2-hop neighbours w, probed in u's table.
+// Workload splits divide the rows u of class i into m disjoint parts by a hash of the
+// local row id, so one (i, j, k) becomes m tasks of similar work.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "src/types.hpp"
+
+namespace tricount {
+
+struct BlockId {
+  std::uint32_t row_class = 0;  // i: rows are the vertices x with x mod n == i
+  std::uint32_t col_class = 0;  // j: columns are the vertices y with y mod n == j
+  friend bool operator==(const BlockId&, const BlockId&) = default;
+};
+
+struct Task {
+  std::uint32_t i = 0, j = 0, k = 0;  // vertex classes of u, v, w
+  std::uint32_t split = 0;            // w in 0..m-1: which part of class i's rows
+  BlockId hash_block() const { return {i, k}; }     // P(i,k)
+  BlockId one_hop_block() const { return {i, j}; }  // P(i,j)
+  BlockId two_hop_block() const { return {j, k}; }  // P(j,k)
+  friend bool operator==(const Task&, const Task&) = default;
+};
+
+class TaskPlan {
+ public:
+  TaskPlan(std::uint32_t parts, std::uint32_t splits);
+
+  std::uint32_t parts() const { return parts_; }
+  std::uint32_t splits() const { return splits_; }
+  std::uint64_t num_tasks() const;  // n^3 * m
+
+  // Task ids enumerate (i, j, k, w) with w fastest, then k, j, i.
+  Task decode(std::uint64_t id) const;
+  std::uint64_t encode(const Task& t) const;
+
+ private:
+  std::uint32_t parts_;
+  std::uint32_t splits_;
+};
+
+// Which workload split a block-local row of class i belongs to. A multiplicative hash
+// spreads hubs (renumbered by degree, hence adjacent ids) across splits.
+inline std::uint32_t split_of_row(std::uint64_t local_row, std::uint32_t splits) {
+  if (splits <= 1) return 0;
+  std::uint64_t x = local_row + 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  return static_cast<std::uint32_t>(x % splits);
+}
+
+// Rows of class c among `vertices` renumbered vertices split into `parts` classes.
+inline std::uint64_t rows_in_class(std::uint64_t vertices, std::uint32_t parts, std::uint32_t c) {
+  return vertices > c ? (vertices - c + parts - 1) / parts : 0;
+}
+
+}  // namespace tricount

@@ -1,0 +1,170 @@
+// Runs under mpiexec at 1, 2, 3 and 5 ranks (see tests/CMakeLists.txt): the real scheduler
+// and worker ranks, the real MPI_Reduce. Rank 0 writes the block files into a directory all
+// ranks share; every rank calls run_count; rank 0 checks the result against the reference.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "partitioner/partition.hpp"
+#include "scheduler/count_job.hpp"
+#include "tests/reference_counter.hpp"
+#include "tests/test_support.hpp"
+
+using namespace tricount;
+using namespace tricount::testing;
+
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// A directory made by rank 0 and known to all.
+class SharedDir {
+ public:
+  SharedDir() {
+    std::string path;
+    if (world_rank() == 0) {
+      dir_ = std::make_unique<TempDir>();
+      path = dir_->path();
+    }
+    int len = static_cast<int>(path.size());
+    MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    path.resize(static_cast<std::size_t>(len));
+    MPI_Bcast(path.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    path_ = path;
+  }
+  ~SharedDir() { MPI_Barrier(MPI_COMM_WORLD); }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::unique_ptr<TempDir> dir_;
+  std::string path_;
+};
+
+// Rank 0 partitions; everyone waits for the file.
+void write_graph(const EdgePairs& edges, std::uint32_t parts, const std::string& path) {
+  if (world_rank() == 0) {
+    PartitionOptions o;
+    o.parts = parts;
+    write_block_file(partition_edges(to_raw(edges), o), path);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+CountOptions cpu_options(const std::string& path, std::uint32_t splits) {
+  CountOptions o;
+  o.input = path;
+  o.splits = splits;
+  o.backend = BackendKind::Cpu;
+  o.backend_options.threads = 1;
+  o.allow_idle_workers = true;
+  return o;
+}
+
+}  // namespace
+
+TEST(MpiCount, HandMadeGraphs) {
+  SharedDir dir;
+  struct Case {
+    const char* name;
+    EdgePairs edges;
+    std::uint64_t expected;
+  };
+  const std::vector<Case> cases = {
+      {"triangle", {{0, 1}, {1, 2}, {2, 0}}, 1},
+      {"k4", complete_graph(4), 4},
+      {"k5", complete_graph(5), 10},
+      {"k40", complete_graph(40), 40 * 39 * 38 / 6},
+      {"grid", grid_2d(30, 30), 0},
+      {"star", star(1000), 0},
+      {"two_sharing_an_edge", {{0, 1}, {1, 2}, {2, 0}, {1, 3}, {3, 2}}, 2},
+  };
+  for (const Case& c : cases) {
+    for (std::uint32_t n : {1u, 2u}) {
+      const std::string path = dir.file(std::string(c.name) + std::to_string(n) + ".h5");
+      write_graph(c.edges, n, path);
+      const CountResult r = run_count(MPI_COMM_WORLD, cpu_options(path, 1));
+      if (world_rank() == 0) EXPECT_EQ(r.triangles, c.expected) << c.name << " n=" << n;
+    }
+  }
+}
+
+TEST(MpiCount, EveryPartsAndSplitsGiveTheReferenceCount) {
+  SharedDir dir;
+  const EdgePairs g = random_graph(2000, 30000, 77);
+  const std::uint64_t expected = world_rank() == 0 ? reference::count_triangles(g) : 0;
+  for (std::uint32_t n = 1; n <= 4; ++n) {
+    const std::string path = dir.file("g" + std::to_string(n) + ".h5");
+    write_graph(g, n, path);
+    for (std::uint32_t m = 1; m <= 3; ++m) {
+      const CountResult r = run_count(MPI_COMM_WORLD, cpu_options(path, m));
+      if (world_rank() == 0) {
+        EXPECT_EQ(r.triangles, expected) << "n=" << n << " m=" << m;
+        EXPECT_EQ(r.tasks, std::uint64_t(n) * n * n * m);
+        EXPECT_EQ(r.ranks, world_size());
+        std::uint64_t done = 0;
+        for (const RankStats& s : r.per_rank) done += s.stats.tasks;
+        EXPECT_EQ(done, r.tasks) << "every task counted exactly once";
+        if (world_size() > 1) EXPECT_EQ(r.per_rank[0].stats.tasks, 0u) << "the scheduler never counts";
+      }
+    }
+  }
+}
+
+TEST(MpiCount, MoreWorkersThanTasksIsAClearErrorOnEveryRank) {
+  if (world_size() < 3) GTEST_SKIP() << "needs at least 2 workers";
+  SharedDir dir;
+  const std::string path = dir.file("tiny.h5");
+  write_graph(complete_graph(5), 1, path);
+  CountOptions o = cpu_options(path, 1);
+  o.allow_idle_workers = false;
+  try {
+    run_count(MPI_COMM_WORLD, o);
+    ADD_FAILURE() << "expected an error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("tasks"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MpiCount, MissingFileIsAnErrorOnEveryRankNotAHang) {
+  SharedDir dir;
+  try {
+    run_count(MPI_COMM_WORLD, cpu_options(dir.file("missing.h5"), 1));
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.h5"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MpiCount, CountsPast2To32) {
+  // K_3000 holds 4,495,501,000 triangles > 2^32: the 64-bit path from the backend through
+  // MPI_Reduce must not wrap. Splits keep every worker busy.
+  SharedDir dir;
+  const std::string path = dir.file("k3000.h5");
+  write_graph(complete_graph(3000), 2, path);
+  CountOptions o = cpu_options(path, 2);
+  o.backend_options.threads = 2;
+  const CountResult r = run_count(MPI_COMM_WORLD, o);
+  if (world_rank() == 0) EXPECT_EQ(r.triangles, 4495501000ULL);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // Only rank 0 reports; the others still run every test (they are the workers).
+  if (world_rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS();
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return failed;
+}

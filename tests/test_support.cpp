@@ -1,0 +1,186 @@
+#include "tests/test_support.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+namespace tricount::testing {
+
+static std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string bin_dir() { return env_or("TRICOUNT_BIN_DIR", "build/bin"); }
+std::string graphs_dir() { return env_or("TRICOUNT_GRAPHS_DIR", "../shared/data/graphs"); }
+std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", "mpiexec"); }
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "tricount-test-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds) {
+  int out_pipe[2], err_pipe[2];
+  if (::pipe(out_pipe) || ::pipe(err_pipe)) throw std::runtime_error("pipe failed");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::setpgid(0, 0);  // own process group, so a timeout can kill mpiexec and its children
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  ProcessResult result;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  char buf[65536];
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    if (::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000))) < 0) continue;
+    for (int k = 0; k < 2; ++k) {
+      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t got = ::read(fds[k].fd, buf, sizeof buf);
+      if (got <= 0) {
+        ::close(fds[k].fd);
+        fds[k].fd = -1;
+        --open_fds;
+      } else {
+        (k == 0 ? result.out : result.err).append(buf, static_cast<std::size_t>(got));
+      }
+    }
+  }
+  for (auto& f : fds)
+    if (f.fd >= 0) ::close(f.fd);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::vector<std::string> mpi_command(int ranks, const std::string& program, const std::vector<std::string>& args) {
+  std::vector<std::string> cmd = {mpiexec(), "-np", std::to_string(ranks), "--oversubscribe", program};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  return cmd;
+}
+
+void write_text_edges(const std::string& path, const EdgePairs& edges) {
+  std::ofstream out(path);
+  for (auto [a, b] : edges) out << a << ' ' << b << '\n';
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::vector<RawEdge> to_raw(const EdgePairs& edges) {
+  std::vector<RawEdge> raw;
+  raw.reserve(edges.size());
+  for (auto [a, b] : edges) raw.push_back({a, b});
+  return raw;
+}
+
+EdgePairs complete_graph(std::uint64_t n, std::uint64_t first_id) {
+  EdgePairs e;
+  for (std::uint64_t a = 0; a < n; ++a)
+    for (std::uint64_t b = a + 1; b < n; ++b) e.emplace_back(first_id + a, first_id + b);
+  return e;
+}
+
+EdgePairs random_graph(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, vertices - 1);
+  EdgePairs e;
+  for (std::uint64_t k = 0; k < edges; ++k) e.emplace_back(pick(rng), pick(rng));
+  return e;
+}
+
+EdgePairs grid_2d(std::uint64_t w, std::uint64_t h) {
+  EdgePairs e;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      if (x + 1 < w) e.emplace_back(y * w + x, y * w + x + 1);
+      if (y + 1 < h) e.emplace_back(y * w + x, (y + 1) * w + x);
+    }
+  return e;
+}
+
+EdgePairs star(std::uint64_t leaves) {
+  EdgePairs e;
+  for (std::uint64_t k = 1; k <= leaves; ++k) e.emplace_back(0, k);
+  return e;
+}
+
+count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, CountBackend& backend) {
+  const TaskPlan plan(graph.header.parts, splits);
+  auto view = [&](const CsrBlock& b) {
+    BlockView v;
+    v.id = b.id;
+    v.serial = 1 + std::uint64_t(b.id.row_class) * graph.header.parts + b.id.col_class;
+    v.rows = b.rows;
+    v.cols = b.cols;
+    v.nnz = b.nnz();
+    v.max_degree = b.max_degree;
+    v.offsets = b.offsets.data();
+    v.neighbors = b.neighbors.data();
+    return v;
+  };
+  count_t total = 0;
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    SubtaskBlocks blocks{view(graph.block(t.i, t.k)), view(graph.block(t.i, t.j)), view(graph.block(t.j, t.k)), t.split,
+                         splits};
+    CountStats stats;
+    total += backend.count(blocks, stats);
+  }
+  return total;
+}
+
+count_t count_with_cpu(const EdgePairs& edges, std::uint32_t parts, std::uint32_t splits, VertexOrder order) {
+  PartitionOptions options;
+  options.parts = parts;
+  options.order = order;
+  const PartitionedGraph graph = partition_edges(to_raw(edges), options);
+  BackendOptions bo;
+  bo.threads = 2;
+  auto backend = make_cpu_backend(bo);
+  return count_partitioned(graph, splits, *backend);
+}
+
+std::uint64_t json_uint(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\":";
+  const auto pos = json.find(needle);
+  if (pos == std::string::npos) throw std::runtime_error("key '" + key + "' not in JSON: " + json.substr(0, 400));
+  std::size_t p = pos + needle.size();
+  while (p < json.size() && json[p] == ' ') ++p;
+  return std::stoull(json.substr(p));
+}
+
+}  // namespace tricount::testing

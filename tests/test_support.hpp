@@ -1,0 +1,63 @@
+// Helpers shared by the test executables: temporary directories, running the built
+// programs as child processes, small graph builders, and counting a partitioned graph in
+// process with a backend (no MPI).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "partitioner/partition.hpp"
+#include "worker/backend.hpp"
+
+namespace tricount::testing {
+
+using EdgePairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+std::string bin_dir();     // $TRICOUNT_BIN_DIR (set by ctest)
+std::string graphs_dir();  // $TRICOUNT_GRAPHS_DIR: ../shared/data/graphs
+std::string mpiexec();     // $TRICOUNT_MPIEXEC or "mpiexec"
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out, err;
+  bool timed_out = false;
+};
+// Runs argv[0] with arguments (no shell), capturing stdout and stderr.
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 600);
+// mpiexec -np N --oversubscribe PROGRAM args...
+std::vector<std::string> mpi_command(int ranks, const std::string& program, const std::vector<std::string>& args);
+
+void write_text_edges(const std::string& path, const EdgePairs& edges);
+std::vector<RawEdge> to_raw(const EdgePairs& edges);
+
+// Graph builders.
+EdgePairs complete_graph(std::uint64_t n, std::uint64_t first_id = 0);
+EdgePairs random_graph(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed);
+EdgePairs grid_2d(std::uint64_t w, std::uint64_t h);
+EdgePairs star(std::uint64_t leaves);
+
+// Counts every task of TaskPlan(graph.parts, splits) with `backend`, in this process.
+count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, CountBackend& backend);
+// Partition in memory and count with the CPU backend.
+count_t count_with_cpu(const EdgePairs& edges, std::uint32_t parts, std::uint32_t splits = 1,
+                       VertexOrder order = VertexOrder::Degree);
+
+// Parses "key": number out of a JSON text (enough for our own flat reports).
+std::uint64_t json_uint(const std::string& json, const std::string& key);
+
+}  // namespace tricount::testing

@@ -1,0 +1,43 @@
+#include "worker/block_cache.hpp"
+
+#include <chrono>
+
+namespace tricount {
+
+BlockView LoadedBlock::view() const {
+  BlockView v;
+  v.id = block.id;
+  v.serial = serial;
+  v.rows = block.rows;
+  v.cols = block.cols;
+  v.nnz = block.nnz();
+  v.max_degree = block.max_degree;
+  v.offsets = block.offsets.data();
+  v.neighbors = block.neighbors.data();
+  return v;
+}
+
+std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded) {
+  for (auto it = lru_.begin(); it != lru_.end(); ++it) {
+    if ((*it)->block.id == id) {
+      lru_.splice(lru_.begin(), lru_, it);
+      return lru_.front();
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto loaded = std::make_shared<LoadedBlock>();
+  loaded->block = file_.read_block(id);
+  loaded->serial = next_serial_++;
+  load_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bytes_loaded += loaded->block.bytes();
+  resident_ += loaded->block.bytes();
+  lru_.push_front(loaded);
+  // Keep at least the three blocks of one subtask; holders keep evicted blocks alive.
+  while (resident_ > budget_ && lru_.size() > 3) {
+    resident_ -= lru_.back()->block.bytes();
+    lru_.pop_back();
+  }
+  return loaded;
+}
+
+}  // namespace tricount

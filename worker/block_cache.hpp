@@ -1,0 +1,38 @@
+// Host-side cache of loaded blocks, least recently used out first, within a byte budget.
+// Consecutive subtasks share blocks (P(i,j) and P(i,k) across k, j), so a worker reads
+// each block from the HDF5 file far fewer times than it uses it.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+
+#include "src/block_format.hpp"
+#include "worker/backend.hpp"
+
+namespace tricount {
+
+struct LoadedBlock {
+  CsrBlock block;
+  std::uint64_t serial = 0;  // unique per load in this process (see BlockView::serial)
+  BlockView view() const;
+};
+
+class BlockCache {
+ public:
+  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes) : file_(file), budget_(budget_bytes) {}
+
+  // Returns the block, reading it if needed; adds read time and bytes to the counters.
+  std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
+
+  std::uint64_t resident_bytes() const { return resident_; }
+
+ private:
+  const BlockFileReader& file_;
+  std::uint64_t budget_;
+  std::uint64_t resident_ = 0;
+  std::uint64_t next_serial_ = 1;
+  std::list<std::shared_ptr<const LoadedBlock>> lru_;  // front = most recent
+};
+
+}  // namespace tricount

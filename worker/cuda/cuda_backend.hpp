@@ -1,0 +1,15 @@
+// The CUDA backend's entry points (compiled only when the build has CUDA).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "worker/backend.hpp"
+
+namespace tricount {
+
+int cuda_device_count();              // 0 when no GPU or no driver (never throws)
+std::string cuda_status_message();    // why cuda_device_count() is 0, for error messages
+std::unique_ptr<CountBackend> make_cuda_backend(const BackendOptions& options);
+
+}  // namespace tricount

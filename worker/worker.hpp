@@ -1,0 +1,49 @@
+// A worker: asks for task ids, loads each task's block triple, counts it with its backend,
+// and reports. Where the ids come from (the scheduler rank over MPI, or a local queue when
+// one rank does both jobs) is behind TaskSource.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "src/block_format.hpp"
+#include "src/task_plan.hpp"
+#include "worker/backend.hpp"
+
+namespace tricount {
+
+struct TaskReport {
+  std::uint64_t task = 0;
+  count_t triangles = 0;
+  double seconds = 0;  // load + count of this task
+};
+
+class TaskSource {
+ public:
+  virtual ~TaskSource() = default;
+  // Reports the previous task (if any) and returns the next id, or nullopt when done.
+  virtual std::optional<std::uint64_t> next(const TaskReport* finished) = 0;
+  // Tells the source this worker failed; it will ask for nothing more.
+  virtual void fail(const std::string& message) = 0;
+};
+
+struct WorkerStats {
+  count_t triangles = 0;
+  std::uint64_t tasks = 0;
+  double load_seconds = 0;      // reading blocks from the file
+  double transfer_seconds = 0;  // host -> device
+  double count_seconds = 0;     // backend counting
+  double idle_seconds = 0;      // waiting for the scheduler's answer
+  double busy_seconds = 0;      // load + transfer + count
+  std::uint64_t bytes_loaded = 0;
+};
+
+struct WorkerOptions {
+  std::uint64_t cache_bytes = std::uint64_t{4} << 30;  // host block cache budget
+};
+
+// Runs until the source says done. Errors are reported to the source and rethrown.
+WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
+                       const WorkerOptions& options);
+
+}  // namespace tricount
