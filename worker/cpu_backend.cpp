@@ -4,7 +4,8 @@
 // open-addressing table sized to a power of two >= 2 * degree, then for every 1-hop
 // neighbour v of u in P(i,j) probe every 2-hop neighbour w of v in P(j,k). Each hit is one
 // triangle u -> v -> w with u -> w. The table is cleared by revisiting only the slots it
-// filled, so a row costs O(deg) to build and O(sum of 2-hop lengths) to probe.
+// filled, so a row costs O(deg) to build and O(sum of 2-hop lengths) to probe. Where a
+// 2-hop list is far longer than u's own list, u's neighbours are binary-searched in it.
 // Rows are handed to threads in chunks from an atomic counter: hubs make static splits
 // uneven.
 #include <algorithm>
@@ -20,6 +21,8 @@ namespace tricount {
 namespace {
 
 constexpr vid_t kEmpty = ~vid_t{0};  // local ids are < 2^32 - 1, so this is never a key
+// Probing costs ~1 per 2-hop entry, a binary search ~log2 of the list per own entry.
+constexpr std::uint64_t kSearchRatio = 32;
 
 class RowHashTable {
  public:
@@ -56,22 +59,34 @@ class RowHashTable {
 };
 
 count_t count_rows(const SubtaskBlocks& b, std::atomic<std::uint64_t>& next_row, RowHashTable& table) {
-  constexpr std::uint64_t kChunk = 256;
+  constexpr std::uint64_t kChunk = 64;
   const std::uint64_t rows = b.one_hop.rows;
   count_t total = 0;
-  for (std::uint64_t begin; (begin = next_row.fetch_add(kChunk, std::memory_order_relaxed)) < rows;) {
-    const std::uint64_t end = std::min(rows, begin + kChunk);
+  // Rows go out from the last: in degree order the heaviest rows have the highest ids, and
+  // starting with them leaves only light chunks for the end.
+  for (std::uint64_t taken; (taken = next_row.fetch_add(kChunk, std::memory_order_relaxed)) < rows;) {
+    const std::uint64_t end = rows - taken;
+    const std::uint64_t begin = end > kChunk ? end - kChunk : 0;
     for (std::uint64_t u = begin; u < end; ++u) {
       if (b.splits > 1 && split_of_row(u, b.splits) != b.split) continue;
       const eoff_t h0 = b.hash.offsets[u], h1 = b.hash.offsets[u + 1];
       const eoff_t o0 = b.one_hop.offsets[u], o1 = b.one_hop.offsets[u + 1];
       if (h0 == h1 || o0 == o1) continue;
-      table.build(b.hash.neighbors + h0, h1 - h0);
+      const vid_t* mine = b.hash.neighbors + h0;
+      const std::uint64_t my_degree = h1 - h0;
+      table.build(mine, my_degree);
       count_t found = 0;
       for (eoff_t e = o0; e < o1; ++e) {
         const vid_t v = b.one_hop.neighbors[e];
-        for (eoff_t f = b.two_hop.offsets[v]; f < b.two_hop.offsets[v + 1]; ++f)
-          found += table.contains(b.two_hop.neighbors[f]);
+        const vid_t* theirs = b.two_hop.neighbors + b.two_hop.offsets[v];
+        const std::uint64_t their_degree = b.two_hop.offsets[v + 1] - b.two_hop.offsets[v];
+        if (their_degree > kSearchRatio * my_degree) {
+          // A hub's list dwarfs u's: search u's few neighbours in it (rows are sorted)
+          // instead of probing every element of it.
+          for (std::uint64_t x = 0; x < my_degree; ++x) found += std::binary_search(theirs, theirs + their_degree, mine[x]);
+        } else {
+          for (std::uint64_t f = 0; f < their_degree; ++f) found += table.contains(theirs[f]);
+        }
       }
       table.clear();
       total += found;
