@@ -40,7 +40,8 @@ std::string_view to_string(InputFormat f);
 InputFormat detect_input_format(const std::string& path);
 
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or
-// unreadable, or if the format does not fit (e.g. gzip with a binary format).
+// unreadable, or if its contents do not fit the format. Text and binary formats may be
+// gzip-compressed (binary only when the name ends in .gz).
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format);
 
 }  // namespace tricount

@@ -1,0 +1,208 @@
+// tricount-generate: writes a synthetic graph (Kronecker, uniform random, 3D grid) as an
+// edge file that every tricount reader accepts (text "u v" lines, or bin32/bin64 pairs).
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>  // std::in_range, used by types.hpp
+#include <vector>
+
+#include "src/cli.hpp"
+#include "src/edge_source.hpp"
+#include "src/generators.hpp"
+#include "src/types.hpp"
+
+namespace {
+
+using namespace tricount;
+namespace po = cli::po;
+
+constexpr std::string_view kProgram = "tricount-generate";
+
+// Numbers are taken as strings and parsed here: boost's lexical_cast would silently turn
+// "-1" into 2^64 - 1 for an unsigned option.
+std::uint64_t parse_u64_option(const std::string& text, std::string_view option) {
+  std::uint64_t value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec == std::errc::invalid_argument || ptr != end) {
+    throw UsageError("--" + std::string(option) + ": '" + text + "' is not a non-negative integer");
+  }
+  if (ec == std::errc::result_out_of_range) {
+    throw UsageError("--" + std::string(option) + ": " + text + " does not fit in 64 bits");
+  }
+  return value;
+}
+
+std::uint64_t positive_option(const po::variables_map& vm, std::string_view option) {
+  const std::uint64_t v = parse_u64_option(vm[std::string(option)].as<std::string>(), option);
+  if (v == 0) throw UsageError("--" + std::string(option) + " must be at least 1");
+  return v;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The format the readers' auto-detection will assume for this file name.
+EdgeFileKind kind_from_extension(std::string_view path) {
+  if (ends_with(path, ".bin32")) return EdgeFileKind::Bin32;
+  if (ends_with(path, ".bin64") || ends_with(path, ".bin")) return EdgeFileKind::Bin64;
+  return EdgeFileKind::Text;
+}
+
+std::string_view kind_name(EdgeFileKind k) {
+  switch (k) {
+    case EdgeFileKind::Text: return "text";
+    case EdgeFileKind::Bin32: return "bin32";
+    case EdgeFileKind::Bin64: return "bin64";
+  }
+  return "?";
+}
+
+int run(int argc, char** argv) {
+  po::options_description options("Options");
+  // clang-format off
+  options.add_options()
+    ("kind", po::value<std::string>()->default_value("kronecker"),
+     "graph to generate: kronecker (Graph500 R-MAT, A,B,C = 0.57,0.19,0.19, vertex ids "
+     "scrambled), uniform (independent uniform endpoints) or grid3d (6-neighbour 3D grid, "
+     "0 triangles)")
+    ("scale", po::value<std::string>()->default_value("16"),
+     "kronecker, uniform: 2^scale vertices (kronecker: 1..62)")
+    ("edge-factor", po::value<std::string>()->default_value("16"),
+     "kronecker, uniform: edge-factor * 2^scale edges (directed, before removing "
+     "duplicates and self-loops)")
+    ("seed", po::value<std::string>()->default_value("1"),
+     "kronecker, uniform: random seed; the same seed gives the same file everywhere")
+    ("vertices", po::value<std::string>(),
+     "uniform: number of vertices (overrides 2^scale)")
+    ("edges", po::value<std::string>(),
+     "uniform: number of edges (overrides edge-factor * vertices)")
+    ("grid-side", po::value<std::string>(),
+     "grid3d: side S of an S x S x S grid (3 S^3 - 3 S^2 edges)")
+    ("nx", po::value<std::string>(), "grid3d: grid size in x (default 16)")
+    ("ny", po::value<std::string>(), "grid3d: grid size in y (default 16)")
+    ("nz", po::value<std::string>(), "grid3d: grid size in z (default 16)")
+    ("output,o", po::value<std::string>()->required(),
+     "file to write (required); written under a temporary name, then renamed")
+    ("format", po::value<std::string>(),
+     "text (\"u v\" per line), bin32 or bin64 (little-endian id pairs); default from the "
+     "extension of --output: .bin32 -> bin32, .bin64 or .bin -> bin64, else text");
+  // clang-format on
+  po::variables_map vm;
+  if (!cli::parse(argc, argv, options, vm, "tricount-generate --output FILE [options]",
+                  "Writes a deterministic synthetic graph as an edge file for tricount-partition.")) {
+    return cli::kExitOk;
+  }
+
+  const std::string kind = vm["kind"].as<std::string>();
+  const std::string output = vm["output"].as<std::string>();
+  const auto given = [&](const char* name) { return vm.count(name) > 0 && !vm[name].defaulted(); };
+  const auto only_for = [&](std::initializer_list<const char*> names, const char* kinds) {
+    for (const char* name : names) {
+      if (given(name)) {
+        throw UsageError("--" + std::string(name) + " applies only to --kind " + kinds +
+                         ", not " + kind);
+      }
+    }
+  };
+
+  // Output format: explicit or from the name, and the two must agree, or a later
+  // "--input-format auto" would read the file as something it is not.
+  if (output.empty()) throw UsageError("--output must not be empty");
+  if (ends_with(output, ".gz")) {
+    throw UsageError("--output: writing gzip is not supported; compress '" + output +
+                     "' afterwards (the readers accept .gz)");
+  }
+  if (ends_with(output, ".mtx") || ends_with(output, ".mm")) {
+    throw UsageError("--output: tricount-generate writes edge lists, not Matrix Market; use "
+                     "another extension than '.mtx'/'.mm'");
+  }
+  EdgeFileKind file_kind = kind_from_extension(output);
+  if (vm.count("format")) {
+    const std::string f = vm["format"].as<std::string>();
+    EdgeFileKind want;
+    if (f == "text") want = EdgeFileKind::Text;
+    else if (f == "bin32") want = EdgeFileKind::Bin32;
+    else if (f == "bin64") want = EdgeFileKind::Bin64;
+    else throw UsageError("--format: unknown format '" + f + "'; choose text, bin32 or bin64");
+    if (want != file_kind) {
+      throw UsageError("--format " + f + " does not match the name '" + output +
+                       "', which readers will take as " + std::string(kind_name(file_kind)) +
+                       "; name it " + (want == EdgeFileKind::Bin32 ? "*.bin32" : want == EdgeFileKind::Bin64 ? "*.bin64" : "*.txt"));
+    }
+    file_kind = want;
+  }
+
+  std::unique_ptr<EdgeSource> source;
+  if (kind == "kronecker") {
+    only_for({"vertices", "edges"}, "uniform");
+    only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
+    KroneckerSpec spec;
+    const std::uint64_t scale = positive_option(vm, "scale");
+    if (scale > 62) throw UsageError("--scale must be at most 62 for kronecker");
+    spec.scale = tricount::checked_cast<unsigned>(scale, "--scale");
+    spec.edge_factor = positive_option(vm, "edge-factor");
+    if (spec.edge_factor > (UINT64_MAX >> spec.scale)) {
+      throw UsageError("--edge-factor * 2^scale does not fit in 64 bits");
+    }
+    spec.seed = parse_u64_option(vm["seed"].as<std::string>(), "seed");
+    source = make_kronecker_source(spec);
+  } else if (kind == "uniform") {
+    only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
+    UniformSpec spec;
+    if (vm.count("vertices")) {
+      spec.vertices = positive_option(vm, "vertices");
+    } else {
+      const std::uint64_t scale = positive_option(vm, "scale");
+      if (scale > 63) throw UsageError("--scale must be at most 63");
+      spec.vertices = std::uint64_t{1} << scale;
+    }
+    if (vm.count("edges")) {
+      spec.edges = parse_u64_option(vm["edges"].as<std::string>(), "edges");
+    } else {
+      const std::uint64_t ef = positive_option(vm, "edge-factor");
+      if (__builtin_mul_overflow(ef, spec.vertices, &spec.edges)) {
+        throw UsageError("--edge-factor * vertices does not fit in 64 bits");
+      }
+    }
+    spec.seed = parse_u64_option(vm["seed"].as<std::string>(), "seed");
+    source = make_uniform_source(spec);
+  } else if (kind == "grid3d") {
+    only_for({"vertices", "edges", "scale", "edge-factor", "seed"}, "kronecker or uniform");
+    Grid3dSpec spec;
+    if (vm.count("grid-side")) {
+      if (vm.count("nx") || vm.count("ny") || vm.count("nz")) {
+        throw UsageError("use either --grid-side or --nx/--ny/--nz, not both");
+      }
+      spec.nx = spec.ny = spec.nz = positive_option(vm, "grid-side");
+    } else {
+      if (vm.count("nx")) spec.nx = positive_option(vm, "nx");
+      if (vm.count("ny")) spec.ny = positive_option(vm, "ny");
+      if (vm.count("nz")) spec.nz = positive_option(vm, "nz");
+    }
+    source = make_grid3d_source(spec);
+  } else {
+    throw UsageError("--kind: unknown kind '" + kind + "'; choose kronecker, uniform or grid3d");
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t edges = write_edge_file(*source, output, file_kind);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cerr << kProgram << ": wrote " << edges << " edges (" << source->description() << ") to '"
+            << output << "' as " << kind_name(file_kind) << " in " << std::fixed
+            << std::setprecision(3) << seconds << " s" << std::endl;
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tricount::cli::run_main(kProgram, [&] { return run(argc, argv); });
+}

@@ -1,0 +1,491 @@
+// Edge-file readers: every format, gzip, line endings, comments, extra columns, Matrix
+// Market variants, and each error case with the file name and line in its message.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>  // std::in_range, used by types.hpp
+#include <vector>
+
+#include "src/edge_source.hpp"
+#include "src/generators.hpp"
+#include "src/types.hpp"
+
+namespace tricount {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Substring check with both strings in the failure message (gmock is not linked here).
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\"" << text << "\"\n  does not contain \"" << part << "\"";
+}
+
+constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
+
+// An in-memory edge stream, for feeding write_edge_file.
+class VectorSource final : public EdgeSource {
+ public:
+  explicit VectorSource(std::vector<RawEdge> edges) : edges_(std::move(edges)) {}
+  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
+    out.clear();
+    while (pos_ < edges_.size() && out.size() < max_edges) out.push_back(edges_[pos_++]);
+    return !out.empty();
+  }
+  std::string description() const override { return "vector"; }
+
+ private:
+  std::vector<RawEdge> edges_;
+  std::size_t pos_ = 0;
+};
+
+class EdgeReaders : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::path(::testing::TempDir()) / "tricount-readers-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const std::string p = path(name);
+    std::ofstream f(p, std::ios::binary);
+    f << bytes;
+    return p;
+  }
+
+  std::string write_gz(const std::string& name, const std::string& bytes) const {
+    const std::string p = path(name);
+    gzFile gz = ::gzopen(p.c_str(), "wb");
+    EXPECT_NE(gz, nullptr);
+    if (!bytes.empty()) {
+      EXPECT_EQ(::gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())),
+                static_cast<int>(bytes.size()));
+    }
+    EXPECT_EQ(::gzclose(gz), Z_OK);
+    return p;
+  }
+
+  static std::vector<RawEdge> read_all(const std::string& p, InputFormat f = InputFormat::Auto,
+                                       std::size_t batch = 1000) {
+    auto src = open_edge_file(p, f);
+    std::vector<RawEdge> all, b;
+    while (src->next_batch(b, batch)) {
+      EXPECT_LE(b.size(), batch);
+      all.insert(all.end(), b.begin(), b.end());
+    }
+    EXPECT_TRUE(b.empty());
+    return all;
+  }
+
+  // The message of the Error thrown while opening and reading `p` to the end.
+  static std::string read_error(const std::string& p, InputFormat f = InputFormat::Auto) {
+    try {
+      read_all(p, f);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no error reading " << p;
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+using Edges = std::vector<RawEdge>;
+
+// ---- edge lists ------------------------------------------------------------------------
+
+TEST_F(EdgeReaders, EdgeListWithCommentsBlankLinesAndTabs) {
+  const std::string p = write("g.txt",
+                              "# Directed graph: g.txt\n"
+                              "% another comment style\n"
+                              "\n"
+                              "0\t1\n"
+                              "  2   3  \n"
+                              "   \n"
+                              "\t# indented comment\n"
+                              "4 5\n");
+  EXPECT_EQ(detect_input_format(p), InputFormat::EdgeList);
+  EXPECT_EQ(read_all(p), (Edges{{0, 1}, {2, 3}, {4, 5}}));
+}
+
+TEST_F(EdgeReaders, CrlfLineEndings) {
+  const std::string p = write("crlf.txt", "# header\r\n1 2\r\n\r\n3\t4\r\n5 6 7\r\n");
+  EXPECT_EQ(read_all(p), (Edges{{1, 2}, {3, 4}, {5, 6}}));
+}
+
+TEST_F(EdgeReaders, ExtraColumnsAreIgnored) {
+  // GraphChallenge TSV "u v weight" and as-caida "u v relationship" (which can be -1).
+  const std::string p = write("tsv.tsv", "1\t2\t1\n2\t3\t0.5\n3 4 -1\n4 5 2 extra words\n");
+  EXPECT_EQ(read_all(p), (Edges{{1, 2}, {2, 3}, {3, 4}, {4, 5}}));
+}
+
+TEST_F(EdgeReaders, LastLineWithoutNewlineAndEmptyFile) {
+  EXPECT_EQ(read_all(write("nonl.txt", "1 2\n3 4")), (Edges{{1, 2}, {3, 4}}));
+  EXPECT_EQ(read_all(write("crnonl.txt", "1 2\r\n3 4\r")), (Edges{{1, 2}, {3, 4}}));
+  EXPECT_TRUE(read_all(write("empty.txt", "")).empty());
+  EXPECT_TRUE(read_all(write("comments.txt", "# only\n# comments")).empty());
+}
+
+TEST_F(EdgeReaders, Utf8ByteOrderMarkIsSkipped) {
+  EXPECT_EQ(read_all(write("bom.txt", "\xEF\xBB\xBF" "1 2\n3 4\n")), (Edges{{1, 2}, {3, 4}}));
+  const std::string mtx = write("bom.mtx", "\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n");
+  EXPECT_EQ(read_all(mtx), (Edges{{2, 1}}));
+  const std::string named_txt = write("bom-mm.txt", "\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern general\n2 2 0\n");
+  EXPECT_EQ(detect_input_format(named_txt), InputFormat::MatrixMarket);
+}
+
+TEST_F(EdgeReaders, LargeIds) {
+  const std::uint64_t big = std::uint64_t{1} << 40;
+  const std::string p = write("big.txt", "1099511627776 0\n"
+                                         "18446744073709551615 18446744073709551614\n"
+                                         "00042 007\n");
+  EXPECT_EQ(read_all(p), (Edges{{big, 0}, {kMax64, kMax64 - 1}, {42, 7}}));
+}
+
+TEST_F(EdgeReaders, BatchSizesGiveTheSameStream) {
+  std::string text;
+  Edges expect;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    text += std::to_string(i) + " " + std::to_string(i * 7 % 1000) + (i % 3 ? "\n" : "\r\n");
+    if (i % 100 == 0) text += "# comment\n";
+    expect.push_back({i, i * 7 % 1000});
+  }
+  const std::string p = write("batches.txt", text);
+  for (std::size_t batch : {std::size_t{1}, std::size_t{3}, std::size_t{999}, std::size_t{1} << 20}) {
+    EXPECT_EQ(read_all(p, InputFormat::Auto, batch), expect) << "batch " << batch;
+  }
+  auto src = open_edge_file(p, InputFormat::EdgeList);
+  std::vector<RawEdge> b{{9, 9}};
+  EXPECT_TRUE(src->next_batch(b, 1000));
+  EXPECT_EQ(b.size(), 1000u);
+  EXPECT_FALSE(src->next_batch(b, 1000));
+  EXPECT_TRUE(b.empty());  // cleared even at the end
+  EXPECT_FALSE(src->next_batch(b, 1000));
+  EXPECT_EQ(src->description(), p);
+}
+
+// Several MiB, so lines straddle the reader's chunk boundaries; and a line longer than a
+// chunk, so the buffer has to grow.
+TEST_F(EdgeReaders, StreamsAcrossChunkBoundaries) {
+  std::string text;
+  Edges expect;
+  for (std::uint64_t i = 0; i < 700000; ++i) {
+    const std::uint64_t u = i * 2654435761u % 100000007u, v = i;
+    text += std::to_string(u) + ' ' + std::to_string(v) + '\n';
+    expect.push_back({u, v});
+    if (i == 350000) {
+      text += "# " + std::string(9u << 20, 'x') + "\n";  // 9 MiB comment line
+    }
+  }
+  text += "1 x\n";  // an error after all of that still names the right line
+  const std::string p = write("chunks.txt", text);
+  const std::string gz = write_gz("chunks.txt.gz", text);
+  for (const std::string& f : {p, gz}) {
+    auto src = open_edge_file(f, InputFormat::Auto);
+    Edges all, b;
+    try {
+      while (src->next_batch(b, 65536)) all.insert(all.end(), b.begin(), b.end());
+      ADD_FAILURE() << "no error for the last line";
+    } catch (const Error& e) {
+      EXPECT_TRUE(Contains(e.what(), f + ":700002: malformed line"));
+    }
+    // Every whole batch before the one with the bad line came through intact.
+    EXPECT_EQ(all.size(), expect.size() / 65536 * 65536);
+    EXPECT_TRUE(std::equal(all.begin(), all.end(), expect.begin()));
+  }
+}
+
+// ---- gzip ------------------------------------------------------------------------------
+
+TEST_F(EdgeReaders, GzipText) {
+  const std::string body = "# c\r\n1 2\r\n3 4 9\n";
+  const std::string p = write_gz("g.txt.gz", body);
+  EXPECT_EQ(detect_input_format(p), InputFormat::EdgeList);
+  EXPECT_EQ(read_all(p), (Edges{{1, 2}, {3, 4}}));
+  // A compressed file without the .gz name is recognised by its magic bytes.
+  const std::string q = write_gz("disguised.txt", body);
+  EXPECT_EQ(read_all(q), (Edges{{1, 2}, {3, 4}}));
+}
+
+TEST_F(EdgeReaders, TruncatedGzipIsAnError) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
+  const std::string full = write_gz("full.txt.gz", text);
+  const auto size = fs::file_size(full);
+  fs::resize_file(full, size / 2);
+  const std::string msg = read_error(full);
+  EXPECT_TRUE(Contains(msg, full));
+  EXPECT_TRUE(Contains(msg, "gzip"));
+  EXPECT_TRUE(Contains(msg, "truncated"));
+}
+
+TEST_F(EdgeReaders, CorruptGzipIsAnError) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
+  const std::string p = write_gz("bad.txt.gz", text);
+  {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f.write("garbage-garbage-garbage", 23);
+  }
+  const std::string msg = read_error(p);
+  EXPECT_TRUE(Contains(msg, p));
+  EXPECT_TRUE(Contains(msg, "gzip"));
+}
+
+// ---- Matrix Market ---------------------------------------------------------------------
+
+TEST_F(EdgeReaders, MatrixMarketPatternGeneral) {
+  const std::string p = write("a.mtx",
+                              "%%MatrixMarket matrix coordinate pattern general\n"
+                              "% comment\n"
+                              "%\n"
+                              "\n"
+                              "4 4 3\n"
+                              "1 2\n"
+                              "4 3\n"
+                              "2 4\n");
+  EXPECT_EQ(detect_input_format(p), InputFormat::MatrixMarket);
+  // Indices stay 1-based, as they appear in the file.
+  EXPECT_EQ(read_all(p), (Edges{{1, 2}, {4, 3}, {2, 4}}));
+}
+
+TEST_F(EdgeReaders, MatrixMarketSymmetricIntegerAndRealCrlf) {
+  const std::string sym = write("s.mtx",
+                                "%%MatrixMarket matrix coordinate integer symmetric\r\n"
+                                "3 3 2\r\n"
+                                "2 1 7\r\n"
+                                "3 1 -2\r\n");
+  EXPECT_EQ(read_all(sym), (Edges{{2, 1}, {3, 1}}));
+  const std::string real = write("r.mm",
+                                 "%%MatrixMarket MATRIX Coordinate REAL General\n"
+                                 "2 5 2\n"
+                                 "1 5 0.5\n"
+                                 "2 1 -1e-3\n");
+  EXPECT_EQ(read_all(real), (Edges{{1, 5}, {2, 1}}));
+}
+
+TEST_F(EdgeReaders, MatrixMarketDetectedByBannerAndGzip) {
+  const std::string body = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n3 2\n";
+  const std::string txt = write("looks-like-text.txt", body);
+  EXPECT_EQ(detect_input_format(txt), InputFormat::MatrixMarket);
+  EXPECT_EQ(read_all(txt), (Edges{{3, 2}}));
+  const std::string gz = write_gz("m.mtx.gz", body);
+  EXPECT_EQ(detect_input_format(gz), InputFormat::MatrixMarket);
+  EXPECT_EQ(read_all(gz), (Edges{{3, 2}}));
+  const std::string gz2 = write_gz("m.dat.gz", body);  // banner seen through gzip
+  EXPECT_EQ(detect_input_format(gz2), InputFormat::MatrixMarket);
+}
+
+TEST_F(EdgeReaders, MatrixMarketUnsupportedKinds) {
+  const std::string arr = write("arr.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n");
+  EXPECT_TRUE(Contains(read_error(arr), arr + ":1: Matrix Market 'array'"));
+  const std::string cx = write("cx.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n");
+  EXPECT_TRUE(Contains(read_error(cx), cx + ":1: complex"));
+  const std::string he = write("he.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n");
+  EXPECT_TRUE(Contains(read_error(he), he + ":1: hermitian"));
+  const std::string nob = write("nobanner.mtx", "3 3 1\n1 2\n");
+  EXPECT_TRUE(Contains(read_error(nob), nob + ":1: not a Matrix Market file"));
+  const std::string sq = write("sq.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 4 0\n");
+  EXPECT_TRUE(Contains(read_error(sq), sq + ":2: a symmetric matrix must be square"));
+}
+
+TEST_F(EdgeReaders, MatrixMarketIndexErrors) {
+  const std::string hdr = "%%MatrixMarket matrix coordinate pattern general\n% c\n3 4 3\n";
+  const std::string row = write("row.mtx", hdr + "1 2\n4 1\n1 1\n");
+  EXPECT_TRUE(Contains(read_error(row), row + ":5: row index 4 is outside 1..3"));
+  const std::string col = write("col.mtx", hdr + "1 2\n1 5\n1 1\n");
+  EXPECT_TRUE(Contains(read_error(col), col + ":5: column index 5 is outside 1..4"));
+  const std::string zero = write("zero.mtx", hdr + "1 2\n2 1\n0 1\n");
+  const std::string msg = read_error(zero);
+  EXPECT_TRUE(Contains(msg, zero + ":6: row index 0 is outside 1..3"));
+  EXPECT_TRUE(Contains(msg, "1-based"));
+}
+
+TEST_F(EdgeReaders, MatrixMarketEntryCountErrors) {
+  const std::string hdr = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n";
+  const std::string few = write("few.mtx", hdr + "1 2\n");
+  const std::string m = read_error(few);
+  EXPECT_TRUE(Contains(m, few + ": the size line (line 2) declares 2 entries but the file has 1"));
+  const std::string many = write("many.mtx", hdr + "1 2\n2 3\n3 1\n");
+  EXPECT_TRUE(Contains(read_error(many), many + ":5: more entries than the 2 declared"));
+  const std::string badsize = write("badsize.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3\n");
+  EXPECT_TRUE(Contains(read_error(badsize), badsize + ":2: malformed Matrix Market size line"));
+  const std::string nosize = write("nosize.mtx", "%%MatrixMarket matrix coordinate pattern general\n% c\n");
+  EXPECT_TRUE(Contains(read_error(nosize), nosize + ": missing the Matrix Market size line"));
+}
+
+// ---- text errors -----------------------------------------------------------------------
+
+TEST_F(EdgeReaders, MissingFile) {
+  const std::string p = path("does-not-exist.txt");
+  EXPECT_TRUE(Contains(read_error(p), "cannot open '" + p + "': No such file or directory"));
+  EXPECT_TRUE(Contains(read_error(p, InputFormat::Bin64), "cannot open '" + p + "'"));
+  EXPECT_TRUE(Contains(read_error(dir_.string()), "cannot open '" + dir_.string() + "'"));
+}
+
+TEST_F(EdgeReaders, MalformedLines) {
+  const std::string one = write("edges.txt", "# c\n1 2\n3\n");
+  EXPECT_TRUE(Contains(read_error(one), one + ":3: malformed line: expected two vertex ids, got \"3\""));
+  const std::string onecr = write("onecr.txt", "1 2\r\n3 \r\n");
+  EXPECT_TRUE(Contains(read_error(onecr), onecr + ":2: malformed line: expected two vertex ids, got \"3\""));
+  const std::string word = write("word.txt", "1 2\n\n3 x\n");
+  EXPECT_TRUE(Contains(read_error(word), word + ":3: malformed line: expected two vertex ids, got \"3 x\""));
+  const std::string glued = write("glued.txt", "3x 4\n");
+  EXPECT_TRUE(Contains(read_error(glued), glued + ":1: malformed line"));
+  const std::string frac = write("frac.txt", "1 2\n1.5 2\n");
+  EXPECT_TRUE(Contains(read_error(frac), frac + ":2: malformed line"));
+  const std::string comma = write("comma.csv", "1,2\n");
+  EXPECT_TRUE(Contains(read_error(comma), comma + ":1: malformed line"));
+}
+
+TEST_F(EdgeReaders, NegativeAndOversizedIds) {
+  const std::string neg = write("neg.txt", "1 2\n-3 4\n");
+  EXPECT_TRUE(Contains(read_error(neg), neg + ":2: negative vertex id -3"));
+  const std::string neg2 = write("neg2.txt", "1 2\n3 -4\n");
+  EXPECT_TRUE(Contains(read_error(neg2), neg2 + ":2: negative vertex id -4"));
+  const std::string big = write("big.txt", "1 2\n1 18446744073709551616\n");
+  EXPECT_TRUE(Contains(read_error(big), big + ":2: vertex id 18446744073709551616 does not fit in 64 bits"));
+  const std::string huge = write("huge.txt", "123456789012345678901234567890 1\n");
+  EXPECT_TRUE(Contains(read_error(huge), huge + ":1: vertex id 123456789012345678901234567890 does not fit"));
+}
+
+// ---- binary ----------------------------------------------------------------------------
+
+TEST_F(EdgeReaders, Bin32RoundTrip) {
+  const Edges edges{{0, 1}, {4294967295u, 7}, {123456, 654321}};
+  VectorSource src(edges);
+  const std::string p = path("g.bin32");
+  EXPECT_EQ(write_edge_file(src, p, EdgeFileKind::Bin32), edges.size());
+  EXPECT_EQ(fs::file_size(p), edges.size() * 8);
+  EXPECT_EQ(detect_input_format(p), InputFormat::Bin32);
+  EXPECT_EQ(read_all(p), edges);
+  EXPECT_EQ(read_all(p, InputFormat::Bin32, 1), edges);
+  // Little-endian on disk, whatever the host.
+  std::ifstream f(p, std::ios::binary);
+  unsigned char b[8];
+  f.read(reinterpret_cast<char*>(b), 8);
+  EXPECT_EQ(b[0], 0u);
+  EXPECT_EQ(b[4], 1u);
+}
+
+TEST_F(EdgeReaders, Bin64RoundTripIncludingGzip) {
+  const Edges edges{{0, kMax64}, {std::uint64_t{1} << 40, 3}, {5, 6}};
+  VectorSource src(edges);
+  const std::string p = path("g.bin64");
+  EXPECT_EQ(write_edge_file(src, p, EdgeFileKind::Bin64), edges.size());
+  EXPECT_EQ(fs::file_size(p), edges.size() * 16);
+  EXPECT_EQ(detect_input_format(p), InputFormat::Bin64);
+  EXPECT_EQ(read_all(p), edges);
+  // .bin is bin64, too.
+  fs::copy_file(p, path("g.bin"));
+  EXPECT_EQ(detect_input_format(path("g.bin")), InputFormat::Bin64);
+  EXPECT_EQ(read_all(path("g.bin")), edges);
+  // A binary file gzip-compressed and named .gz is decompressed.
+  std::ifstream f(p, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string gz = write_gz("g.bin64.gz", bytes);
+  EXPECT_EQ(detect_input_format(gz), InputFormat::Bin64);
+  EXPECT_EQ(read_all(gz), edges);
+}
+
+TEST_F(EdgeReaders, BinaryLargerThanAChunk) {
+  Edges edges;
+  for (std::uint64_t i = 0; i < 600000; ++i) edges.push_back({i, kMax64 - i});
+  VectorSource src(edges);
+  const std::string p = path("large.bin64");
+  write_edge_file(src, p, EdgeFileKind::Bin64);
+  EXPECT_TRUE(read_all(p, InputFormat::Auto, 100003) == edges);
+}
+
+TEST_F(EdgeReaders, BinarySizeNotAMultipleOfThePair) {
+  const std::string p32 = write("odd.bin32", std::string(13, '\0'));
+  EXPECT_TRUE(Contains(read_error(p32), p32 + ": size 13 bytes is not a multiple of 8"));
+  const std::string p64 = write("odd.bin64", std::string(40, '\0'));
+  EXPECT_TRUE(Contains(read_error(p64), p64 + ": size 40 bytes is not a multiple of 16"));
+  const std::string gz = write_gz("odd.bin32.gz", std::string(12, '\0'));
+  EXPECT_TRUE(Contains(read_error(gz), gz + ": size 12 bytes is not a multiple of 8"));
+  EXPECT_TRUE(read_all(write("empty.bin32", "")).empty());
+}
+
+TEST_F(EdgeReaders, Bin32RejectsIdsAbove32Bits) {
+  VectorSource src({{1, 2}, {3, std::uint64_t{1} << 32}});
+  const std::string p = path("too-big.bin32");
+  try {
+    write_edge_file(src, p, EdgeFileKind::Bin32);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(Contains(e.what(), "4294967296"));
+    EXPECT_TRUE(Contains(e.what(), p));
+  }
+  // Neither the file nor its temporary is left behind.
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(EdgeReaders, TextRoundTripViaWriter) {
+  const Edges edges{{0, kMax64}, {std::uint64_t{1} << 40, 3}, {10, 0}};
+  VectorSource src(edges);
+  const std::string p = path("w.txt");
+  EXPECT_EQ(write_edge_file(src, p, EdgeFileKind::Text), 3u);
+  std::ifstream f(p);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "0 18446744073709551615\n1099511627776 3\n10 0\n");
+  EXPECT_EQ(read_all(p), edges);
+}
+
+// ---- format names and detection --------------------------------------------------------
+
+TEST(InputFormatNames, ParseAndPrint) {
+  for (InputFormat f : {InputFormat::Auto, InputFormat::EdgeList, InputFormat::MatrixMarket,
+                        InputFormat::Bin32, InputFormat::Bin64}) {
+    EXPECT_EQ(parse_input_format(to_string(f)), f);
+  }
+  EXPECT_EQ(to_string(InputFormat::MatrixMarket), "mtx");
+  try {
+    parse_input_format("csv");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(Contains(e.what(), "'csv'"));
+    EXPECT_TRUE(Contains(e.what(), "auto, edgelist, mtx, bin32, bin64"));
+  }
+}
+
+TEST_F(EdgeReaders, DetectByExtension) {
+  // Binary and .mtx names are decided by the name alone (the files need not exist).
+  EXPECT_EQ(detect_input_format(path("x.mtx")), InputFormat::MatrixMarket);
+  EXPECT_EQ(detect_input_format(path("x.MM.gz")), InputFormat::MatrixMarket);
+  EXPECT_EQ(detect_input_format(path("x.bin32")), InputFormat::Bin32);
+  EXPECT_EQ(detect_input_format(path("x.bin32.gz")), InputFormat::Bin32);
+  EXPECT_EQ(detect_input_format(path("x.bin64")), InputFormat::Bin64);
+  EXPECT_EQ(detect_input_format(path("x.bin")), InputFormat::Bin64);
+  EXPECT_EQ(detect_input_format(write("x.tsv", "1 2\n")), InputFormat::EdgeList);
+  EXPECT_EQ(detect_input_format(write("x.edges.gz", "")), InputFormat::EdgeList);
+  // Text names are peeked at, so a missing one is reported.
+  EXPECT_THROW(detect_input_format(path("missing.txt")), Error);
+}
+
+TEST_F(EdgeReaders, ForcedFormatOverridesTheName) {
+  const std::string p = write("edges.dat", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
+  EXPECT_EQ(read_all(p, InputFormat::MatrixMarket), (Edges{{1, 2}}));
+  // Forced to an edge list, the banner is a comment and the size line an edge.
+  EXPECT_EQ(read_all(p, InputFormat::EdgeList), (Edges{{2, 2}, {1, 2}}));
+}
+
+}  // namespace
+}  // namespace tricount
