@@ -196,6 +196,8 @@ PartitionedGraph partition_clean(CleanGraph g, const PartitionOptions& options, 
     max_degree = std::max<std::uint64_t>(max_degree, b.max_degree);
   }
   log.done("blocks", E, "edges");
+  out.task_work = estimate_task_work(out.blocks, n);
+  log.done("estimate", E, "edges");
 
   out.vertex_map.resize(V);
   for (std::uint64_t x = 0; x < V; ++x) out.vertex_map[new_id[x]] = g.input_id[x];
@@ -208,7 +210,7 @@ PartitionedGraph partition_clean(CleanGraph g, const PartitionOptions& options, 
   return out;
 }
 
-std::vector<RawEdge> read_all(EdgeSource& source) {
+std::vector<RawEdge> read_all_edges(EdgeSource& source) {
   std::vector<RawEdge> all, batch;
   while (source.next_batch(batch, 1u << 20)) all.insert(all.end(), batch.begin(), batch.end());
   return all;
@@ -228,7 +230,7 @@ PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOpti
 PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& options) {
   StageLog log(options.progress);
   if (options.parts == 0) throw UsageError("--parts must be at least 1");
-  std::vector<RawEdge> edges = read_all(source);
+  std::vector<RawEdge> edges = read_all_edges(source);
   log.done("read", edges.size(), "edges");
   const std::uint64_t n_in = edges.size();
   CleanGraph g = clean_edges_with_threads(std::move(edges), options.threads);
@@ -236,10 +238,27 @@ PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& opt
   return partition_clean(std::move(g), options, log);
 }
 
+std::vector<std::uint64_t> estimate_task_work(const std::vector<CsrBlock>& blocks, std::uint32_t parts) {
+  const std::size_t n = parts;
+  std::vector<std::uint64_t> work(n * n * n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const CsrBlock& one_hop = blocks[i * n + j];
+      for (std::size_t k = 0; k < n; ++k) {
+        const CsrBlock& two_hop = blocks[j * n + k];
+        std::uint64_t probes = 0;
+        for (vid_t v : one_hop.neighbors) probes += two_hop.offsets[v + 1] - two_hop.offsets[v];
+        work[(i * n + j) * n + k] = probes + blocks[i * n + k].nnz();
+      }
+    }
+  return work;
+}
+
 void write_block_file(const PartitionedGraph& graph, const std::string& output) {
   BlockFileWriter writer(output, graph.header);
   writer.write_vertex_map(graph.vertex_map);
   for (const CsrBlock& b : graph.blocks) writer.write_block(b);
+  writer.write_task_work(graph.task_work.empty() ? estimate_task_work(graph.blocks, graph.header.parts) : graph.task_work);
   writer.commit();
 }
 

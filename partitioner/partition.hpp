@@ -20,6 +20,7 @@ struct PartitionedGraph {
   GraphHeader header;
   std::vector<raw_id_t> vertex_map;  // new id -> input id
   std::vector<CsrBlock> blocks;      // row-major: blocks[i * n + j] is P(i,j)
+  std::vector<std::uint64_t> task_work;  // per subtask (i,j,k): see estimate_task_work
   const CsrBlock& block(std::uint32_t i, std::uint32_t j) const { return blocks[std::size_t(i) * header.parts + j]; }
 };
 
@@ -42,6 +43,11 @@ CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads);
 // Whole pipeline over an edge stream, in memory.
 PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& options);
 PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOptions& options);
+
+// Estimated work of every subtask (i, j, k), indexed (i * n + j) * n + k: for each row u of
+// class i, the 2-hop probes sum over v in P(i,j)[u] of |P(j,k)[v]|, plus the |P(i,k)[u]|
+// table insertions. O(n |E|).
+std::vector<std::uint64_t> estimate_task_work(const std::vector<CsrBlock>& blocks, std::uint32_t parts);
 
 // Writes a partitioned graph as an HDF5 block file (temp name + rename).
 void write_block_file(const PartitionedGraph& graph, const std::string& output);

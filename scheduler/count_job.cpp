@@ -8,6 +8,9 @@
 
 #include "scheduler/scheduler.hpp"
 
+#include <filesystem>
+#include <unordered_set>
+
 namespace tricount {
 namespace {
 
@@ -103,6 +106,12 @@ double f_tasks(const WorkerStats& s) { return static_cast<double>(s.tasks); }
 
 }  // namespace
 
+std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
+  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
+  const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, 4096));
+}
+
 int node_local_rank(MPI_Comm comm) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -126,20 +135,49 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   result.workers = workers;
   result.splits = options.splits;
 
-  // Rank 0 checks the file and the plan before anyone starts.
+  // Rank 0 checks the file, the plan and the journal before anyone starts.
   std::unique_ptr<BlockFileReader> file;
-  std::uint64_t tasks = 0;
+  std::unique_ptr<TaskQueue> queue;
+  std::unique_ptr<JournalWriter> journal;
+  std::uint32_t splits = options.splits;
   collective_step(comm, [&] {
     if (rank != 0) return;
     file = std::make_unique<BlockFileReader>(options.input);
-    const TaskPlan plan(file->header().parts, options.splits);
-    tasks = plan.num_tasks();
+    const GraphHeader& h = file->header();
+    if (splits == 0) splits = auto_workload_splits(h.parts, workers);
+    const TaskPlan plan(h.parts, splits);
+    const std::uint64_t tasks = plan.num_tasks();
     if (static_cast<std::uint64_t>(workers) > tasks && !options.allow_idle_workers)
       throw UsageError(std::to_string(size) + " ranks give " + std::to_string(workers) + " workers but '" + options.input +
                        "' with --parts " + std::to_string(plan.parts()) + " and --workload-splits " +
                        std::to_string(plan.splits()) + " has only " + std::to_string(tasks) +
-                       " tasks: use fewer ranks, more --workload-splits, or more parts (or --allow-idle-workers)");
+                       " tasks: use fewer ranks, more --workload-splits (or auto), or more parts (or --allow-idle-workers)");
+    std::unordered_set<std::uint64_t> done;
+    const JournalIdentity identity{h.graph_checksum, h.parts, splits, h.vertices, h.edges, options.input};
+    if (options.resume && options.journal.empty()) throw UsageError("--resume needs --journal PATH");
+    if (!options.journal.empty()) {
+      const bool exists = std::filesystem::exists(options.journal) && std::filesystem::file_size(options.journal) > 0;
+      if (exists && !options.resume)
+        throw UsageError("journal '" + options.journal + "' exists: pass --resume to continue that run, or remove it");
+      if (exists) {
+        const JournalContents previous = read_journal(options.journal);
+        check_journal_identity(options.journal, previous.identity, identity);
+        for (const JournalRecord& r : previous.records) {
+          if (r.task >= tasks) throw Error("journal '" + options.journal + "' has task " + std::to_string(r.task) + " out of range");
+          done.insert(r.task);
+          result.resumed_triangles += r.triangles;
+        }
+        result.resumed_tasks = done.size();
+      }
+      journal = std::make_unique<JournalWriter>(options.journal, identity, exists);
+    }
+    std::vector<std::uint64_t> nnz;
+    for (std::uint32_t i = 0; i < h.parts; ++i)
+      for (std::uint32_t j = 0; j < h.parts; ++j) nnz.push_back(file->block_nnz({i, j}));
+    queue = std::make_unique<TaskQueue>(plan, file->read_task_work(), nnz, done);
   });
+  MPI_Bcast(&splits, 1, MPI_UINT32_T, 0, comm);
+  result.splits = splits;
 
   // Every worker opens the file and creates its backend; workers pick GPUs by their local
   // rank among the workers of their node.
@@ -171,7 +209,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
     header_fields[2] = result.header.edges;
   }
   MPI_Bcast(header_fields, 3, MPI_UINT64_T, 0, comm);
-  const TaskPlan plan(static_cast<std::uint32_t>(header_fields[0]), options.splits);
+  const TaskPlan plan(static_cast<std::uint32_t>(header_fields[0]), splits);
   result.tasks = plan.num_tasks();
   result.backend = backend_name;
   result.device = device_name;
@@ -184,19 +222,21 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   mine.worker = is_worker;
   std::string failure;
   int failed_rank = -1;
-  TaskQueue queue(plan.num_tasks());
+  count_t reported = 0;  // the scheduler's sum of task reports, checked against the reduce
   if (size == 1) {
-    LocalTaskSource source(queue);
+    LocalTaskSource source(*queue, journal.get());
     try {
       mine.stats = run_worker(*file, plan, *backend, source, options.worker_options);
     } catch (const std::exception& e) {
       failure = e.what();
       failed_rank = 0;
     }
+    for (const FinishedTask& f : source.finished) reported += f.report.triangles;
   } else if (rank == 0) {
-    const SchedulerResult served = serve_tasks(comm, queue);
+    const SchedulerResult served = serve_tasks(comm, *queue, journal.get());
     failure = served.failure;
     failed_rank = served.failed_rank;
+    for (const FinishedTask& f : served.finished) reported += f.report.triangles;
   } else {
     MpiTaskSource source(comm);
     try {
@@ -213,8 +253,13 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
 
   // Failures end the call on every rank with rank 0's account of them.
   collective_step(comm, [&] {
-    if (rank == 0 && failed_rank >= 0)
-      throw Error("worker rank " + std::to_string(failed_rank) + " failed: " + failure);
+    if (rank != 0) return;
+    if (failed_rank >= 0)
+      throw Error("worker rank " + std::to_string(failed_rank) + " failed on " + failure +
+                  (journal ? "; finished tasks are in the journal '" + options.journal + "': rerun with --resume" : ""));
+    if (reported != total)
+      throw Error("internal error: task reports sum to " + std::to_string(reported) + " but MPI_Reduce gave " +
+                  std::to_string(total));
   });
 
   std::vector<double> all(static_cast<std::size_t>(size) * kStatFields);
@@ -222,11 +267,23 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   pack(mine, packed);
   MPI_Gather(packed, kStatFields, MPI_DOUBLE, all.data(), kStatFields, MPI_DOUBLE, 0, comm);
   if (rank == 0) {
-    result.triangles = total;
+    result.triangles = total + result.resumed_triangles;
     for (int r = 0; r < size; ++r) result.per_rank.push_back(unpack(r, all.data() + std::size_t(r) * kStatFields));
   }
   result.total_seconds = MPI_Wtime() - t_start;
   return result;
+}
+
+double CountResult::imbalance() const {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const RankStats& r : per_rank) {
+    if (!r.worker) continue;
+    lo = any ? std::min(lo, r.stats.busy_seconds) : r.stats.busy_seconds;
+    hi = any ? std::max(hi, r.stats.busy_seconds) : r.stats.busy_seconds;
+    any = true;
+  }
+  return any && lo > 0 ? hi / lo : 0.0;
 }
 
 JsonObject CountResult::to_json() const {
@@ -276,6 +333,8 @@ JsonObject CountResult::to_json() const {
       .add("ordering", header.ordering)
       .add("seconds", seconds)
       .add("teps", count_s > 0 ? static_cast<double>(header.edges) / count_s : 0.0)
+      .add("imbalance", imbalance())
+      .add("resumed_tasks", resumed_tasks)
       .add("timers", timers)
       .add("per_rank", ranks_json);
   return j;

@@ -18,12 +18,18 @@ namespace tricount {
 
 struct CountOptions {
   std::string input;                 // HDF5 block file
-  std::uint32_t splits = 1;          // --workload-splits m
+  std::uint32_t splits = 1;          // --workload-splits m; 0 = auto (from the number of workers)
   BackendKind backend = BackendKind::Auto;
   BackendOptions backend_options;
   WorkerOptions worker_options;
   bool allow_idle_workers = false;   // more workers than tasks is an error unless set
+  std::string journal;               // append each finished task here ("" = no journal)
+  bool resume = false;               // skip the tasks the journal has finished
 };
+
+// m for --workload-splits auto: enough tasks for about four per worker, so that longest-
+// processing-time-first can even out the finish times.
+std::uint32_t auto_workload_splits(std::uint32_t parts, int workers);
 
 struct RankStats {
   int rank = 0;
@@ -37,6 +43,8 @@ struct CountResult {  // complete on rank 0 only
   GraphHeader header;
   std::uint32_t splits = 1;
   std::uint64_t tasks = 0;
+  std::uint64_t resumed_tasks = 0;     // finished in earlier runs (from the journal)
+  count_t resumed_triangles = 0;
   int ranks = 1;
   int workers = 1;
   std::string backend;
@@ -46,6 +54,7 @@ struct CountResult {  // complete on rank 0 only
   double total_seconds = 0;
   std::vector<RankStats> per_rank;
 
+  double imbalance() const;     // max / min busy seconds over workers (0 if undefined)
   JsonObject to_json() const;
   std::string summary() const;  // one line for humans
 };

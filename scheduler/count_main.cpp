@@ -40,11 +40,13 @@ int main(int argc, char** argv) {
   const int code = cli::run_main("tricount-count", [&] {
     cli::po::options_description opts("options");
     CountOptions options;
-    std::string backend, json;
+    std::string backend, json, splits = "1";
+    std::uint64_t fault_task = kNoTask;
     std::string cache = "4G";
     opts.add_options()
       ("input,i", cli::po::value(&options.input)->required(), "HDF5 block file written by tricount-partition")
-      ("workload-splits,m", cli::po::value(&options.splits)->default_value(1), "split each (i,j,k) subtask into m tasks (m * n^3 in all)")
+      ("workload-splits,m", cli::po::value(&splits)->default_value("1"),
+       "split each (i,j,k) subtask into m tasks (m * n^3 in all); auto: about 4 tasks per worker")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
       ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = all cores)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
@@ -52,15 +54,38 @@ int main(int argc, char** argv) {
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
       ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
       ("allow-idle-workers", "run even when there are more workers than tasks")
+      ("journal", cli::po::value(&options.journal), "append each finished task to this journal (fsynced per record)")
+      ("resume", "skip the tasks that --journal records as finished and add their counts")
+      ("no-prefetch", "do not load the next task's blocks while counting")
       ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout)")
       ("quiet,q", "print no summary line");
+    cli::po::options_description testing("options for tests only");
+    testing.add_options()
+      ("test-fault-at-task", cli::po::value(&fault_task), "the worker given this task id fails with an error")
+      ("test-crash", "with --test-fault-at-task: the worker kills itself with SIGKILL instead");
+    opts.add(testing);
     cli::po::variables_map vm;
     const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
                                "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m subtasks\n"
                                "dynamically; every other rank loads each subtask's three blocks and counts them; the 64-bit\n"
                                "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.");
     if (!go) return cli::kExitOk;
-    if (options.splits == 0) throw UsageError("--workload-splits must be at least 1");
+    if (splits == "auto") {
+      options.splits = 0;
+    } else {
+      try {
+        std::size_t used = 0;
+        const unsigned long m = std::stoul(splits, &used);
+        if (used != splits.size() || m == 0 || m > (1u << 20)) throw std::invalid_argument(splits);
+        options.splits = static_cast<std::uint32_t>(m);
+      } catch (const std::exception&) {
+        throw UsageError("--workload-splits: '" + splits + "' is not a positive number or auto");
+      }
+    }
+    options.resume = vm.count("resume") > 0;
+    options.worker_options.prefetch = vm.count("no-prefetch") == 0;
+    options.worker_options.fault_at_task = fault_task;
+    options.worker_options.crash_on_fault = vm.count("test-crash") > 0;
     options.backend = parse_backend_kind(backend);
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;

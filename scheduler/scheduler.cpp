@@ -1,20 +1,117 @@
 #include "scheduler/scheduler.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace tricount {
+namespace {
 
-SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue) {
+// What the SIGTERM handler may read: two in-flight slots per worker rank.
+constexpr int kMaxTrackedRanks = 1 << 16;
+std::uint64_t* g_in_flight = nullptr;  // [rank * 2 + slot] = task + 1, 0 = empty
+int g_tracked_ranks = 0;
+const char* g_journal_path = nullptr;
+
+void append_text(char* buf, std::size_t& len, std::size_t cap, const char* s) {
+  while (*s && len + 1 < cap) buf[len++] = *s++;
+}
+void append_number(char* buf, std::size_t& len, std::size_t cap, std::uint64_t v) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n && len + 1 < cap) buf[len++] = digits[--n];
+}
+
+extern "C" void report_in_flight_and_exit(int sig) {
+  // Only async-signal-safe calls here.
+  static char buf[8192];
+  std::size_t len = 0;
+  append_text(buf, len, sizeof buf, "tricount-count: scheduler stopped by signal ");
+  append_number(buf, len, sizeof buf, static_cast<std::uint64_t>(sig));
+  append_text(buf, len, sizeof buf, " (a rank died or the job was cancelled); tasks in flight:");
+  bool any = false;
+  for (int r = 0; r < g_tracked_ranks; ++r)
+    for (int s = 0; s < 2; ++s)
+      if (const std::uint64_t t = g_in_flight[r * 2 + s]) {
+        append_text(buf, len, sizeof buf, " rank ");
+        append_number(buf, len, sizeof buf, static_cast<std::uint64_t>(r));
+        append_text(buf, len, sizeof buf, " task ");
+        append_number(buf, len, sizeof buf, t - 1);
+        append_text(buf, len, sizeof buf, ";");
+        any = true;
+      }
+  if (!any) append_text(buf, len, sizeof buf, " none;");
+  if (g_journal_path) {
+    append_text(buf, len, sizeof buf, " finished tasks are in the journal '");
+    append_text(buf, len, sizeof buf, g_journal_path);
+    append_text(buf, len, sizeof buf, "': rerun with --resume");
+  } else {
+    append_text(buf, len, sizeof buf, " no --journal was given, so nothing is kept");
+  }
+  append_text(buf, len, sizeof buf, "\n");
+  (void)!::write(2, buf, len);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void track(int rank, std::uint64_t task, bool add) {
+  if (rank >= g_tracked_ranks) return;
+  std::uint64_t* slot = g_in_flight + rank * 2;
+  if (add) {
+    (slot[0] == 0 ? slot[0] : slot[1]) = task + 1;
+  } else {
+    if (slot[0] == task + 1) slot[0] = 0;
+    else if (slot[1] == task + 1) slot[1] = 0;
+  }
+}
+
+}  // namespace
+
+SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   SchedulerResult result;
-  result.tasks_per_rank.assign(static_cast<std::size_t>(size), 0);
+  struct WorkerState {
+    bool told_done = false;
+    bool finished = false;
+    int in_flight = 0;
+  };
+  std::vector<WorkerState> workers(static_cast<std::size_t>(size));
+  std::vector<std::uint64_t> in_flight(static_cast<std::size_t>(std::min(size, kMaxTrackedRanks)) * 2, 0);
+  g_in_flight = in_flight.data();
+  g_tracked_ranks = std::min(size, kMaxTrackedRanks);
+  g_journal_path = journal ? journal->path().c_str() : nullptr;
+  struct sigaction action {}, old_term {}, old_int {};
+  action.sa_handler = report_in_flight_and_exit;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, &old_term);
+  sigaction(SIGINT, &action, &old_int);
+
   int active = size - 1;
+  auto backoff = std::chrono::microseconds(20);
   while (active > 0) {
+    // Poll with a short sleep rather than block: a blocking receive spins a core that a
+    // worker on the same node may need.
+    int flag = 0;
     MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
+    if (!flag) {
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, std::chrono::microseconds(200));
+      continue;
+    }
+    backoff = std::chrono::microseconds(20);
     const int worker = status.MPI_SOURCE;
+    WorkerState& w = workers[static_cast<std::size_t>(worker)];
     if (status.MPI_TAG == kTagFailure) {
       int length = 0;
       MPI_Get_count(&status, MPI_CHAR, &length);
@@ -24,38 +121,76 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue) {
         result.failed_rank = worker;
         result.failure = message;
       }
-      --active;
+      if (!w.finished) --active;
+      w.finished = true;
       continue;
     }
     std::uint64_t request[4];
     MPI_Recv(request, 4, MPI_UINT64_T, worker, kTagRequest, comm, MPI_STATUS_IGNORE);
-    if (request[0]) {
-      result.finished.push_back({request[1], request[2], std::bit_cast<double>(request[3])});
-      ++result.tasks_per_rank[static_cast<std::size_t>(worker)];
+    if (request[0] & kHasReport) {
+      const FinishedTask done{{request[1], request[2], std::bit_cast<double>(request[3])}, worker};
+      result.finished.push_back(done);
+      track(worker, done.report.task, false);
+      --w.in_flight;
+      if (journal) journal->append({done.report.task, done.report.triangles, done.report.seconds, worker, queue.estimate(done.report.task)});
     }
-    std::uint64_t answer = kNoMoreTasks;
-    if (result.failed_rank < 0) {
-      if (auto id = queue.pop()) answer = *id;
+    if (request[0] & kWantsTask) {
+      std::uint64_t answer = kNoMoreTasks;
+      if (result.failed_rank < 0)
+        if (auto id = queue.pop(worker)) answer = *id;
+      MPI_Send(&answer, 1, MPI_UINT64_T, worker, kTagAssign, comm);
+      if (answer == kNoMoreTasks) {
+        w.told_done = true;
+      } else {
+        track(worker, answer, true);
+        ++w.in_flight;
+      }
     }
-    MPI_Send(&answer, 1, MPI_UINT64_T, worker, kTagAssign, comm);
-    if (answer == kNoMoreTasks) --active;
+    if (w.told_done && w.in_flight <= 0 && !w.finished) {
+      w.finished = true;
+      --active;
+    }
   }
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  g_tracked_ranks = 0;
+  g_in_flight = nullptr;
+  g_journal_path = nullptr;
   return result;
 }
 
+// Waits for a request to complete by polling with short sleeps: a blocking wait spins a
+// core, and on a node with more ranks than cores that starves the scheduler rank.
+void wait_politely(MPI_Request& request) {
+  auto pause = std::chrono::microseconds(5);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(200));
+  }
+}
+
 std::optional<std::uint64_t> MpiTaskSource::next(const TaskReport* finished) {
-  std::uint64_t request[4] = {0, 0, 0, 0};
+  std::uint64_t answer = kNoMoreTasks;
+  MPI_Request pending;
+  MPI_Irecv(&answer, 1, MPI_UINT64_T, 0, kTagAssign, comm_, &pending);
+  std::uint64_t request[4] = {kWantsTask, 0, 0, 0};
   if (finished) {
-    request[0] = 1;
+    request[0] |= kHasReport;
     request[1] = finished->task;
     request[2] = finished->triangles;
     request[3] = std::bit_cast<std::uint64_t>(finished->seconds);
   }
   MPI_Send(request, 4, MPI_UINT64_T, 0, kTagRequest, comm_);
-  std::uint64_t answer = kNoMoreTasks;
-  MPI_Recv(&answer, 1, MPI_UINT64_T, 0, kTagAssign, comm_, MPI_STATUS_IGNORE);
+  wait_politely(pending);
   if (answer == kNoMoreTasks) return std::nullopt;
   return answer;
+}
+
+void MpiTaskSource::report(const TaskReport& finished) {
+  std::uint64_t request[4] = {kHasReport, finished.task, finished.triangles, std::bit_cast<std::uint64_t>(finished.seconds)};
+  MPI_Send(request, 4, MPI_UINT64_T, 0, kTagRequest, comm_);
 }
 
 void MpiTaskSource::fail(const std::string& message) {
@@ -63,8 +198,13 @@ void MpiTaskSource::fail(const std::string& message) {
 }
 
 std::optional<std::uint64_t> LocalTaskSource::next(const TaskReport* done) {
-  if (done) finished.push_back(*done);
-  return queue_.pop();
+  if (done) report(*done);
+  return queue_.pop(0);
+}
+
+void LocalTaskSource::report(const TaskReport& done) {
+  finished.push_back({done, 0});
+  if (journal_) journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task)});
 }
 
 }  // namespace tricount

@@ -179,6 +179,21 @@ std::string block_name(const BlockId& id) {
   return "P(" + std::to_string(id.row_class) + "," + std::to_string(id.col_class) + ")";
 }
 
+std::uint64_t CsrBlock::rows_with_two() const {
+  std::uint64_t n = 0;
+  for (std::uint64_t r = 0; r < rows; ++r) n += offsets[r + 1] - offsets[r] >= 2;
+  return n;
+}
+
+std::uint64_t CsrBlock::checksum() const {
+  Checksum64 c;
+  c.add_u64(rows);
+  c.add_u64(cols);
+  c.add(offsets.data(), offsets.size() * sizeof(eoff_t));
+  c.add(neighbors.data(), neighbors.size() * sizeof(vid_t));
+  return c.value();
+}
+
 void validate_block(const CsrBlock& b, const std::string& where) {
   const std::string at = where + ": block " + block_name(b.id);
   if (b.offsets.size() != b.rows + 1)
@@ -214,6 +229,7 @@ struct BlockFileWriter::Impl {
   GraphHeader header;
   Handle file, blocks;
   std::vector<bool> written;
+  std::vector<std::uint64_t> checksums;
   bool vertex_map_written = false;
   bool committed = false;
 };
@@ -227,6 +243,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   s.header = header;
   if (header.parts == 0) throw UsageError("--parts must be at least 1");
   s.written.assign(std::size_t(header.parts) * header.parts, false);
+  s.checksums.assign(s.written.size(), 0);
   s.file = Handle(H5Fcreate(s.temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
   if (!s.file.valid())
     throw Error("cannot create '" + s.temp + "' (for output '" + path + "'): " + std::strerror(errno ? errno : EIO));
@@ -282,15 +299,30 @@ void BlockFileWriter::write_block(const CsrBlock& b) {
   write_attr_u64(g.get(), "cols", b.cols, where);
   write_attr_u64(g.get(), "nnz", b.nnz(), where);
   write_attr_u64(g.get(), "max_degree", b.max_degree, where);
+  write_attr_u64(g.get(), "rows_with_two", b.rows_with_two(), where);
+  const std::uint64_t checksum = b.checksum();
+  write_attr_u64(g.get(), "checksum", checksum, where);
+  s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
   write_dataset(g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets, where);
   write_dataset(g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors, where);
   s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
+}
+
+void BlockFileWriter::write_task_work(const std::vector<std::uint64_t>& work) {
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  const std::uint64_t n = s.header.parts;
+  if (work.size() != n * n * n) throw Error("task work has " + std::to_string(work.size()) + " entries, expected n^3");
+  write_dataset(s.file.get(), "task_work", H5T_STD_U64LE, H5T_NATIVE_UINT64, work, "'" + s.temp + "'");
 }
 
 void BlockFileWriter::commit() {
   {
     std::lock_guard lock(h5_mutex());
     auto& s = *impl_;
+    Checksum64 all;
+    for (std::uint64_t c : s.checksums) all.add_u64(c);
+    write_attr_u64(s.file.get(), "graph_checksum", all.value(), "'" + s.temp + "'");
     for (std::size_t b = 0; b < s.written.size(); ++b)
       if (!s.written[b])
         throw Error("'" + s.temp + "': block " + block_name({std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)}) +
@@ -315,7 +347,8 @@ struct BlockFileReader::Impl {
   std::string path;
   GraphHeader header;
   Handle file;
-  std::vector<std::uint64_t> nnz;  // per block, from attributes
+  std::vector<std::uint64_t> nnz;        // per block, from attributes
+  std::vector<std::uint64_t> checksums;  // per block, from attributes
 };
 
 BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -351,9 +384,11 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   h.ordering = read_attr_str(f, "ordering", where);
   h.source_file = read_attr_str(f, "source_file", where);
   h.source_size = read_attr_u64(f, "source_size", where);
+  h.graph_checksum = read_attr_u64(f, "graph_checksum", where);
   // Every block present, with sizes consistent with n and |V|; data is checked on read.
   const std::uint32_t n = h.parts;
   s.nnz.assign(std::size_t(n) * n, 0);
+  s.checksums.assign(std::size_t(n) * n, 0);
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     for (std::uint32_t j = 0; j < n; ++j) {
@@ -372,6 +407,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
       if (dataset_length(g.get(), "offsets", at) != rows + 1 || dataset_length(g.get(), "neighbors", at) != nnz)
         throw Error(at + ": dataset sizes do not match its rows and nnz attributes");
       s.nnz[std::size_t(i) * n + j] = nnz;
+      s.checksums[std::size_t(i) * n + j] = read_attr_u64(g.get(), "checksum", at);
       total += nnz;
     }
   }
@@ -396,6 +432,19 @@ std::uint64_t BlockFileReader::block_nnz(const BlockId& id) const {
   return impl_->nnz[std::size_t(id.row_class) * n + id.col_class];
 }
 
+std::uint64_t BlockFileReader::block_checksum(const BlockId& id) const {
+  block_nnz(id);  // range check
+  return impl_->checksums[std::size_t(id.row_class) * impl_->header.parts + id.col_class];
+}
+
+std::vector<std::uint64_t> BlockFileReader::read_task_work() const {
+  std::lock_guard lock(h5_mutex());
+  const hid_t f = impl_->file.get();
+  if (H5Lexists(f, "task_work", H5P_DEFAULT) <= 0) return {};
+  const std::uint64_t n = impl_->header.parts;
+  return read_dataset<std::uint64_t>(f, "task_work", H5T_NATIVE_UINT64, n * n * n, "'" + impl_->path + "'");
+}
+
 CsrBlock BlockFileReader::read_block(const BlockId& id) const {
   const auto& h = impl_->header;
   const std::uint64_t nnz = block_nnz(id);
@@ -413,6 +462,8 @@ CsrBlock BlockFileReader::read_block(const BlockId& id) const {
     b.neighbors = read_dataset<vid_t>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
   }
   validate_block(b, where);
+  if (b.checksum() != block_checksum(id))
+    throw Error(where + " block " + block_name(id) + ": checksum mismatch (the file is corrupt)");
   return b;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/checksum.hpp"
 #include "src/task_plan.hpp"
 #include "src/types.hpp"
 
@@ -25,6 +26,7 @@ struct GraphHeader {
   std::uint64_t source_size = 0;      // input size in bytes (0 for generated input)
   std::uint64_t input_edges = 0;      // edges read, before cleaning
   std::uint64_t max_degree = 0;       // largest oriented out-degree over all blocks' rows
+  std::uint64_t graph_checksum = 0;   // checksum of all blocks' checksums (set by the writer)
 };
 
 // One block P(i,j) in host memory: a CSR over the rows of class i (local row r is global
@@ -38,6 +40,8 @@ struct CsrBlock {
   std::vector<eoff_t> offsets;           // rows + 1 entries, offsets[0] == 0
   std::vector<vid_t> neighbors;          // offsets[rows] entries
   std::uint64_t nnz() const { return neighbors.size(); }
+  std::uint64_t rows_with_two() const;  // rows with at least two neighbours
+  std::uint64_t checksum() const;       // of offsets and neighbours (Checksum64)
   std::uint64_t bytes() const { return offsets.size() * sizeof(eoff_t) + neighbors.size() * sizeof(vid_t); }
 };
 
@@ -61,6 +65,9 @@ class BlockFileWriter {
 
   void write_vertex_map(const std::vector<raw_id_t>& new_to_input);  // |V| entries
   void write_block(const CsrBlock& block);
+  // Estimated work of each subtask (i, j, k), indexed (i * n + j) * n + k: the 2-hop probes
+  // plus the table insertions. The scheduler hands out the costliest first.
+  void write_task_work(const std::vector<std::uint64_t>& work);
   void commit();  // checks every block was written, flushes, closes, renames
 
   const std::string& temp_path() const;
@@ -84,6 +91,9 @@ class BlockFileReader {
   CsrBlock read_block(const BlockId& id) const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
   std::vector<raw_id_t> read_vertex_map() const;
+  // The per-subtask work estimates (n^3 entries), or empty if the file has none.
+  std::vector<std::uint64_t> read_task_work() const;
+  std::uint64_t block_checksum(const BlockId& id) const;  // from the attributes
 
  private:
   struct Impl;

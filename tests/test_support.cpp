@@ -20,9 +20,21 @@ static std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
-std::string bin_dir() { return env_or("TRICOUNT_BIN_DIR", "build/bin"); }
-std::string graphs_dir() { return env_or("TRICOUNT_GRAPHS_DIR", "../shared/data/graphs"); }
-std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", "mpiexec"); }
+std::string bin_dir() { return env_or("TRICOUNT_BIN_DIR", TRICOUNT_DEFAULT_BIN_DIR); }
+std::string graphs_dir() { return env_or("TRICOUNT_GRAPHS_DIR", TRICOUNT_DEFAULT_GRAPHS_DIR); }
+std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", TRICOUNT_DEFAULT_MPIEXEC); }
+
+namespace {
+// mpiexec runs that tests start must work as root (CI containers) and on fewer cores than
+// ranks; an explicit setting in the environment wins.
+const bool mpi_env_ready = [] {
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  ::setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  return true;
+}();
+}  // namespace
 
 TempDir::TempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "tricount-test-XXXXXX").string();

@@ -18,6 +18,9 @@ BlockView LoadedBlock::view() const {
 }
 
 std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded) {
+  // One lock over lookup and load: two threads never read the same block twice, and the
+  // HDF5 library serializes reads anyway.
+  std::lock_guard lock(mutex_);
   for (auto it = lru_.begin(); it != lru_.end(); ++it) {
     if ((*it)->block.id == id) {
       lru_.splice(lru_.begin(), lru_, it);

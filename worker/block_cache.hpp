@@ -1,11 +1,13 @@
 // Host-side cache of loaded blocks, least recently used out first, within a byte budget.
 // Consecutive subtasks share blocks (P(i,j) and P(i,k) across k, j), so a worker reads
-// each block from the HDF5 file far fewer times than it uses it.
+// each block from the HDF5 file far fewer times than it uses it. Thread-safe: the worker's
+// prefetch thread loads the next task's blocks while the current task counts.
 #pragma once
 
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <mutex>
 
 #include "src/block_format.hpp"
 #include "worker/backend.hpp"
@@ -25,9 +27,13 @@ class BlockCache {
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
 
-  std::uint64_t resident_bytes() const { return resident_; }
+  std::uint64_t resident_bytes() const {
+    std::lock_guard lock(mutex_);
+    return resident_;
+  }
 
  private:
+  mutable std::mutex mutex_;
   const BlockFileReader& file_;
   std::uint64_t budget_;
   std::uint64_t resident_ = 0;

@@ -21,8 +21,10 @@ struct TaskReport {
 class TaskSource {
  public:
   virtual ~TaskSource() = default;
-  // Reports the previous task (if any) and returns the next id, or nullopt when done.
+  // Reports a finished task (if any) and returns the next id, or nullopt when done.
   virtual std::optional<std::uint64_t> next(const TaskReport* finished) = 0;
+  // Reports a finished task without asking for another (the worker's last report).
+  virtual void report(const TaskReport& finished) = 0;
   // Tells the source this worker failed; it will ask for nothing more.
   virtual void fail(const std::string& message) = 0;
 };
@@ -33,13 +35,20 @@ struct WorkerStats {
   double load_seconds = 0;      // reading blocks from the file
   double transfer_seconds = 0;  // host -> device
   double count_seconds = 0;     // backend counting
-  double idle_seconds = 0;      // waiting for the scheduler's answer
+  double idle_seconds = 0;      // waiting for the scheduler's answer or for blocks not yet loaded
   double busy_seconds = 0;      // load + transfer + count
   std::uint64_t bytes_loaded = 0;
 };
 
+inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};
+
 struct WorkerOptions {
   std::uint64_t cache_bytes = std::uint64_t{4} << 30;  // host block cache budget
+  bool prefetch = true;  // ask for the next task early and load its blocks while counting
+  // Fault injection, for tests only: on this task the worker throws (or, with
+  // crash_on_fault, kills itself with SIGKILL as `kill -9` would).
+  std::uint64_t fault_at_task = kNoTask;
+  bool crash_on_fault = false;
 };
 
 // Runs until the source says done. Errors are reported to the source and rethrown.

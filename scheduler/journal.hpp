@@ -1,0 +1,67 @@
+// The scheduler's journal: one line per finished task, flushed and fsynced as it is
+// written, so that a run that dies keeps everything finished before it and `--resume`
+// redoes nothing. The header names the graph (content checksum), n and m; a journal of
+// another graph or other parameters is refused. A torn last line (a kill mid-write) is
+// ignored; damage anywhere else is an error.
+//
+//   # tricount-journal 1
+//   # graph_checksum=<u64> parts=<n> splits=<m> vertices=<|V|> edges=<|E|> input=<path>
+//   <task> <triangles> <seconds> <rank> <estimate>
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/block_format.hpp"
+
+namespace tricount {
+
+struct JournalIdentity {
+  std::uint64_t graph_checksum = 0;
+  std::uint32_t parts = 0;
+  std::uint32_t splits = 0;
+  std::uint64_t vertices = 0;
+  std::uint64_t edges = 0;
+  std::string input;  // informational
+};
+
+struct JournalRecord {
+  std::uint64_t task = 0;
+  count_t triangles = 0;
+  double seconds = 0;
+  int rank = 0;
+  double estimate = 0;
+};
+
+struct JournalContents {
+  JournalIdentity identity;
+  std::vector<JournalRecord> records;
+  bool torn_last_line = false;
+};
+
+// Reads a journal. Throws Error naming the file and line for damage other than a torn
+// last line.
+JournalContents read_journal(const std::string& path);
+
+// Refuses (Error) a journal whose identity differs from `expected`, naming what differs.
+void check_journal_identity(const std::string& path, const JournalIdentity& found, const JournalIdentity& expected);
+
+class JournalWriter {
+ public:
+  // Creates the journal (fresh) or opens it for appending (resume: drops a torn last line).
+  JournalWriter(const std::string& path, const JournalIdentity& identity, bool append);
+  ~JournalWriter();
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+  void append(const JournalRecord& record);  // write + flush + fsync
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+}  // namespace tricount

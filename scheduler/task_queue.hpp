@@ -1,0 +1,53 @@
+// The order in which the scheduler hands out task ids, shared by the real scheduler and the
+// scaling simulator so that a prediction replays the same policy.
+//
+// Longest processing time first: tasks go out by decreasing estimated cost (the
+// partitioner's per-subtask work estimates split evenly over the m workload splits; without
+// them, the three blocks' sizes). Block affinity: among the next few costliest tasks (a
+// window whose costs are within a factor of the costliest), a worker gets the one sharing
+// the most blocks with its previous task, so it reuses blocks it already holds. The window
+// is small and bounded by cost, so no task waits behind more than a window's worth of
+// lighter ones: nothing starves.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include "src/task_plan.hpp"
+
+namespace tricount {
+
+class TaskQueue {
+ public:
+  // `work` has n^3 entries (may be empty); `block_nnz` has n^2 (fallback cost); tasks in
+  // `done` are never handed out.
+  TaskQueue(const TaskPlan& plan, const std::vector<std::uint64_t>& work, const std::vector<std::uint64_t>& block_nnz,
+            const std::unordered_set<std::uint64_t>& done = {});
+  // Costs given per task id (the simulator replays a journal's estimates); tasks not in
+  // `present` are never handed out.
+  TaskQueue(const TaskPlan& plan, std::vector<double> cost_by_task, const std::vector<bool>& present);
+  // Plain id order, every task.
+  explicit TaskQueue(std::uint64_t num_tasks);
+
+  std::optional<std::uint64_t> pop(int worker);
+  std::uint64_t remaining() const { return remaining_; }
+  double estimate(std::uint64_t task) const;  // the cost used for ordering
+
+  static constexpr std::size_t kAffinityWindow = 8;
+  static constexpr double kAffinityCostFactor = 0.5;
+
+ private:
+  std::optional<TaskPlan> plan_;
+  std::vector<std::uint64_t> order_;     // task ids by decreasing cost
+  std::vector<double> cost_;             // by task id (empty for plain order)
+  std::vector<bool> taken_;              // by position in order_
+  std::size_t head_ = 0;                 // first untaken position
+  std::uint64_t remaining_ = 0;
+  std::vector<std::optional<Task>> last_;  // per worker rank: its previous task
+
+  void sort_by_cost();
+};
+
+}  // namespace tricount

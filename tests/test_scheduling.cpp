@@ -1,0 +1,137 @@
+// The scheduler's policy, journal and simulator, without MPI.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "scheduler/journal.hpp"
+#include "scheduler/simulate.hpp"
+#include "scheduler/task_queue.hpp"
+#include "tests/test_support.hpp"
+
+using namespace tricount;
+using namespace tricount::testing;
+
+TEST(TaskQueue, CostliestFirstAndEveryTaskExactlyOnce) {
+  const TaskPlan plan(3, 2);
+  std::vector<std::uint64_t> work(27);
+  for (std::size_t x = 0; x < work.size(); ++x) work[x] = (x * 7919) % 101 + 1;
+  TaskQueue q(plan, work, {});
+  std::set<std::uint64_t> seen;
+  double previous = 1e300;
+  while (auto id = q.pop(-1)) {  // no worker: pure cost order
+    EXPECT_TRUE(seen.insert(*id).second);
+    EXPECT_LE(q.estimate(*id), previous);
+    previous = q.estimate(*id);
+  }
+  EXPECT_EQ(seen.size(), plan.num_tasks());
+}
+
+TEST(TaskQueue, PrefersTasksSharingBlocksWithinTheWindow) {
+  const TaskPlan plan(4, 1);
+  std::vector<std::uint64_t> work(64, 10);
+  const auto at = [&](std::uint32_t i, std::uint32_t j, std::uint32_t k) { return plan.encode({i, j, k, 0}); };
+  work[at(1, 2, 3)] = 100;  // first out: holds P(1,3), P(1,2), P(2,3)
+  work[at(0, 0, 0)] = 60;   // next by cost and id, shares nothing
+  work[at(1, 2, 2)] = 60;   // same cost, shares P(1,2) twice
+  TaskQueue q(plan, work, {});
+  EXPECT_EQ(*q.pop(1), at(1, 2, 3));
+  EXPECT_EQ(*q.pop(1), at(1, 2, 2)) << "worker 1 holds P(1,2)";
+  EXPECT_EQ(*q.pop(2), at(0, 0, 0)) << "worker 2 holds nothing: costliest first";
+}
+
+TEST(TaskQueue, AffinityNeverSkipsPastMuchCostlierWork) {
+  // One task is 100x costlier than the rest; whoever asks next must get it, held blocks or not.
+  const TaskPlan plan(2, 1);
+  std::vector<std::uint64_t> work(8, 1);
+  work[5] = 100;
+  TaskQueue q(plan, work, {});
+  EXPECT_EQ(*q.pop(1), 5u);
+}
+
+TEST(TaskQueue, SkipsFinishedTasksAndFallsBackToBlockSizes) {
+  const TaskPlan plan(2, 1);
+  std::vector<std::uint64_t> nnz = {10, 1000, 1, 1};  // P(0,1) is big
+  TaskQueue q(plan, {}, nnz, {0, 1, 2});
+  std::set<std::uint64_t> got;
+  while (auto id = q.pop(-1)) got.insert(*id);
+  EXPECT_EQ(got, (std::set<std::uint64_t>{3, 4, 5, 6, 7}));
+  TaskQueue fresh(plan, {}, nnz);
+  const Task t = plan.decode(*fresh.pop(-1));
+  EXPECT_TRUE(t.one_hop_block() == (BlockId{0, 1}) || t.two_hop_block() == (BlockId{0, 1}) ||
+              t.hash_block() == (BlockId{0, 1}));
+}
+
+TEST(Journal, RoundTripTornLastLineAndRefusal) {
+  TempDir dir;
+  const std::string path = dir.file("run.journal");
+  const JournalIdentity id{12345, 2, 3, 100, 200, "graph.h5"};
+  {
+    JournalWriter w(path, id, false);
+    w.append({4, 10, 0.5, 1, 7.0});
+    w.append({7, 20, 0.25, 2, 3.0});
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "9 3";  // torn by a kill mid-write
+  }
+  JournalContents j = read_journal(path);
+  EXPECT_TRUE(j.torn_last_line);
+  ASSERT_EQ(j.records.size(), 2u);
+  EXPECT_EQ(j.records[1].task, 7u);
+  EXPECT_EQ(j.identity.graph_checksum, 12345u);
+  check_journal_identity(path, j.identity, id);
+  JournalIdentity other = id;
+  other.graph_checksum = 999;
+  EXPECT_THROW(check_journal_identity(path, j.identity, other), Error);
+  other = id;
+  other.splits = 1;
+  EXPECT_THROW(check_journal_identity(path, j.identity, other), Error);
+  {
+    JournalWriter w(path, id, true);  // resume: the torn line goes, new records follow
+    w.append({9, 30, 0.1, 1, 1.0});
+  }
+  j = read_journal(path);
+  EXPECT_FALSE(j.torn_last_line);
+  ASSERT_EQ(j.records.size(), 3u);
+  EXPECT_EQ(j.records[2].triangles, 30u);
+}
+
+TEST(Journal, DamageInTheMiddleIsAnError) {
+  TempDir dir;
+  const std::string path = dir.file("bad.journal");
+  {
+    std::ofstream out(path);
+    out << "# tricount-journal 1\n# graph_checksum=1 parts=1 splits=1 vertices=3 edges=3 input=x\n0 1 0.1 1 1\nbogus\n1 1 0.1 1 1\n";
+  }
+  try {
+    read_journal(path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(":4:"), std::string::npos) << e.what();
+  }
+  {
+    std::ofstream out(path);
+    out << "some other file\n";
+  }
+  EXPECT_THROW(read_journal(path), Error);
+}
+
+TEST(Simulator, ReplaysCostsThroughTheSchedulingPolicy) {
+  JournalContents j;
+  j.identity = {1, 2, 1, 10, 10, "x"};
+  // 8 tasks: costs 4,3,3,2,2,1,1,0 (estimates equal to costs).
+  const double costs[8] = {4, 3, 3, 2, 2, 1, 1, 0.5};
+  for (std::uint64_t t = 0; t < 8; ++t) j.records.push_back({t, 0, costs[t], 1, costs[t]});
+  const SimulationPoint one = simulate_schedule(j, 1);
+  EXPECT_DOUBLE_EQ(one.predicted_seconds, 16.5);
+  EXPECT_DOUBLE_EQ(one.speedup, 1.0);
+  const SimulationPoint two = simulate_schedule(j, 2);
+  // LPT: {4,2,2} {3,3,1,1}... makespan 8.5 or less
+  EXPECT_LE(two.predicted_seconds, 8.5);
+  EXPECT_GE(two.predicted_seconds, 8.25);
+  const SimulationPoint many = simulate_schedule(j, 16);
+  EXPECT_DOUBLE_EQ(many.predicted_seconds, 4.0);
+  EXPECT_EQ(many.imbalance, 0.0);  // some workers got nothing
+}
