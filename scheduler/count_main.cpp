@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "scheduler/count_job.hpp"
+#include "scheduler/verify.hpp"
 #include "src/cli.hpp"
 
 namespace {
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
       ("journal", cli::po::value(&options.journal), "append each finished task to this journal (fsynced per record)")
       ("resume", "skip the tasks that --journal records as finished and add their counts")
       ("no-prefetch", "do not load the next task's blocks while counting")
+      ("verify", "re-count on rank 0 with an independent merge-based counter and fail if the counts differ")
       ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout)")
       ("quiet,q", "print no summary line");
     cli::po::options_description testing("options for tests only");
@@ -90,10 +92,22 @@ int main(int argc, char** argv) {
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
     const CountResult result = run_count(MPI_COMM_WORLD, options);
+    int verified_ok = 1;
+    std::string verify_message;
+    if (vm.count("verify") && rank == 0) {
+      const count_t expected = verify_count(BlockFileReader(options.input));
+      verified_ok = expected == result.triangles;
+      verify_message = verified_ok ? "verified: the independent counter agrees (" + std::to_string(expected) + ")"
+                                   : "VERIFICATION FAILED: the independent counter found " + std::to_string(expected) +
+                                         " triangles, the run " + std::to_string(result.triangles);
+    }
+    MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       if (!json.empty()) write_json(json, result.to_json().str());
       if (!vm.count("quiet")) (json == "-" ? std::cerr : std::cout) << "tricount: " << result.summary() << std::endl;
+      if (!verify_message.empty()) (json == "-" ? std::cerr : std::cout) << "tricount: " << verify_message << std::endl;
     }
+    if (!verified_ok) throw Error("the count does not match the verifier");
     return cli::kExitOk;
   });
   MPI_Finalize();

@@ -142,3 +142,10 @@ TEST_F(Runtime, SimulatorPredictsTheMeasuredRunWithin15Percent) {
   const double predicted = std::stod(sim.out.substr(q + 20));
   EXPECT_NEAR(predicted, schedule, 0.15 * schedule) << "predicted " << predicted << " s, measured " << schedule << " s";
 }
+
+TEST_F(Runtime, BuiltInVerifierAgrees) {
+  const auto r = count(3, "k14p3.h5", {"--verify", "--workload-splits", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("verified"), std::string::npos) << r.err;
+  EXPECT_EQ(json_uint(r.out, "triangles"), expected_);
+}
