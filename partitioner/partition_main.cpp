@@ -28,7 +28,10 @@ int main(int argc, char** argv) {
                     "every edge from lower to higher (degree, id), reorders the vertices, and writes n x n hashed\n"
                     "CSR blocks into one HDF5 file for tricount-count."))
       return cli::kExitOk;
-    if (parts == 0) throw UsageError("--parts must be at least 1");
+    // boost reads "-1" into an unsigned option as 2^32 - 1: bound every count explicitly.
+    if (parts == 0 || parts > kMaxParts)
+      throw UsageError("--parts must be between 1 and " + std::to_string(kMaxParts) + " (got " + std::to_string(parts) + ")");
+    if (threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     PartitionOptions options;
     options.parts = parts;
     options.order = parse_vertex_order(order);

@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
         throw UsageError("--workload-splits: '" + splits + "' is not a positive number or auto");
       }
     }
+    if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
+    if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
+      throw UsageError("--cta-threshold must be between 1 and 2^30");
+    if (options.backend_options.chunk_size > (1u << 20)) throw UsageError("--chunk-size must be at most 2^20");
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
     options.worker_options.fault_at_task = fault_task;

@@ -341,6 +341,233 @@ void BlockFileWriter::commit() {
   fsync_path(dir.string(), true);
 }
 
+// --- streaming block writes (external partitioner) --------------------------------------
+
+namespace {
+
+// Checksum64::add over one logical byte string fed in pieces: full 8-byte words are mixed as
+// they complete; finish() mixes the tail word exactly as Checksum64::add does.
+class ChecksumBytes {
+ public:
+  explicit ChecksumBytes(Checksum64& c) : c_(c) {}
+  void add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    while (bytes > 0 && carry_len_ > 0 && carry_len_ < 8) {
+      carry_[carry_len_++] = *p++;
+      --bytes;
+      if (carry_len_ == 8) flush_carry();
+    }
+    while (bytes >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      c_.add_u64(w);
+      p += 8;
+      bytes -= 8;
+    }
+    while (bytes > 0) {
+      carry_[carry_len_++] = *p++;
+      --bytes;
+    }
+  }
+  void finish() {
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, carry_, carry_len_);
+    c_.add_u64(tail ^ (std::uint64_t{carry_len_} << 56));
+    carry_len_ = 0;
+  }
+
+ private:
+  void flush_carry() {
+    std::uint64_t w;
+    std::memcpy(&w, carry_, 8);
+    c_.add_u64(w);
+    carry_len_ = 0;
+  }
+  Checksum64& c_;
+  unsigned char carry_[8] = {};
+  std::size_t carry_len_ = 0;
+};
+
+void select_slab(hid_t space, std::uint64_t first, std::uint64_t count, const std::string& where) {
+  const hsize_t start[1] = {static_cast<hsize_t>(first)};
+  const hsize_t n[1] = {static_cast<hsize_t>(count)};
+  check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, n, nullptr), where + ": H5Sselect_hyperslab");
+}
+
+void write_slab(hid_t set, hid_t mem_type, std::uint64_t first, const void* data, std::uint64_t count,
+                const std::string& where, const char* name) {
+  if (count == 0) return;
+  Handle fspace(check(H5Dget_space(set), where + ": H5Dget_space"), H5Sclose);
+  select_slab(fspace.get(), first, count, where);
+  const hsize_t dims[1] = {static_cast<hsize_t>(count)};
+  Handle mspace(check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  check_status(H5Dwrite(set, mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data),
+               where + ": cannot write dataset '" + name + "' (disk full?)");
+}
+
+void read_slab(hid_t set, hid_t mem_type, std::uint64_t first, void* data, std::uint64_t count, const std::string& where,
+               const char* name) {
+  if (count == 0) return;
+  Handle fspace(check(H5Dget_space(set), where + ": H5Dget_space"), H5Sclose);
+  select_slab(fspace.get(), first, count, where);
+  const hsize_t dims[1] = {static_cast<hsize_t>(count)};
+  Handle mspace(check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  check_status(H5Dread(set, mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data),
+               where + ": cannot read back dataset '" + name + "'");
+}
+
+Handle create_sized_dataset(hid_t loc, const char* name, hid_t file_type, std::uint64_t length, const std::string& where) {
+  const hsize_t dims[1] = {static_cast<hsize_t>(length)};
+  Handle space(check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  return Handle(check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      where + ": cannot create dataset '" + name + "'"),
+                H5Dclose);
+}
+
+}  // namespace
+
+struct BlockFileWriter::BlockStream::Impl {
+  BlockFileWriter::Impl* writer = nullptr;
+  BlockId id;
+  std::uint64_t rows = 0, cols = 0, nnz = 0;
+  std::string where;
+  Handle group, offsets, neighbors;
+  bool finished = false;
+};
+
+BlockFileWriter::BlockStream::BlockStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BlockFileWriter::BlockStream::BlockStream(BlockStream&&) noexcept = default;
+BlockFileWriter::BlockStream& BlockFileWriter::BlockStream::operator=(BlockStream&&) noexcept = default;
+BlockFileWriter::BlockStream::~BlockStream() {
+  if (!impl_) return;
+  std::lock_guard lock(h5_mutex());
+  impl_->offsets.reset();
+  impl_->neighbors.reset();
+  impl_->group.reset();
+}
+
+BlockFileWriter::BlockStream BlockFileWriter::begin_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols,
+                                                          std::uint64_t nnz) {
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  const std::uint32_t n = s.header.parts;
+  if (id.row_class >= n || id.col_class >= n) throw Error("block " + block_name(id) + " outside the n x n grid");
+  if (cols > kMaxVertices) throw Error("block " + block_name(id) + ": " + std::to_string(cols) + " columns exceed 32-bit ids");
+  auto b = std::make_unique<BlockStream::Impl>();
+  b->writer = impl_.get();
+  b->id = id;
+  b->rows = rows;
+  b->cols = cols;
+  b->nnz = nnz;
+  b->where = "'" + s.temp + "' block " + block_name(id);
+  b->group = Handle(check(H5Gcreate2(s.file.get(), group_name(id).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                          b->where + ": cannot create group"),
+                    H5Gclose);
+  b->offsets = create_sized_dataset(b->group.get(), "offsets", H5T_STD_U64LE, rows + 1, b->where);
+  b->neighbors = create_sized_dataset(b->group.get(), "neighbors", H5T_STD_U32LE, nnz, b->where);
+  return BlockStream(std::move(b));
+}
+
+void BlockFileWriter::BlockStream::write_offsets(std::uint64_t first, const eoff_t* data, std::size_t count) {
+  std::lock_guard lock(h5_mutex());
+  auto& b = *impl_;
+  if (b.finished || first > b.rows + 1 || count > b.rows + 1 - first)
+    throw Error(b.where + ": offsets piece [" + std::to_string(first) + ", +" + std::to_string(count) + ") out of range");
+  write_slab(b.offsets.get(), H5T_NATIVE_UINT64, first, data, count, b.where, "offsets");
+}
+
+void BlockFileWriter::BlockStream::write_neighbors(std::uint64_t first, const vid_t* data, std::size_t count) {
+  std::lock_guard lock(h5_mutex());
+  auto& b = *impl_;
+  if (b.finished || first > b.nnz || count > b.nnz - first)
+    throw Error(b.where + ": neighbours piece [" + std::to_string(first) + ", +" + std::to_string(count) + ") out of range");
+  write_slab(b.neighbors.get(), H5T_NATIVE_UINT32, first, data, count, b.where, "neighbors");
+}
+
+BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish() {
+  std::lock_guard lock(h5_mutex());
+  auto& b = *impl_;
+  if (b.finished) throw Error(b.where + ": finished twice");
+  constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+  StreamedBlockStats st;
+  st.nnz = b.nnz;
+  Checksum64 c;
+  c.add_u64(b.rows);
+  c.add_u64(b.cols);
+  {
+    ChecksumBytes bytes(c);
+    std::vector<eoff_t> piece;
+    eoff_t prev = 0;
+    std::uint64_t longest = 0;
+    for (std::uint64_t at = 0; at < b.rows + 1; at += kPiece) {
+      const std::uint64_t n = std::min(kPiece, b.rows + 1 - at);
+      piece.resize(n);
+      read_slab(b.offsets.get(), H5T_NATIVE_UINT64, at, piece.data(), n, b.where, "offsets");
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const eoff_t o = piece[k];
+        if (at + k == 0) {
+          if (o != 0) throw Error(b.where + ": offsets[0] is not 0");
+        } else {
+          if (o < prev) throw Error(b.where + ": offsets decrease at row " + std::to_string(at + k - 1));
+          longest = std::max<std::uint64_t>(longest, o - prev);
+          st.rows_with_two += o - prev >= 2;
+        }
+        prev = o;
+      }
+      bytes.add(piece.data(), n * sizeof(eoff_t));
+    }
+    bytes.finish();
+    if (prev != b.nnz)
+      throw Error(b.where + ": offsets end at " + std::to_string(prev) + " but there are " + std::to_string(b.nnz) +
+                  " neighbours");
+    st.max_degree = checked_cast<std::uint32_t>(longest, "max_degree");
+  }
+  {
+    ChecksumBytes bytes(c);
+    std::vector<vid_t> piece;
+    for (std::uint64_t at = 0; at < b.nnz; at += kPiece) {
+      const std::uint64_t n = std::min(kPiece, b.nnz - at);
+      piece.resize(n);
+      read_slab(b.neighbors.get(), H5T_NATIVE_UINT32, at, piece.data(), n, b.where, "neighbors");
+      for (vid_t v : piece)
+        if (v >= b.cols)
+          throw Error(b.where + ": neighbour " + std::to_string(v) + " but the block has " + std::to_string(b.cols) +
+                      " columns");
+      bytes.add(piece.data(), n * sizeof(vid_t));
+    }
+    bytes.finish();
+  }
+  st.checksum = c.value();
+  const hid_t g = b.group.get();
+  write_attr_u64(g, "row_class", b.id.row_class, b.where);
+  write_attr_u64(g, "col_class", b.id.col_class, b.where);
+  write_attr_u64(g, "rows", b.rows, b.where);
+  write_attr_u64(g, "cols", b.cols, b.where);
+  write_attr_u64(g, "nnz", b.nnz, b.where);
+  write_attr_u64(g, "max_degree", st.max_degree, b.where);
+  write_attr_u64(g, "rows_with_two", st.rows_with_two, b.where);
+  write_attr_u64(g, "checksum", st.checksum, b.where);
+  auto& s = *b.writer;
+  const std::size_t index = std::size_t(b.id.row_class) * s.header.parts + b.id.col_class;
+  s.checksums[index] = st.checksum;
+  s.written[index] = true;
+  b.finished = true;
+  b.offsets.reset();
+  b.neighbors.reset();
+  b.group.reset();
+  return st;
+}
+
+void BlockFileWriter::set_max_degree(std::uint64_t max_degree) {
+  std::lock_guard lock(h5_mutex());
+  auto& s = *impl_;
+  const std::string where = "'" + s.temp + "'";
+  Handle attr(check(H5Aopen(s.file.get(), "max_degree", H5P_DEFAULT), where + ": cannot open attribute 'max_degree'"),
+              H5Aclose);
+  check_status(H5Awrite(attr.get(), H5T_NATIVE_UINT64, &max_degree), where + ": cannot write attribute 'max_degree'");
+  s.header.max_degree = max_degree;
+}
+
 // --- reader --------------------------------------------------------------------------
 
 struct BlockFileReader::Impl {
@@ -375,7 +602,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
                 std::to_string(kBlockFormatVersion) + " (re-run tricount-partition)");
   auto& h = s.header;
   h.parts = checked_cast<std::uint32_t>(read_attr_u64(f, "parts", where), "parts");
-  if (h.parts == 0 || h.parts > (1u << 16)) throw Error(where + ": invalid parts attribute " + std::to_string(h.parts));
+  if (h.parts == 0 || h.parts > kMaxParts) throw Error(where + ": invalid parts attribute " + std::to_string(h.parts));
   h.vertices = read_attr_u64(f, "vertices", where);
   if (h.vertices > kMaxVertices) throw Error(where + ": " + std::to_string(h.vertices) + " vertices exceed 32-bit ids");
   h.edges = read_attr_u64(f, "edges", where);

@@ -17,6 +17,9 @@
 
 namespace tricount {
 
+// Most parts a block file may have: n^2 blocks of HDF5 groups and n^3 subtasks stay sane.
+inline constexpr std::uint32_t kMaxParts = 1u << 16;
+
 struct BlockId {
   std::uint32_t row_class = 0;  // i: rows are the vertices x with x mod n == i
   std::uint32_t col_class = 0;  // j: columns are the vertices y with y mod n == j

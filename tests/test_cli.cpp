@@ -1,0 +1,604 @@
+// End-to-end tests through the real executables (tricount-generate, tricount-partition,
+// tricount-count under mpiexec): a generate -> partition -> count round trip against the
+// independent reference counter, --help and usage errors (exit 2), bad input files (exit 1
+// with a message naming the file and line), damaged or foreign HDF5 files, atomic output,
+// h5ls-visible layout and the JSON report.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tests/reference_counter.hpp"
+#include "tests/test_support.hpp"
+#include "worker/backend.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tricount::testing;
+
+constexpr double kTimeout = 180;
+
+std::string prog(const std::string& name) { return bin_dir() + "/" + name; }
+
+std::string tail(const std::string& s, std::size_t n = 3000) { return s.size() > n ? s.substr(s.size() - n) : s; }
+
+std::string describe(const ProcessResult& r) {
+  std::ostringstream o;
+  o << "exit " << r.exit_code << (r.timed_out ? " (timed out)" : "") << "\n--- stdout ---\n"
+    << tail(r.out) << "\n--- stderr ---\n"
+    << tail(r.err);
+  if (r.exit_code == 127)
+    o << "\n(exit 127: the program could not be started; binaries are looked for in TRICOUNT_BIN_DIR = '" << bin_dir()
+      << "', mpiexec is '" << mpiexec() << "')";
+  return o.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  ASSERT_TRUE(out.flush()) << "cannot write " << path;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+ProcessResult generate(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {prog("tricount-generate")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, kTimeout);
+}
+
+ProcessResult run_partition(const std::string& input, const std::string& output, std::uint32_t parts,
+                        const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {prog("tricount-partition"), "--input", input, "--output", output,
+                                   "--parts", std::to_string(parts), "--quiet"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run_process(argv, kTimeout);
+}
+
+ProcessResult run_count(int ranks, const std::vector<std::string>& args) {
+  return run_process(mpi_command(ranks, prog("tricount-count"), args), kTimeout);
+}
+
+// Count a block file with `--json -` and return stdout (the JSON report).
+ProcessResult count_json(int ranks, const std::string& h5, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"--input", h5, "--json", "-", "--threads", "1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_count(ranks, args);
+}
+
+// Text edge list: "u v" per line, '#'/'%' comments, extra columns ignored.
+EdgePairs read_text_edges(const std::string& path) {
+  std::ifstream in(path);
+  EdgePairs edges;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == '%') continue;
+    std::istringstream s(line);
+    std::uint64_t a, b;
+    if (s >> a >> b) edges.emplace_back(a, b);
+  }
+  return edges;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+// Any file in `dir` whose name contains ".tmp." (a leftover temporary output).
+std::vector<std::string> temp_files(const std::string& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (contains(e.path().filename().string(), ".tmp.")) found.push_back(e.path().string());
+  return found;
+}
+
+bool on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::stringstream s(path);
+  std::string dir;
+  while (std::getline(s, dir, ':'))
+    if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+// A partitioned random graph (2000 vertices, 20000 edges; a few hundred KB) in `dir`.
+std::string make_block_file(const TempDir& dir, std::uint32_t parts, const std::string& name = "good.h5") {
+  const std::string txt = dir.file(name + ".txt");
+  write_text_edges(txt, random_graph(2000, 20000, 7));
+  const std::string h5 = dir.file(name);
+  const ProcessResult r = run_partition(txt, h5, parts);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  return h5;
+}
+
+// ------------------------------------------------------------------------------------
+// Round trip: generate -> partition -> count, at every (ranks, parts, splits) that does
+// not leave a worker without a task, against the reference counter.
+
+using RoundTripParam = std::tuple<int, std::uint32_t, std::uint32_t>;  // ranks, parts, splits
+
+class RoundTrip : public ::testing::TestWithParam<RoundTripParam> {};
+
+TEST_P(RoundTrip, KroneckerScale10MatchesReference) {
+  const auto [ranks, parts, splits] = GetParam();
+  TempDir dir;
+  const std::string txt = dir.file("kron10.txt");
+  const ProcessResult gen = generate({"--kind", "kronecker", "--scale", "10", "--output", txt});
+  ASSERT_EQ(gen.exit_code, 0) << describe(gen);
+  const EdgePairs edges = read_text_edges(txt);
+  ASSERT_GT(edges.size(), 1000u);
+
+  // What the report should say: the reference's own normalisation.
+  std::set<std::pair<std::uint64_t, std::uint64_t>> undirected;
+  std::set<std::uint64_t> vertices;
+  for (auto [a, b] : edges) {
+    if (a == b) continue;
+    undirected.insert(a < b ? std::pair(a, b) : std::pair(b, a));
+    vertices.insert(a);
+    vertices.insert(b);
+  }
+  const std::uint64_t expected = tricount::reference::count_triangles(edges);
+  ASSERT_GT(expected, 0u);
+
+  const std::string h5 = dir.file("kron10.h5");
+  const ProcessResult part = run_partition(txt, h5, parts);
+  ASSERT_EQ(part.exit_code, 0) << describe(part);
+
+  const ProcessResult c = count_json(ranks, h5, {"--workload-splits", std::to_string(splits)});
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  EXPECT_EQ(json_uint(c.out, "triangles"), expected) << "ranks " << ranks << ", parts " << parts << ", splits " << splits;
+  EXPECT_EQ(json_uint(c.out, "vertices"), vertices.size());
+  EXPECT_EQ(json_uint(c.out, "edges"), undirected.size());
+  EXPECT_EQ(json_uint(c.out, "parts"), parts);
+  EXPECT_EQ(json_uint(c.out, "workload_splits"), splits);
+  EXPECT_EQ(json_uint(c.out, "tasks"), std::uint64_t(parts) * parts * parts * splits);
+  EXPECT_EQ(json_uint(c.out, "ranks"), std::uint64_t(ranks));
+  EXPECT_EQ(json_uint(c.out, "workers"), std::uint64_t(ranks == 1 ? 1 : ranks - 1));
+}
+
+std::vector<RoundTripParam> round_trip_params() {
+  std::vector<RoundTripParam> out;
+  for (int ranks : {1, 2, 3})
+    for (std::uint32_t parts : {1u, 2u, 3u})
+      for (std::uint32_t splits : {1u, 2u, 3u}) {
+        const std::uint64_t workers = ranks == 1 ? 1 : ranks - 1;
+        if (workers <= std::uint64_t(parts) * parts * parts * splits) out.emplace_back(ranks, parts, splits);
+      }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(cli, RoundTrip, ::testing::ValuesIn(round_trip_params()),
+                         [](const ::testing::TestParamInfo<RoundTripParam>& info) {
+                           return "ranks" + std::to_string(std::get<0>(info.param)) + "_parts" +
+                                  std::to_string(std::get<1>(info.param)) + "_splits" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
+
+// ------------------------------------------------------------------------------------
+// --help: exit 0 and every option named.
+
+void expect_help(const ProcessResult& r, const std::vector<std::string>& options) {
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string text = r.out + r.err;
+  EXPECT_TRUE(contains(text, "usage")) << text;
+  for (const auto& o : options) EXPECT_TRUE(contains(text, "--" + o)) << "--help does not mention --" << o << ":\n" << text;
+}
+
+TEST(cliHelp, Partition) {
+  expect_help(run_process({prog("tricount-partition"), "--help"}, kTimeout),
+              {"input", "output", "parts", "format", "order", "threads", "quiet", "help"});
+}
+
+TEST(cliHelp, Count) {
+  expect_help(run_count(1, {"--help"}),
+              {"input", "workload-splits", "backend", "threads", "cta-threshold", "chunk-size", "cache-size",
+               "allow-idle-workers", "journal", "resume", "no-prefetch", "json", "quiet", "test-fault-at-task",
+               "test-crash", "help"});
+}
+
+TEST(cliHelp, Generate) {
+  expect_help(run_process({prog("tricount-generate"), "--help"}, kTimeout),
+              {"kind", "scale", "edge-factor", "seed", "vertices", "edges", "grid-side", "nx", "ny", "nz", "output",
+               "format", "help"});
+}
+
+// ------------------------------------------------------------------------------------
+// Usage errors: exit 2, "PROGRAM: error: ..." naming the culprit.
+
+struct UsageCase {
+  const char* name;
+  const char* program;  // partition, count (under mpiexec -np 1) or generate
+  std::vector<std::string> args;  // "IN" -> a valid edge list, "OUT" -> an output path
+  const char* mentions;
+};
+
+void PrintTo(const UsageCase& c, std::ostream* os) { *os << c.name; }
+
+class Usage : public ::testing::TestWithParam<UsageCase> {};
+
+TEST_P(Usage, ExitsTwoWithMessage) {
+  const UsageCase& c = GetParam();
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, complete_graph(4));
+  std::vector<std::string> args;
+  for (const auto& a : c.args) args.push_back(a == "IN" ? in : a == "OUT" ? dir.file("out.h5") : a);
+  const std::string program = std::string("tricount-") + c.program;
+  ProcessResult r;
+  if (std::string(c.program) == "count") {
+    r = run_count(1, args);
+  } else {
+    std::vector<std::string> argv = {prog(program)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    r = run_process(argv, kTimeout);
+  }
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, program + ": error:")) << describe(r);
+  EXPECT_TRUE(contains(r.err, c.mentions)) << "expected the message to mention '" << c.mentions << "'\n" << describe(r);
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+}
+
+const std::vector<UsageCase> kUsageCases = {
+    {"PartitionUnknownOption", "partition", {"--input", "IN", "--output", "OUT", "--bogus"}, "bogus"},
+    {"PartitionPartsNotANumber", "partition", {"--input", "IN", "--output", "OUT", "--parts", "abc"}, "parts"},
+    {"PartitionPartsZero", "partition", {"--input", "IN", "--output", "OUT", "--parts", "0"}, "parts"},
+    // boost::program_options reads "-1" into the uint32 --parts as 4294967295.
+    {"PartitionPartsNegative", "partition", {"--input", "IN", "--output", "OUT", "--parts", "-1"}, "parts"},
+    {"PartitionBadFormat", "partition", {"--input", "IN", "--output", "OUT", "--format", "xyz"}, "xyz"},
+    {"PartitionBadOrder", "partition", {"--input", "IN", "--output", "OUT", "--order", "sideways"}, "sideways"},
+    {"PartitionMissingInput", "partition", {"--output", "OUT"}, "input"},
+    {"PartitionMissingOutput", "partition", {"--input", "IN"}, "output"},
+    {"CountUnknownOption", "count", {"--input", "x.h5", "--bogus"}, "bogus"},
+    {"CountBadBackend", "count", {"--input", "x.h5", "--backend", "foo"}, "foo"},
+    {"CountSplitsZero", "count", {"--input", "x.h5", "--workload-splits", "0"}, "workload-splits"},
+    {"CountSplitsNotANumber", "count", {"--input", "x.h5", "--workload-splits", "abc"}, "workload-splits"},
+    {"CountBadCacheSize", "count", {"--input", "x.h5", "--cache-size", "4Q"}, "cache-size"},
+    {"CountMissingInput", "count", {"--backend", "cpu"}, "input"},
+    {"GenerateUnknownOption", "generate", {"--output", "OUT", "--bogus"}, "bogus"},
+    {"GenerateBadKind", "generate", {"--output", "OUT", "--kind", "foo"}, "foo"},
+    {"GenerateBadFormat", "generate", {"--output", "OUT", "--format", "xyz"}, "xyz"},
+    {"GenerateScaleNotANumber", "generate", {"--output", "OUT", "--scale", "abc"}, "scale"},
+    {"GenerateMissingOutput", "generate", {"--scale", "4"}, "output"},
+};
+
+INSTANTIATE_TEST_SUITE_P(cli, Usage, ::testing::ValuesIn(kUsageCases),
+                         [](const ::testing::TestParamInfo<UsageCase>& info) { return std::string(info.param.name); });
+
+// ------------------------------------------------------------------------------------
+// Bad edge-list input: exit 1, message naming the file (and the line for text).
+
+// Partitions `text` written to `name` and expects failure mentioning the file and `also`.
+void expect_bad_input(const std::string& name, const std::string& text, const std::vector<std::string>& also) {
+  TempDir dir;
+  const std::string in = dir.file(name);
+  write_file(in, text);
+  fs::create_directory(dir.file("out"));
+  const std::string out = dir.file("out/graph.h5");
+  const ProcessResult r = run_partition(in, out, 2);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tricount-partition: error:")) << describe(r);
+  EXPECT_TRUE(contains(r.err, in)) << "message does not name '" << in << "'\n" << describe(r);
+  for (const auto& s : also) EXPECT_TRUE(contains(r.err, s)) << "message does not mention '" << s << "'\n" << describe(r);
+  // Atomic output: nothing under the final name, no temporary left behind.
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(fs::is_empty(dir.file("out"))) << "partition left files in the output directory";
+}
+
+TEST(cliBadInput, MissingFile) {
+  TempDir dir;
+  const std::string in = dir.file("does-not-exist.txt");
+  const ProcessResult r = run_partition(in, dir.file("out.h5"), 1);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, in)) << describe(r);
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+}
+
+TEST(cliBadInput, InputIsADirectory) {
+  TempDir dir;
+  fs::create_directory(dir.file("adir"));
+  const ProcessResult r = run_partition(dir.file("adir"), dir.file("out.h5"), 1);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, dir.file("adir"))) << describe(r);
+}
+
+TEST(cliBadInput, UnreadableFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "running as root: root can read a chmod 000 file";
+  TempDir dir;
+  const std::string in = dir.file("secret.txt");
+  write_file(in, "1 2\n2 3\n3 1\n");
+  fs::permissions(in, fs::perms::none);
+  const ProcessResult r = run_partition(in, dir.file("out.h5"), 1);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, in)) << describe(r);
+  EXPECT_TRUE(contains(r.err, "ermission")) << describe(r);
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+}
+
+TEST(cliBadInput, MalformedLine) { expect_bad_input("bad.txt", "1 2\n3\n", {":2:"}); }
+
+TEST(cliBadInput, MalformedLineAfterComments) {
+  expect_bad_input("bad.txt", "# header\n# more\n1 2\n2 3\n3 x\n4 5\n", {":5:"});
+}
+
+TEST(cliBadInput, NegativeId) { expect_bad_input("neg.txt", "1 2\n-3 4\n", {":2:", "negative"}); }
+
+TEST(cliBadInput, IdDoesNotFit) {
+  expect_bad_input("huge.txt", "1 2\n3 4\n99999999999999999999999 5\n", {":3:", "99999999999999999999999"});
+}
+
+TEST(cliBadInput, MatrixMarketIdBeyondSize) {
+  expect_bad_input("bad.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 5\n", {":4:", "5"});
+}
+
+TEST(cliBadInput, BinaryWrongSize) { expect_bad_input("odd.bin64", std::string(7, '\1'), {}); }
+
+TEST(cliBadInput, TruncatedGzip) {
+  // A valid gzip of a long edge list, cut in the middle: must not pass as a shorter graph.
+  TempDir dir;
+  std::string text;
+  for (int k = 0; k < 200000; ++k) text += std::to_string(k) + " " + std::to_string((k * 7919 + 13) % 200000) + "\n";
+  const std::string gz = dir.file("whole.txt.gz");
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+  const std::string bytes = read_file(gz);
+  expect_bad_input("cut.txt.gz", bytes.substr(0, bytes.size() / 2), {});
+}
+
+// An empty graph is not an error: partition succeeds, count reports 0.
+void expect_empty_graph(const std::string& text) {
+  TempDir dir;
+  const std::string in = dir.file("empty.txt");
+  write_file(in, text);
+  for (std::uint32_t parts : {1u, 2u}) {
+    const std::string h5 = dir.file("empty" + std::to_string(parts) + ".h5");
+    const ProcessResult p = run_partition(in, h5, parts);
+    ASSERT_EQ(p.exit_code, 0) << describe(p);
+    const ProcessResult c = count_json(parts == 1 ? 1 : 3, h5);
+    ASSERT_EQ(c.exit_code, 0) << describe(c);
+    EXPECT_EQ(json_uint(c.out, "triangles"), 0u);
+    EXPECT_EQ(json_uint(c.out, "vertices"), 0u);
+    EXPECT_EQ(json_uint(c.out, "edges"), 0u);
+  }
+}
+
+TEST(cliEmptyGraph, OnlyComments) { expect_empty_graph("# nothing here\n% nor here\n\n"); }
+TEST(cliEmptyGraph, OnlySelfLoops) { expect_empty_graph("1 1\n2 2\n7 7\n"); }
+
+// ------------------------------------------------------------------------------------
+// Bad block files given to tricount-count: exit 1, message naming the file.
+
+void expect_count_fails(const std::string& h5, const std::vector<std::string>& also = {}) {
+  const ProcessResult r = run_count(1, {"--input", h5});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tricount-count: error:")) << describe(r);
+  EXPECT_TRUE(contains(r.err, h5)) << "message does not name '" << h5 << "'\n" << describe(r);
+  for (const auto& s : also) EXPECT_TRUE(contains(r.err, s)) << "message does not mention '" << s << "'\n" << describe(r);
+}
+
+TEST(cliBadBlockFile, Missing) {
+  TempDir dir;
+  expect_count_fails(dir.file("nothing.h5"));
+}
+
+TEST(cliBadBlockFile, NotHdf5) {
+  TempDir dir;
+  const std::string path = dir.file("edges.h5");
+  write_file(path, "1 2\n2 3\n3 1\n");
+  expect_count_fails(path, {"HDF5"});
+}
+
+TEST(cliBadBlockFile, Truncated) {
+  TempDir dir;
+  const std::string good = make_block_file(dir, 2);
+  const std::string cut = dir.file("cut.h5");
+  fs::copy_file(good, cut);
+  fs::resize_file(cut, fs::file_size(good) / 2);
+  expect_count_fails(cut);
+}
+
+TEST(cliBadBlockFile, WrittenByAnotherProgram) {
+  TempDir dir;
+  const std::string path = dir.file("foreign.h5");
+  const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hsize_t dims[1] = {10};
+  const hid_t space = H5Screate_simple(1, dims, nullptr);
+  const hid_t set = H5Dcreate2(f, "data", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(set, 0);
+  const int values[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  ASSERT_GE(H5Dwrite(set, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
+  H5Dclose(set);
+  H5Sclose(space);
+  ASSERT_GE(H5Fclose(f), 0);
+  expect_count_fails(path);
+}
+
+TEST(cliBadBlockFile, OtherFormatVersion) {
+  TempDir dir;
+  const std::string good = make_block_file(dir, 2);
+  const std::string path = dir.file("future.h5");
+  fs::copy_file(good, path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t attr = H5Aopen(f, "format_version", H5P_DEFAULT);
+  ASSERT_GE(attr, 0);
+  const std::uint64_t version = 999;
+  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &version), 0);
+  H5Aclose(attr);
+  ASSERT_GE(H5Fclose(f), 0);
+  expect_count_fails(path, {"999"});
+}
+
+TEST(cliBadBlockFile, EdgeListGivenToCount) {
+  // A perfectly good edge list is still not a block file.
+  TempDir dir;
+  const std::string path = dir.file("graph.txt");
+  write_text_edges(path, complete_graph(5));
+  expect_count_fails(path);
+}
+
+// ------------------------------------------------------------------------------------
+// Job shape and backend.
+
+TEST(cliCount, MoreWorkersThanTasksIsUsageError) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 1);
+  // 3 ranks = 2 workers, 1 part and 1 split = 1 task.
+  const ProcessResult r = run_count(3, {"--input", h5, "--workload-splits", "1"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tasks")) << describe(r);
+}
+
+TEST(cliCount, AllowIdleWorkers) {
+  TempDir dir;
+  const std::string txt = dir.file("k6.txt");
+  write_text_edges(txt, complete_graph(6));
+  const std::string h5 = dir.file("k6.h5");
+  ASSERT_EQ(run_partition(txt, h5, 1).exit_code, 0);
+  const ProcessResult r = count_json(3, h5, {"--allow-idle-workers"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(json_uint(r.out, "triangles"), 20u);  // C(6,3)
+}
+
+TEST(cliCount, CudaBackendWithoutGpu) {
+  if (tricount::cuda_available()) GTEST_SKIP() << "a CUDA GPU is available; --backend cuda would succeed";
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 1);
+  const ProcessResult r = run_count(1, {"--input", h5, "--backend", "cuda"});
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tricount-count: error:")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "cuda") || contains(r.err, "CUDA")) << describe(r);
+}
+
+// ------------------------------------------------------------------------------------
+// Output files.
+
+TEST(cliOutput, SuccessfulPartitionLeavesOnlyTheOutput) {
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, complete_graph(8));
+  fs::create_directory(dir.file("out"));
+  const ProcessResult r = run_partition(in, dir.file("out/g.h5"), 3);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.file("out"))) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"g.h5"});
+}
+
+TEST(cliOutput, FailedPartitionLeavesNoOutput) {
+  // Failure while reading: nothing written.
+  TempDir dir;
+  const std::string in = dir.file("bad.txt");
+  write_file(in, "1 2\n2 3\n3 1\nnot an edge\n");
+  fs::create_directory(dir.file("out"));
+  const std::string out = dir.file("out/g.h5");
+  const ProcessResult r = run_partition(in, out, 2);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(temp_files(dir.file("out")).empty());
+  EXPECT_TRUE(fs::is_empty(dir.file("out")));
+}
+
+TEST(cliOutput, FailedRenameLeavesNoTemporary) {
+  // Failure after the whole file was written: the final name is a non-empty directory, so
+  // the closing rename fails; the temporary must be removed.
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, complete_graph(8));
+  fs::create_directory(dir.file("out"));
+  const std::string out = dir.file("out/g.h5");
+  fs::create_directory(out);
+  write_file(out + "/keep", "x");
+  const ProcessResult r = run_partition(in, out, 2);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, out)) << describe(r);
+  EXPECT_TRUE(temp_files(dir.file("out")).empty()) << "left: " << temp_files(dir.file("out")).front();
+  EXPECT_TRUE(fs::is_directory(out));
+}
+
+TEST(cliOutput, MissingOutputDirectory) {
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, complete_graph(4));
+  const std::string out = dir.file("no/such/dir/g.h5");
+  const ProcessResult r = run_partition(in, out, 1);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, out)) << describe(r);
+}
+
+TEST(cliOutput, H5lsShowsBlocks) {
+  if (!on_path("h5ls")) GTEST_SKIP() << "h5ls is not on PATH";
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const ProcessResult r = run_process({"h5ls", "-r", h5}, kTimeout);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (const char* block : {"P_0_0", "P_0_1", "P_1_0", "P_1_1"})
+    for (const char* set : {"offsets", "neighbors"}) {
+      const std::string name = std::string("/blocks/") + block + "/" + set;
+      EXPECT_TRUE(contains(r.out, name)) << "h5ls -r does not list " << name << ":\n" << r.out;
+    }
+  EXPECT_TRUE(contains(r.out, "/vertex_map")) << r.out;
+}
+
+// The body of the JSON object that follows "key": (from '{' to its matching '}').
+std::string json_object(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\"");
+  if (at == std::string::npos) return "";
+  const auto open = json.find('{', at);
+  if (open == std::string::npos) return "";
+  int depth = 0;
+  for (std::size_t p = open; p < json.size(); ++p) {
+    if (json[p] == '{') ++depth;
+    if (json[p] == '}' && --depth == 0) return json.substr(open, p - open + 1);
+  }
+  return "";
+}
+
+TEST(cliOutput, JsonReportToFile) {
+  TempDir dir;
+  const std::string txt = dir.file("k5.txt");
+  write_text_edges(txt, complete_graph(5));
+  const std::string h5 = dir.file("k5.h5");
+  ASSERT_EQ(run_partition(txt, h5, 2).exit_code, 0);
+  fs::create_directory(dir.file("report"));
+  const std::string json_path = dir.file("report/out.json");
+  const ProcessResult r = run_count(3, {"--input", h5, "--json", json_path, "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_TRUE(fs::is_regular_file(json_path));
+  const std::string json = read_file(json_path);
+  for (const char* key : {"triangles", "vertices", "edges", "parts", "ranks", "backend", "seconds"})
+    EXPECT_TRUE(contains(json, std::string("\"") + key + "\"")) << "no \"" << key << "\" in:\n" << json;
+  EXPECT_EQ(json_uint(json, "triangles"), 10u);  // C(5,3)
+  EXPECT_EQ(json_uint(json, "vertices"), 5u);
+  EXPECT_EQ(json_uint(json, "edges"), 10u);
+  EXPECT_EQ(json_uint(json, "parts"), 2u);
+  EXPECT_EQ(json_uint(json, "ranks"), 3u);
+  const std::string seconds = json_object(json, "seconds");
+  ASSERT_FALSE(seconds.empty()) << json;
+  for (const char* key : {"load", "count", "total"})
+    EXPECT_TRUE(contains(seconds, std::string("\"") + key + "\"")) << "no seconds." << key << " in:\n" << seconds;
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(json[json.find_last_not_of("\n ")], '}');
+  EXPECT_TRUE(temp_files(dir.file("report")).empty());
+  // Without --quiet the summary line goes to stdout when the JSON goes to a file.
+  EXPECT_TRUE(contains(r.out, "10 triangles")) << describe(r);
+}
+
+}  // namespace
