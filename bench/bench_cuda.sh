@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# GPU benchmark of the CUDA backend on the synthetic graphs of issue 3.
+#
+#   bench/bench_cuda.sh [BUILD_DIR]            (default build-gpu)
+#
+# For each graph: tricount-generate -> tricount-partition --parts 1 -> tricount-count
+# --backend cuda --json (end-to-end: load, transfer, count) and the driver in
+# test_cuda_backend (CudaBackend.DISABLED_Benchmark), which times the count with the blocks
+# already on the GPU: the median of TRICOUNT_BENCH_REPS runs after a warm-up, measured
+# with CUDA events around the classification, hash building and counting kernels.
+#
+# Environment:
+#   GRAPHS     graphs to run (default "k18 k20 u20 g128 k23 u24 k24"):
+#              kS = Kronecker scale S (edge factor 16), u20 = uniform 2^20 V / 2^24 E,
+#              u24 = uniform 2^24 V / 2^28 E, g128 = 3D grid 128^3
+#   VARIANTS   extra driver runs per graph, ';'-separated "name:VAR=VALUE,VAR=VALUE"
+#              (backend debug knobs TRICOUNT_CUDA_DEBUG_*, TRICOUNT_BENCH_CTA_THRESHOLD,
+#              TRICOUNT_BENCH_CHUNK); the default row is always run and named "default"
+#   REPS       timed repetitions (default 10)
+#   WORK       scratch folder for graph files (default /tmp/tricount-bench; not removed)
+#   OUT        folder for the logs and results.json (default WORK)
+#   NO_CLI=1   skip the tricount-count end-to-end run
+set -euo pipefail
+
+BUILD=${1:-build-gpu}
+BIN=$BUILD/bin
+GRAPHS=${GRAPHS:-"k18 k20 u20 g128 k23 u24 k24"}
+REPS=${REPS:-10}
+WORK=${WORK:-/tmp/tricount-bench}
+OUT=${OUT:-$WORK}
+VARIANTS=${VARIANTS:-}
+mkdir -p "$WORK" "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export LD_LIBRARY_PATH=$BUILD:${LD_LIBRARY_PATH:-}
+
+gen_args() {
+  case $1 in
+    k*) echo "--kind kronecker --scale ${1#k}" ;;
+    u20) echo "--kind uniform --vertices 1048576 --edges 16777216" ;;
+    u24) echo "--kind uniform --vertices 16777216 --edges 268435456" ;;
+    g*) echo "--kind grid3d --grid-side ${1#g}" ;;
+    *) echo "unknown graph $1" >&2; exit 2 ;;
+  esac
+}
+
+RESULTS=$OUT/results.jsonl
+: > "$RESULTS"
+for g in $GRAPHS; do
+  edges=$WORK/$g.bin64
+  blocks=$WORK/$g.h5
+  t0=$(date +%s%N)
+  [[ -s $edges ]] || "$BIN/tricount-generate" $(gen_args "$g") --output "$edges" >> "$OUT/bench.log" 2>&1
+  [[ -s $blocks ]] || "$BIN/tricount-partition" -i "$edges" -o "$blocks" --parts 1 -q >> "$OUT/bench.log" 2>&1
+  echo "{\"graph\": \"$g\", \"kind\": \"prepare\", \"ms\": $(( ($(date +%s%N) - t0) / 1000000 ))}" >> "$RESULTS"
+  if [[ -z ${NO_CLI:-} ]]; then
+    if "$BIN/tricount-count" -i "$blocks" --backend cuda --json "$OUT/$g.count.json" -q >> "$OUT/bench.log" 2>&1; then
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['graph']=sys.argv[2]; d['kind']='cli'; print(json.dumps(d))" \
+        "$OUT/$g.count.json" "$g" >> "$RESULTS"
+    else
+      echo "tricount-count failed on $g (see $OUT/bench.log)" >&2
+    fi
+  fi
+  IFS=';' read -ra vlist <<< "default:;$VARIANTS"
+  for v in "${vlist[@]}"; do
+    [[ -z $v ]] && continue
+    name=${v%%:*}
+    envs=()
+    IFS=',' read -ra kv <<< "${v#*:}"
+    for e in "${kv[@]}"; do [[ -n $e ]] && envs+=("$e"); done
+    line=$(env "${envs[@]}" TRICOUNT_BENCH_FILE="$blocks" TRICOUNT_BENCH_REPS="$REPS" \
+      "$BIN/test_cuda_backend" --gtest_also_run_disabled_tests --gtest_filter='CudaBackend.DISABLED_Benchmark' 2>&1 |
+      tee -a "$OUT/bench.log" | grep '^BENCH ' || true)
+    if [[ -n $line ]]; then
+      echo "${line#BENCH }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='driver', variant=sys.argv[2]); print(json.dumps(d))" "$g" "$name" >> "$RESULTS"
+    else
+      echo "driver failed on $g ($name), see $OUT/bench.log" >&2
+    fi
+  done
+done
+
+python3 - "$RESULTS" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+cli = {r["graph"]: r for r in rows if r["kind"] == "cli"}
+print(f"{'graph':6} {'variant':10} {'|V|':>10} {'|E|':>11} {'triangles':>14} {'count ms':>9} {'best ms':>8} "
+      f"{'e2e s':>7} {'GTEPS':>7} {'Gtri/s':>7} {'Gprobe/s':>8}  device")
+for r in rows:
+    if r["kind"] != "driver":
+        continue
+    c = cli.get(r["graph"], {})
+    e2e = c.get("seconds", {}).get("total")
+    ms = r["count_ms_median"]
+    if c and c.get("triangles") != r["triangles"]:
+        print(f"!! {r['graph']}: tricount-count says {c.get('triangles')} triangles, driver {r['triangles']}")
+    print(f"{r['graph']:6} {r['variant']:10} {r['vertices']:>10} {r['edges']:>11} {r['triangles']:>14} {ms:>9.3f} "
+          f"{r['count_ms_best']:>8.3f} {e2e if e2e is not None else float('nan'):>7.3f} "
+          f"{r['edges'] / ms / 1e6:>7.2f} {r['triangles'] / ms / 1e6:>7.2f} {r.get('probes', 0) / ms / 1e6:>8.2f}  {r['device']}")
+EOF

@@ -1,0 +1,547 @@
+// The CUDA backend against the CPU backend and closed forms (label gpu: every test is
+// reported as skipped on a machine without a GPU).
+//
+// Paths that ordinary graphs rarely take are forced with the backend's debug knobs
+// (TRICOUNT_CUDA_DEBUG_*, read when a backend is made; see cuda_backend.cu): tiny shared
+// tables (levels in global memory, linear probing across buckets), every key in one
+// bucket, binary search instead of a table, and a device memory cap (eviction, and the
+// error for a block triple that does not fit).
+//
+// DISABLED_Benchmark is the GPU benchmark driver (bench/bench_cuda.sh runs it): it times
+// the count of a graph with its blocks already on the GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "partitioner/partition.hpp"
+#include "src/block_format.hpp"
+#include "src/generators.hpp"
+#include "tests/reference_counter.hpp"
+#include "tests/test_support.hpp"
+#include "worker/backend.hpp"
+
+namespace tricount {
+namespace {
+
+using testing::EdgePairs;
+
+#define REQUIRE_GPU()                                                                        \
+  do {                                                                                       \
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU: this build or machine has none";    \
+  } while (0)
+
+// Sets environment variables for the lifetime of the object (the backend reads its debug
+// knobs when it is made).
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {
+    for (const auto& [k, v] : vars_) ::setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (const auto& [k, v] : vars_) ::unsetenv(k.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 100, std::uint32_t chunk = 0) {
+  BackendOptions o;
+  o.cta_degree_threshold = cta_threshold;
+  o.chunk_size = chunk;
+  return make_backend(BackendKind::Cuda, o);
+}
+
+std::unique_ptr<CountBackend> cpu_backend() {
+  BackendOptions o;
+  o.threads = 0;
+  return make_cpu_backend(o);
+}
+
+PartitionedGraph partition(const EdgePairs& edges, std::uint32_t parts) {
+  PartitionOptions o;
+  o.parts = parts;
+  return partition_edges(testing::to_raw(edges), o);
+}
+
+// Serials unique across every graph of this process, so one backend may count several.
+std::uint64_t next_serial_base() {
+  static std::uint64_t base = 1;
+  const std::uint64_t b = base;
+  base += 1u << 20;
+  return b;
+}
+
+BlockView view_of(const CsrBlock& b, std::uint64_t serial) {
+  BlockView v;
+  v.id = b.id;
+  v.serial = serial;
+  v.rows = b.rows;
+  v.cols = b.cols;
+  v.nnz = b.nnz();
+  v.max_degree = b.max_degree;
+  v.offsets = b.offsets.data();
+  v.neighbors = b.neighbors.data();
+  return v;
+}
+
+struct Counted {
+  count_t triangles = 0;
+  CountStats stats;
+};
+
+// Every task of TaskPlan(n, splits), in task order, with one backend.
+Counted count_graph(const PartitionedGraph& g, std::uint32_t splits, CountBackend& backend) {
+  const std::uint32_t n = g.header.parts;
+  const std::uint64_t base = next_serial_base();
+  const TaskPlan plan(n, splits);
+  Counted c;
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    auto v = [&](std::uint32_t i, std::uint32_t j) { return view_of(g.block(i, j), base + std::uint64_t(i) * n + j); };
+    const SubtaskBlocks blocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), t.split, splits};
+    c.triangles += backend.count(blocks, c.stats);
+  }
+  return c;
+}
+
+count_t cpu_count(const PartitionedGraph& g, std::uint32_t splits) {
+  auto cpu = cpu_backend();
+  return count_graph(g, splits, *cpu).triangles;
+}
+
+std::uint64_t choose3(std::uint64_t n) { return n * (n - 1) * (n - 2) / 6; }
+
+// Checks CUDA == CPU == expected for n = 1..4 and m = 1..3.
+void expect_all_layouts(const EdgePairs& edges, std::optional<count_t> expected, CountBackend& gpu,
+                        std::uint32_t max_parts = 4, std::uint32_t max_splits = 3) {
+  for (std::uint32_t n = 1; n <= max_parts; ++n) {
+    const PartitionedGraph g = partition(edges, n);
+    for (std::uint32_t m = 1; m <= max_splits; ++m) {
+      const count_t cpu = cpu_count(g, m);
+      const count_t got = count_graph(g, m, gpu).triangles;
+      EXPECT_EQ(got, cpu) << "n=" << n << " m=" << m;
+      if (expected) {
+        EXPECT_EQ(got, *expected) << "n=" << n << " m=" << m;
+      }
+    }
+  }
+}
+
+EdgePairs hub_with_cycle(std::uint64_t leaves) {
+  EdgePairs e;
+  for (std::uint64_t k = 1; k <= leaves; ++k) {
+    e.emplace_back(0, k);
+    e.emplace_back(k, k == leaves ? 1 : k + 1);
+  }
+  return e;
+}
+
+EdgePairs disjoint_triangles(std::uint64_t count) {
+  EdgePairs e;
+  for (std::uint64_t t = 0; t < count; ++t) {
+    const std::uint64_t a = 3 * t;
+    e.emplace_back(a, a + 1);
+    e.emplace_back(a + 1, a + 2);
+    e.emplace_back(a, a + 2);
+  }
+  return e;
+}
+
+// A random graph with a few dense spots, so rows of every size class appear.
+EdgePairs mixed_graph(std::uint64_t seed) {
+  EdgePairs e = testing::random_graph(3000, 30000, seed);
+  const EdgePairs k = testing::complete_graph(150, 5000);  // degree-149 rows: CTA path
+  e.insert(e.end(), k.begin(), k.end());
+  for (std::uint64_t x = 0; x < 400; ++x) e.emplace_back(5000 + x % 150, 10 + x * 7);  // links in
+  const EdgePairs s = testing::star(300);  // a star: hub of degree 300, leaves of degree 1
+  for (auto [a, b] : s) e.emplace_back(a + 20000, b + 20000);
+  return e;
+}
+
+TEST(CudaBackend, NameAndDevice) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  EXPECT_EQ(gpu->name(), "cuda");
+  EXPECT_FALSE(gpu->device_name().empty());
+  std::printf("device: %s\n", gpu->device_name().c_str());
+}
+
+TEST(CudaBackend, CompleteGraphs) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  for (std::uint64_t n : {3, 4, 5, 17, 101, 260}) expect_all_layouts(testing::complete_graph(n), choose3(n), *gpu);
+}
+
+TEST(CudaBackend, RandomGraphsMatchCpuAndReference) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  for (std::uint64_t seed : {1, 2}) {
+    const EdgePairs e = testing::random_graph(800, 12000, seed);
+    expect_all_layouts(e, reference::count_triangles(e), *gpu);
+  }
+  const EdgePairs m = mixed_graph(3);
+  expect_all_layouts(m, reference::count_triangles(m), *gpu);
+}
+
+TEST(CudaBackend, ThresholdsAndChunkSizes) {
+  REQUIRE_GPU();
+  const EdgePairs e = mixed_graph(4);
+  const count_t want = reference::count_triangles(e);
+  for (std::uint32_t threshold : {0u, 1u, 2u, 5u, 100u, 1000000u})
+    for (std::uint32_t chunk : {0u, 1u, 3u, 64u}) {
+      SCOPED_TRACE("threshold " + std::to_string(threshold) + " chunk " + std::to_string(chunk));
+      auto gpu = cuda_backend(threshold, chunk);
+      for (std::uint32_t n : {1u, 3u}) EXPECT_EQ(count_graph(partition(e, n), 2, *gpu).triangles, want) << "n=" << n;
+    }
+}
+
+TEST(CudaBackend, HubOfDegree100000WithCycle) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  const std::uint64_t leaves = 100000;
+  expect_all_layouts(hub_with_cycle(leaves), leaves, *gpu, 3, 2);
+}
+
+TEST(CudaBackend, DegreeZeroAndOneAndNoTriangles) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  expect_all_layouts(testing::star(5000), 0, *gpu);         // leaves of degree 1
+  expect_all_layouts(testing::grid_2d(60, 40), 0, *gpu);     // bipartite
+  expect_all_layouts({{0, 1}}, 0, *gpu);                      // a single edge
+  expect_all_layouts({{0, 1}, {1, 2}, {0, 2}}, 1, *gpu);      // a single triangle
+  EdgePairs e = {{0, 1}, {1, 2}, {0, 2}, {7, 8}, {20, 21}, {21, 22}};  // triangle, lone edge, path
+  expect_all_layouts(e, 1, *gpu);
+}
+
+TEST(CudaBackend, ManyTinyComponents) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  expect_all_layouts(disjoint_triangles(100000), 100000, *gpu, 4, 2);
+}
+
+TEST(CudaBackend, CountPastTwoToThe32) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  const std::uint64_t n = 3000;
+  const count_t want = choose3(n);  // 4,495,501,000 > 2^32
+  ASSERT_GT(want, std::uint64_t{1} << 32);
+  for (std::uint32_t parts : {1u, 2u}) {
+    const PartitionedGraph g = partition(testing::complete_graph(n), parts);
+    const Counted c = count_graph(g, 1, *gpu);
+    EXPECT_EQ(c.triangles, want) << "parts " << parts;
+    std::printf("K_%llu, %u parts: %llu triangles, count %.3f ms, transfer %.3f ms\n", (unsigned long long)n, parts,
+                (unsigned long long)c.triangles, c.stats.count_seconds * 1e3, c.stats.transfer_seconds * 1e3);
+  }
+}
+
+// Hand-made blocks: u's keys are multiples of 2^shift (congruent modulo a large power of
+// two), 2-hop lists mix keys and near misses. Exercises the hash with keys a modulo hash
+// would put in one bucket.
+struct HandBlocks {
+  std::vector<eoff_t> h_off, o_off, t_off;
+  std::vector<vid_t> h_nbr, o_nbr, t_nbr;
+  std::uint64_t cols = 0, mid = 0;
+  count_t expected = 0;
+  SubtaskBlocks blocks(std::uint64_t serial) const {
+    auto mk = [](std::uint64_t rows, std::uint64_t cols, const std::vector<eoff_t>& off, const std::vector<vid_t>& nbr,
+                 std::uint64_t s) {
+      BlockView v;
+      v.serial = s;
+      v.rows = rows;
+      v.cols = cols;
+      v.nnz = nbr.size();
+      for (std::size_t r = 0; r + 1 < off.size(); ++r) v.max_degree = std::max<std::uint32_t>(v.max_degree, off[r + 1] - off[r]);
+      v.offsets = off.data();
+      v.neighbors = nbr.data();
+      return v;
+    };
+    const std::uint64_t rows = h_off.size() - 1;
+    return SubtaskBlocks{mk(rows, cols, h_off, h_nbr, serial), mk(rows, mid, o_off, o_nbr, serial + 1),
+                         mk(mid, cols, t_off, t_nbr, serial + 2), 0, 1};
+  }
+};
+
+HandBlocks congruent_keys(std::uint32_t rows, std::uint32_t keys, std::uint32_t shift, std::uint32_t mid) {
+  HandBlocks h;
+  h.cols = (std::uint64_t(keys) << shift) + 8;
+  h.mid = mid;
+  std::vector<std::set<vid_t>> table(rows);
+  h.h_off = {0};
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    for (std::uint32_t j = r % 2; j < keys; ++j) {  // odd rows drop key 0
+      h.h_nbr.push_back(vid_t(j) << shift);
+      table[r].insert(vid_t(j) << shift);
+    }
+    h.h_off.push_back(h.h_nbr.size());
+  }
+  h.o_off = {0};
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    for (std::uint32_t v = r % 3; v < mid; v += 1 + r % 2) h.o_nbr.push_back(v);
+    h.o_off.push_back(h.o_nbr.size());
+  }
+  h.t_off = {0};
+  for (std::uint32_t v = 0; v < mid; ++v) {
+    std::set<vid_t> list;
+    for (std::uint32_t j = v % 5; j < keys; j += 1 + v % 4) {
+      list.insert(vid_t(j) << shift);                      // a key
+      if (j % 3 == 0) list.insert((vid_t(j) << shift) + 1);  // a near miss
+      if (j % 7 == 0) list.insert((vid_t(j) << shift) + (vid_t(1) << (shift - 1)));
+    }
+    h.t_nbr.insert(h.t_nbr.end(), list.begin(), list.end());
+    h.t_off.push_back(h.t_nbr.size());
+  }
+  for (std::uint32_t r = 0; r < rows; ++r)
+    for (eoff_t e = h.o_off[r]; e < h.o_off[r + 1]; ++e) {
+      const vid_t v = h.o_nbr[e];
+      for (eoff_t f = h.t_off[v]; f < h.t_off[v + 1]; ++f) h.expected += table[r].count(h.t_nbr[f]);
+    }
+  return h;
+}
+
+void expect_hand_blocks(CountBackend& gpu, const std::string& what) {
+  auto cpu = cpu_backend();
+  for (std::uint32_t shift : {8u, 16u, 20u})
+    for (std::uint32_t keys : {5u, 40u, 99u, 100u, 700u, 3000u}) {
+      if ((std::uint64_t(keys) << shift) + 8 >= (std::uint64_t{1} << 32) - 1) continue;
+      const HandBlocks h = congruent_keys(6, keys, shift, 48);
+      const SubtaskBlocks b = h.blocks(next_serial_base());
+      CountStats s;
+      const count_t got = gpu.count(b, s);
+      EXPECT_EQ(got, h.expected) << what << ": shift " << shift << " keys " << keys;
+      EXPECT_EQ(cpu->count(b, s), h.expected) << what << " (cpu): shift " << shift << " keys " << keys;
+    }
+}
+
+TEST(CudaBackend, KeysCongruentModuloLargePowersOfTwo) {
+  REQUIRE_GPU();
+  for (std::uint32_t threshold : {100u, 1u}) {
+    auto gpu = cuda_backend(threshold);
+    expect_hand_blocks(*gpu, "threshold " + std::to_string(threshold));
+  }
+}
+
+// Every forced path: the count must not change.
+struct ForcedPath {
+  const char* name;
+  std::map<std::string, std::string> env;
+  std::uint32_t threshold = 100;
+};
+
+const std::vector<ForcedPath>& forced_paths() {
+  static const std::vector<ForcedPath> paths = {
+      {"all keys in bucket 0 (linear probing only)", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
+      {"all keys in bucket 0, CTA path", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}, 1},
+      {"64-word tables: global levels and overflowing buckets", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}}},
+      {"64-word tables, colliding", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}, 1},
+      {"256-word tables, CTA path", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "256"}}, 2},
+      {"binary search above 20 keys", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "20"}}},
+      {"binary search for every row", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "0"}}, 1},
+      {"more buckets", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "2"}}},
+      {"fewer buckets", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "0"}}},
+      {"register cap for 8 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_OCC", "8"}}},
+      {"no register cap", {{"TRICOUNT_CUDA_DEBUG_OCC", "0"}}},
+      {"128-word CTA tables (global levels)", {{"TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", "128"}}, 3},
+      {"register cap for 6 CTAs per SM, colliding", {{"TRICOUNT_CUDA_DEBUG_OCC", "6"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
+      {"profiling (kernels in sequence)", {{"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
+      {"trimmed 2-hop lists", {{"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
+      {"trimmed 2-hop lists, CTA path", {{"TRICOUNT_CUDA_DEBUG_TRIM", "4"}}, 1},
+      {"8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_TILE", "8"}}},
+      {"16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
+  };
+  return paths;
+}
+
+TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {
+  REQUIRE_GPU();
+  const EdgePairs mixed = mixed_graph(5);
+  const count_t mixed_want = reference::count_triangles(mixed);
+  const EdgePairs k = testing::complete_graph(400);
+  for (const ForcedPath& path : forced_paths()) {
+    SCOPED_TRACE(path.name);
+    ScopedEnv env(path.env);
+    auto gpu = cuda_backend(path.threshold);
+    for (std::uint32_t n : {1u, 2u}) {
+      EXPECT_EQ(count_graph(partition(mixed, n), 2, *gpu).triangles, mixed_want) << "mixed, n=" << n;
+      EXPECT_EQ(count_graph(partition(k, n), 1, *gpu).triangles, choose3(400)) << "K_400, n=" << n;
+    }
+    expect_hand_blocks(*gpu, path.name);
+  }
+}
+
+TEST(CudaBackend, BlocksOnTheDeviceAreNotCopiedAgain) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  const PartitionedGraph g = partition(testing::random_graph(5000, 60000, 9), 1);
+  const std::uint64_t serial = next_serial_base();
+  const BlockView v = view_of(g.block(0, 0), serial);
+  const SubtaskBlocks b{v, v, v, 0, 1};
+  CountStats first, second;
+  const count_t a = gpu->count(b, first);
+  const count_t c = gpu->count(b, second);
+  EXPECT_EQ(a, c);
+  EXPECT_EQ(first.bytes_transferred, (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t));  // once, not thrice
+  EXPECT_GT(first.transfer_seconds, 0.0);
+  EXPECT_EQ(second.bytes_transferred, 0u);
+  EXPECT_EQ(second.transfer_seconds, 0.0);
+  EXPECT_GT(second.count_seconds, 0.0);
+}
+
+TEST(CudaBackend, EvictsUnderAMemoryCapAndStillCounts) {
+  REQUIRE_GPU();
+  const EdgePairs e = testing::random_graph(20000, 400000, 11);
+  const count_t want = reference::count_triangles(e);
+  const PartitionedGraph g = partition(e, 4);
+  std::uint64_t largest = 0;
+  for (const CsrBlock& b : g.blocks) largest = std::max(largest, b.bytes());
+  // Room for one triple and working memory, far from all 16 blocks.
+  ScopedEnv env(std::map<std::string, std::string>{
+      {"TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", std::to_string(3 * largest + (std::uint64_t{1} << 20))}});
+  auto gpu = cuda_backend();
+  const Counted c = count_graph(g, 1, *gpu);
+  EXPECT_EQ(c.triangles, want);
+  std::uint64_t all = 0;
+  for (const CsrBlock& b : g.blocks) all += b.bytes();
+  EXPECT_GT(c.stats.bytes_transferred, all);  // some blocks came back after eviction
+}
+
+TEST(CudaBackend, TripleThatDoesNotFitIsAClearError) {
+  REQUIRE_GPU();
+  ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", "100000"}});
+  auto gpu = cuda_backend();
+  const PartitionedGraph g = partition(testing::random_graph(5000, 60000, 12), 1);
+  const BlockView v = view_of(g.block(0, 0), next_serial_base());
+  CountStats s;
+  try {
+    gpu->count(SubtaskBlocks{v, v, v, 0, 1}, s);
+    FAIL() << "expected an Error";
+  } catch (const Error& err) {
+    const std::string msg = err.what();
+    EXPECT_NE(msg.find("P(0,0)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--parts"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("times as many parts"), std::string::npos) << msg;
+  }
+}
+
+// ---- benchmark driver (bench/bench_cuda.sh) ------------------------------------------
+
+std::string env_str(const char* name, const char* fallback = "") {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// TRICOUNT_BENCH_GRAPH: kronecker:SCALE | uniform:LOG2V:LOG2E | grid:SIDE, generated and
+// partitioned in memory, or TRICOUNT_BENCH_FILE: an HDF5 block file. TRICOUNT_BENCH_REPS
+// timed repetitions after one warm-up (which also puts the blocks on the GPU); prints one
+// "BENCH {json}" line with the median count time.
+TEST(CudaBackend, DISABLED_Benchmark) {
+  REQUIRE_GPU();
+  using Clock = std::chrono::steady_clock;
+  const std::string spec = env_str("TRICOUNT_BENCH_GRAPH");
+  const std::string file = env_str("TRICOUNT_BENCH_FILE");
+  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
+  const std::uint32_t parts = std::atoi(env_str("TRICOUNT_BENCH_PARTS", "1").c_str());
+  ASSERT_TRUE(!spec.empty() || !file.empty()) << "set TRICOUNT_BENCH_GRAPH or TRICOUNT_BENCH_FILE";
+  const auto t0 = Clock::now();
+  PartitionedGraph g;
+  if (!file.empty()) {
+    BlockFileReader r(file);
+    g.header = r.header();
+    for (std::uint32_t i = 0; i < g.header.parts; ++i)
+      for (std::uint32_t j = 0; j < g.header.parts; ++j) g.blocks.push_back(r.read_block({i, j}));
+  } else {
+    std::unique_ptr<EdgeSource> src;
+    const auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    std::vector<std::uint64_t> args;
+    for (std::size_t p = colon; p != std::string::npos;) {
+      const std::size_t q = spec.find(':', p + 1);
+      args.push_back(std::stoull(spec.substr(p + 1, q == std::string::npos ? std::string::npos : q - p - 1)));
+      p = q;
+    }
+    if (kind == "kronecker") {
+      KroneckerSpec k;
+      k.scale = static_cast<unsigned>(args.at(0));
+      src = make_kronecker_source(k);
+    } else if (kind == "uniform") {
+      UniformSpec u;
+      u.vertices = std::uint64_t{1} << args.at(0);
+      u.edges = std::uint64_t{1} << args.at(1);
+      src = make_uniform_source(u);
+    } else if (kind == "grid") {
+      Grid3dSpec d;
+      d.nx = d.ny = d.nz = args.at(0);
+      src = make_grid3d_source(d);
+    } else {
+      FAIL() << "unknown graph kind " << kind;
+    }
+    PartitionOptions o;
+    o.parts = parts;
+    g = partition_edges(*src, o);
+  }
+  const double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  BackendOptions bo;
+  bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "100").c_str());
+  bo.chunk_size = std::atoi(env_str("TRICOUNT_BENCH_CHUNK", "0").c_str());
+  auto gpu = make_backend(BackendKind::Cuda, bo);
+  const std::uint32_t n = g.header.parts;
+  const TaskPlan plan(n, 1);
+  auto run_all = [&](CountStats& st) {
+    count_t total = 0;
+    for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+      const Task t = plan.decode(id);
+      auto v = [&](std::uint32_t i, std::uint32_t j) { return view_of(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
+      total += gpu->count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
+    }
+    return total;
+  };
+  CountStats warm;
+  const auto w0 = Clock::now();
+  const count_t triangles = run_all(warm);  // first run: transfers included
+  const double first_wall = std::chrono::duration<double>(Clock::now() - w0).count();
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    CountStats st;
+    EXPECT_EQ(run_all(st), triangles);
+    times.push_back(st.count_seconds);
+  }
+  std::sort(times.begin(), times.end());
+  // Work: 2-hop elements walked, sum over rows u and v in N1(u) of |N2(v)|.
+  std::uint64_t probes = 0;
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    const CsrBlock& one = g.block(t.i, t.j);
+    const CsrBlock& two = g.block(t.j, t.k);
+    const CsrBlock& hash = g.block(t.i, t.k);
+    for (std::uint64_t u = 0; u < one.rows; ++u) {
+      if (hash.offsets[u] == hash.offsets[u + 1]) continue;
+      for (eoff_t e = one.offsets[u]; e < one.offsets[u + 1]; ++e)
+        probes += two.offsets[one.neighbors[e] + 1] - two.offsets[one.neighbors[e]];
+    }
+  }
+  const double median = times.empty() ? warm.count_seconds : times[times.size() / 2];
+  const double best = times.empty() ? warm.count_seconds : times.front();
+  if (env_str("TRICOUNT_BENCH_CPU") == "1") {
+    EXPECT_EQ(cpu_count(g, 1), triangles);
+  }
+  std::printf("BENCH {\"graph\": \"%s\", \"parts\": %u, \"vertices\": %llu, \"edges\": %llu, \"triangles\": %llu, "
+              "\"count_ms_median\": %.4f, \"count_ms_best\": %.4f, \"first_count_ms\": %.4f, \"transfer_ms\": %.3f, "
+              "\"bytes\": %llu, \"first_wall_ms\": %.3f, \"build_s\": %.3f, \"probes\": %llu, \"device\": \"%s\"}\n",
+              (file.empty() ? spec : file).c_str(), n, (unsigned long long)g.header.vertices,
+              (unsigned long long)g.header.edges, (unsigned long long)triangles, median * 1e3, best * 1e3,
+              warm.count_seconds * 1e3, warm.transfer_seconds * 1e3, (unsigned long long)warm.bytes_transferred,
+              first_wall * 1e3, load_s, (unsigned long long)probes, gpu->device_name().c_str());
+}
+
+}  // namespace
+}  // namespace tricount

@@ -1,0 +1,415 @@
+// The counting kernels of the CUDA backend (see cuda_backend.cu for the algorithm and its
+// assumptions). Three launches per subtask:
+//   1. classify: a CUB three-way partition of the rows of class i into the CTA list
+//      (degree >= threshold, or a table too large for a warp), the warp list (the rest),
+//      and the rows skipped (other workload split, or no hash or no 1-hop neighbour);
+//   2. count_cta_rows: one CTA per row, table in shared memory with spill-over levels in a
+//      per-CTA global area, or binary search for rows whose table cannot fit anywhere;
+//   3. count_tile_rows: one warp (a tile of G lanes) per row, table in shared memory.
+// 2 and 3 run concurrently on two streams. Both take rows from the end of their list
+// (rows are numbered by ascending degree, so the heaviest go first) from a global atomic
+// counter, walk the row's 2-hop lists (short ones as one virtual list through a prefix sum
+// of their lengths, long ones list by list), and reduce their 64-bit counts with
+// cub::BlockReduce and one atomicAdd per CTA.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "src/types.hpp"
+#include "worker/cuda/bucket_table.cuh"
+
+namespace tricount::cuda {
+
+namespace cg = cooperative_groups;
+
+inline constexpr int kTileBlockThreads = 256;  // warp kernel: 8 tiles of 32 lanes per CTA
+inline constexpr int kCtaThreads = 256;        // CTA kernel: threads per row
+
+// A CSR block on the device (trivially copyable).
+struct CsrView {
+  const eoff_t* offsets = nullptr;
+  const vid_t* neighbors = nullptr;
+};
+
+struct CountParams {
+  CsrView hash;     // P(i,k)
+  CsrView one_hop;  // P(i,j)
+  CsrView two_hop;  // P(j,k)
+  const vid_t* cta_rows = nullptr;
+  const vid_t* tile_rows = nullptr;
+  const std::uint32_t* list_sizes = nullptr;  // [0] CTA rows, [1] warp rows (written by the partition)
+  std::uint32_t* next = nullptr;              // [0] next CTA row, [1] next warp row
+  unsigned long long* result = nullptr;
+  TableConfig tile_table;
+  TableConfig cta_table;
+  vid_t* cta_scratch = nullptr;        // gridDim.x areas of cta_scratch_words
+  std::uint64_t cta_scratch_words = 0;
+  std::uint32_t table_limit = 0xFFFFFFFFu;  // rows with more keys use binary search
+  std::uint32_t tile_chunk = 8;             // rows a warp takes per atomic grab
+  std::uint32_t trim_min = 0;               // 2-hop lists at least this long are trimmed (0: off)
+};
+
+// Same function as split_of_row() in src/task_plan.hpp (host only); must stay identical.
+__device__ __forceinline__ std::uint32_t device_split_of_row(std::uint64_t local_row, std::uint32_t splits) {
+  if (splits <= 1) return 0;
+  std::uint64_t x = local_row + 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  return static_cast<std::uint32_t>(x % splits);
+}
+
+// Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
+struct RowClassifier {
+  const eoff_t* hash_offsets;
+  const eoff_t* one_hop_offsets;
+  std::uint32_t split;
+  std::uint32_t splits;
+  std::uint32_t cta_threshold;   // hash or 1-hop degree >= this: CTA
+  std::uint32_t tile_max_keys;   // larger tables do not fit a warp's shared memory
+  __device__ int operator()(vid_t u) const {
+    if (splits > 1 && device_split_of_row(u, splits) != split) return 0;
+    const eoff_t hd = hash_offsets[u + 1] - hash_offsets[u];
+    const eoff_t od = one_hop_offsets[u + 1] - one_hop_offsets[u];
+    if (hd == 0 || od == 0) return 0;  // no table or nothing to probe: no triangle
+    if (hd >= cta_threshold || od >= cta_threshold || hd > tile_max_keys) return 1;
+    return 2;
+  }
+};
+struct IsCtaRow {
+  RowClassifier c;
+  __device__ bool operator()(vid_t u) const { return c(u) == 1; }
+};
+struct IsTileRow {
+  RowClassifier c;
+  __device__ bool operator()(vid_t u) const { return c(u) == 2; }
+};
+
+// Narrows the 2-hop list [begin, end) to the keys within [kmin, kmax] (lists are sorted
+// ascending), so elements that cannot be in u's table are neither read nor probed.
+__device__ __forceinline__ void trim_list(const vid_t* list, eoff_t& begin, eoff_t& end, vid_t kmin, vid_t kmax) {
+  eoff_t lo = begin, hi = end;
+  while (lo < hi) {  // first >= kmin
+    const eoff_t mid = lo + (hi - lo) / 2;
+    if (list[mid] < kmin) lo = mid + 1;
+    else hi = mid;
+  }
+  begin = lo;
+  hi = end;
+  while (lo < hi) {  // first > kmax
+    const eoff_t mid = lo + (hi - lo) / 2;
+    if (list[mid] <= kmax) lo = mid + 1;
+    else hi = mid;
+  }
+  end = lo;
+}
+
+__device__ __forceinline__ bool sorted_contains(const vid_t* list, eoff_t begin, eoff_t end, vid_t key) {
+  while (begin < end) {
+    const eoff_t mid = begin + (end - begin) / 2;
+    const vid_t x = list[mid];
+    if (x == key) return true;
+    if (x < key) begin = mid + 1;
+    else end = mid;
+  }
+  return false;
+}
+
+inline constexpr std::uint32_t kUnroll = 4;  // 2-hop elements in flight per lane on long lists
+
+// Probes element w of a 2-hop list against u's keys: the table, or u's sorted hash list.
+template <bool kGlobal, bool kBsearch>
+struct Prober {
+  BucketTable table;
+  const vid_t* hash_list;  // u's keys, sorted
+  std::uint32_t keys;
+  vid_t kmin, kmax;
+  __device__ __forceinline__ std::uint32_t operator()(vid_t w) const {
+    if (w < kmin || w > kmax) return 0;
+    if constexpr (kBsearch) return sorted_contains(hash_list, 0, keys, w);
+    else return table.contains<kGlobal>(w);
+  }
+};
+
+// The lanes of `mask` each hold a long 2-hop list (begin, len): the whole tile walks them
+// one at a time, coalesced, kUnroll loads in flight per lane.
+template <int G, class Tile, class Probe>
+__device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, const CountParams& p, std::uint32_t mask,
+                                                             eoff_t begin, std::uint32_t len, const Probe& probe) {
+  const std::uint32_t lane = tile.thread_rank();
+  unsigned long long found = 0;
+  for (; mask; mask &= mask - 1) {
+    const int src = __ffs(mask) - 1;
+    const eoff_t lb = tile.shfl(begin, src);
+    const std::uint32_t ll = tile.shfl(len, src);
+    const vid_t* list = p.two_hop.neighbors + lb;
+    std::uint32_t k = lane;
+    for (; k + (kUnroll - 1) * G < ll; k += kUnroll * G) {
+      vid_t w[kUnroll];
+#pragma unroll
+      for (std::uint32_t q = 0; q < kUnroll; ++q) w[q] = list[k + q * G];
+#pragma unroll
+      for (std::uint32_t q = 0; q < kUnroll; ++q) found += probe(w[q]);
+    }
+    for (; k < ll; k += G) found += probe(list[k]);
+  }
+  return found;
+}
+
+// Walks the 2-hop lists N2(v) of the 1-hop entries [o0, o1) of one row, on one tile of G
+// lanes, G entries (a "chunk") at a time; `next_chunk(c)` hands out the chunk indices
+// this tile takes (all of them on the warp path; shared among the warps of a CTA on the
+// CTA path). Within a chunk, lists of at least G elements go to `long_lists` (walked
+// by the tile, or queued for the whole CTA); the shorter lists are walked as one
+// virtual list through a prefix sum of their lengths, G elements per step, each lane
+// finding its list by binary search over the prefix sums (held in registers, read with
+// shuffles). Returns this lane's hits.
+template <int G, class Tile, class Probe, class NextChunk, class LongLists>
+__device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
+                                                           eoff_t o0, eoff_t o1, NextChunk next_chunk,
+                                                           LongLists&& long_lists) {
+  const std::uint32_t lane = tile.thread_rank();
+  unsigned long long found = 0;
+  for (std::uint64_t c; next_chunk(c);) {
+    const eoff_t base = o0 + c * G;
+    if (base >= o1) break;
+    const eoff_t t = base + lane;
+    eoff_t begin = 0, end = 0;
+    if (t < o1) {
+      const vid_t v = p.one_hop.neighbors[t];
+      begin = p.two_hop.offsets[v];
+      end = p.two_hop.offsets[v + 1];
+      if (p.trim_min && end - begin >= p.trim_min) trim_list(p.two_hop.neighbors, begin, end, probe.kmin, probe.kmax);
+    }
+    const std::uint32_t len = static_cast<std::uint32_t>(end - begin);
+    const bool is_long = len >= static_cast<std::uint32_t>(G);
+
+    // Short lists: one virtual list.
+    const std::uint32_t short_len = is_long ? 0u : len;
+    const std::uint32_t incl = cg::inclusive_scan(tile, short_len);
+    const std::uint32_t total = tile.shfl(incl, G - 1);
+    const eoff_t adj = begin - (incl - short_len);  // element e, if in this list, is at adj + e
+    for (std::uint32_t eb = 0; eb < total; eb += G) {
+      const std::uint32_t e = eb + lane;
+      std::uint32_t pos = 0;  // lists wholly before e
+#pragma unroll
+      for (int s = G / 2; s > 0; s >>= 1) {
+        const std::uint32_t x = tile.shfl(incl, pos + s - 1);
+        if (x <= e) pos += s;
+      }
+      const eoff_t a = tile.shfl(adj, pos);
+      if (e < total) found += probe(p.two_hop.neighbors[a + e]);
+    }
+
+    // Long lists: walked now by this tile, or handed to the CTA (long_lists decides).
+    found += long_lists(tile, tile.ballot(is_long), is_long, begin, len, probe);
+  }
+  return found;
+}
+
+// One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
+template <int G, class Tile>
+__device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
+                                                      std::uint32_t* smem_table) {
+  const std::uint32_t lane = tile.thread_rank();
+  const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
+  const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
+  const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
+  const TableShape shape = make_table_shape(keys, p.tile_table);  // all levels shared: the classifier saw to it
+  Prober<false, false> probe;
+  probe.table.place(smem_table, shape, nullptr, p.tile_table.hash_multiplier);
+  probe.hash_list = p.hash.neighbors + h0;
+  probe.keys = keys;
+  probe.table.clear(lane, G);
+  tile.sync();
+  for (std::uint32_t e = lane; e < keys; e += G) probe.table.insert(p.hash.neighbors[h0 + e]);
+  probe.kmin = p.hash.neighbors[h0];
+  probe.kmax = p.hash.neighbors[h1 - 1];
+  tile.sync();
+  std::uint64_t next = 0;
+  const unsigned long long found = probe_two_hop<G>(
+      tile, p, probe, o0, o1,
+      [&](std::uint64_t& c) {
+        c = next++;
+        return true;
+      },
+      [&](const Tile& t, std::uint32_t mask, bool, eoff_t begin, std::uint32_t len, const auto& pr) {
+        return walk_long_lists<G>(t, p, mask, begin, len, pr);
+      });
+  tile.sync();  // the next row clears this table
+  return found;
+}
+
+template <int G, int kMinBlocks>
+__global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
+  extern __shared__ __align__(16) std::uint32_t smem[];
+  using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
+  __shared__ typename Reduce::TempStorage reduce_storage;
+
+  const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
+  std::uint32_t* table_smem = smem + (threadIdx.x / G) * p.tile_table.shared_words;
+  const std::uint32_t rows = p.list_sizes[1];
+  const std::uint32_t max_chunk = p.tile_chunk;  // rows per grab (host: 1 to 16 by row count)
+  unsigned long long found = 0;
+  for (;;) {
+    std::uint32_t first = 0;
+    if (tile.thread_rank() == 0) first = atomicAdd(&p.next[1], max_chunk);
+    first = tile.shfl(first, 0);
+    if (first >= rows) break;
+    const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
+    for (std::uint32_t idx = first; idx < last; ++idx)
+      found += tile_row<G>(tile, p, p.tile_rows[rows - 1 - idx], table_smem);
+  }
+  const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
+  if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
+}
+
+// One CTA per row (rows of large degree): the CTA builds u's table, then its warps take
+// chunks of 32 1-hop entries from a shared counter and probe them as on the warp path,
+// except that long 2-hop lists go to a shared queue; once the chunks are done, the queued
+// lists are cut into segments of kSegment elements that all warps share, so one hub's long
+// list does not keep a single warp busy while the others wait at the row's barrier.
+// Without a table that fits (shared levels plus this CTA's global area) the warps probe
+// u's sorted list by binary search instead: slower, never wrong.
+inline constexpr std::uint32_t kLongQueue = 256;
+inline constexpr std::uint32_t kSegment = 32 * kUnroll;
+
+struct CtaShared {
+  eoff_t q_begin[kLongQueue];
+  std::uint32_t q_len[kLongQueue];
+  std::uint32_t q_seg[kLongQueue];  // exclusive prefix sum of segments per queued list
+  unsigned long long chunk;
+  std::uint32_t queued;
+  std::uint32_t idx;
+  std::uint32_t segments;
+};
+
+template <class Probe>
+__device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
+                                                           CtaShared& sh, void* scan_storage) {
+  using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
+  const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  const std::uint32_t lane = warp.thread_rank();
+  unsigned long long found = probe_two_hop<32>(
+      warp, p, probe, o0, o1,
+      [&](std::uint64_t& c) {
+        unsigned long long x = 0;
+        if (lane == 0) x = atomicAdd(&sh.chunk, 1ull);
+        c = warp.shfl(x, 0);
+        return true;
+      },
+      [&](const auto& t, std::uint32_t mask, bool mine, eoff_t begin, std::uint32_t len, const auto& pr) {
+        if (!mask) return 0ull;
+        std::uint32_t first = 0;
+        if (lane == 0) first = atomicAdd(&sh.queued, static_cast<std::uint32_t>(__popc(mask)));
+        first = t.shfl(first, 0);
+        const std::uint32_t rank = __popc(mask & ((1u << lane) - 1));
+        if (first + __popc(mask) <= kLongQueue) {
+          if (mine) {
+            sh.q_begin[first + rank] = begin;
+            sh.q_len[first + rank] = len;
+          }
+          return 0ull;
+        }
+        if (mine && first + rank < kLongQueue) sh.q_len[first + rank] = 0;  // queue full: slot left empty
+        return walk_long_lists<32>(t, p, mask, begin, len, pr);
+      });
+  __syncthreads();  // queue complete
+  const std::uint32_t queued = sh.queued < kLongQueue ? sh.queued : kLongQueue;
+  if (queued == 0) return found;  // uniform: every thread read the same count
+  {
+    std::uint32_t segs[2], excl[2], total = 0;
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const std::uint32_t i = threadIdx.x * 2 + q;
+      segs[q] = i < queued ? (sh.q_len[i] + kSegment - 1) / kSegment : 0;
+    }
+    Scan(*static_cast<typename Scan::TempStorage*>(scan_storage)).ExclusiveSum(segs, excl, total);
+#pragma unroll
+    for (int q = 0; q < 2; ++q)
+      if (threadIdx.x * 2 + q < queued) sh.q_seg[threadIdx.x * 2 + q] = excl[q];
+    if (threadIdx.x == 0) sh.segments = total;
+  }
+  __syncthreads();
+  const std::uint32_t segments = sh.segments;
+  for (std::uint32_t sgm = threadIdx.x / 32; sgm < segments; sgm += kCtaThreads / 32) {
+    std::uint32_t lo = 0, hi = queued;  // last list whose first segment is <= sgm
+    while (hi - lo > 1) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (sh.q_seg[mid] <= sgm) lo = mid;
+      else hi = mid;
+    }
+    const std::uint32_t off = (sgm - sh.q_seg[lo]) * kSegment;
+    const std::uint32_t len = sh.q_len[lo];
+    const vid_t* list = p.two_hop.neighbors + sh.q_begin[lo];
+    vid_t w[kUnroll];
+#pragma unroll
+    for (std::uint32_t q = 0; q < kUnroll; ++q) {
+      const std::uint32_t k = off + q * 32 + lane;
+      w[q] = k < len ? list[k] : 0;
+    }
+#pragma unroll
+    for (std::uint32_t q = 0; q < kUnroll; ++q)
+      if (off + q * 32 + lane < len) found += probe(w[q]);
+  }
+  return found;
+}
+
+__global__ void __launch_bounds__(kCtaThreads) count_cta_rows(CountParams p) {
+  extern __shared__ __align__(16) std::uint32_t smem[];
+  using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
+  using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
+  __shared__ union {
+    typename Reduce::TempStorage reduce;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ CtaShared sh;
+
+  const std::uint32_t rows = p.list_sizes[0];
+  vid_t* global_slots = p.cta_scratch + blockIdx.x * p.cta_scratch_words;
+  unsigned long long found = 0;
+  for (;;) {
+    if (threadIdx.x == 0) {
+      sh.idx = atomicAdd(&p.next[0], 1u);
+      sh.chunk = 0;
+      sh.queued = 0;
+    }
+    __syncthreads();
+    const std::uint32_t idx = sh.idx;
+    if (idx >= rows) break;
+    const vid_t u = p.cta_rows[rows - 1 - idx];
+    const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
+    const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
+    const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
+    const TableShape shape = make_table_shape(keys, p.cta_table);
+    const bool use_table = keys <= p.table_limit && shape.global_words() <= p.cta_scratch_words;
+    BucketTable table;
+    table.place(smem, shape, global_slots, p.cta_table.hash_multiplier);
+    if (use_table) {
+      table.clear(threadIdx.x, kCtaThreads);
+      __syncthreads();
+      for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) table.insert(p.hash.neighbors[h0 + e]);
+    }
+    __syncthreads();  // table built; sh.idx read by every thread
+
+    const vid_t kmin = p.hash.neighbors[h0], kmax = p.hash.neighbors[h1 - 1];
+    if (!use_table) {
+      found += cta_probe_row(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
+    } else if (!shape.all_shared()) {
+      found += cta_probe_row(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
+    } else {
+      found += cta_probe_row(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
+    }
+    __syncthreads();  // the table, the queue and the counters are reused by the next row
+  }
+  const unsigned long long block_total = Reduce(temp.reduce).Sum(found);
+  if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
+}
+
+}  // namespace tricount::cuda

@@ -1,0 +1,584 @@
+// CUDA backend: TRUST's vertex-centric hashing on one GPU ("TRUST: Triangle Counting
+// Reloaded on GPUs", Pandey et al., TPDS 2021), for one subtask's block triple.
+//
+// What it computes is exactly what cpu_backend.cpp computes: for every row u of class i in
+// this workload split, the number of pairs (v, w) with v in N1(u) = P(i,j)[u] and
+// w in N2(v) = P(j,k)[v] such that w is in H(u) = P(i,k)[u]. Each such pair is one
+// triangle u -> v -> w with u -> w, so the sum over the n^3 * m subtasks is the count.
+//
+// Assumptions, and why they hold:
+//  * Neighbour lists are sorted ascending with no duplicates (CsrBlock's invariant, checked
+//    by validate_block): keys of a table are distinct, so a bucket never holds a key twice,
+//    and the key range [min H(u), max H(u)] and binary search are valid.
+//  * Local ids are < 2^32 - 1 (vid_t) and a row's degree fits 32 bits; sums of up to 256
+//    2-hop list lengths fit 32 bits (checked per subtask: max_degree * 256 < 2^32).
+//  * Rows are numbered by ascending degree by the partitioner's reordering, so the end of
+//    each work list holds the heaviest rows; both kernels take rows from the end. Any
+//    other order is only slower, never wrong.
+//
+// The algorithm (count_kernels.cuh has the kernels, bucket_table.cuh the table):
+//  * Classify (CUB three-way partition): rows outside the split, or with no hash or no
+//    1-hop neighbour (either one empty: no triangle), are skipped; rows with hash or
+//    1-hop degree >= cta_degree_threshold (TRUST: 100), or whose table would not fit a
+//    warp's shared memory, go to the CTA list; the rest to the warp list.
+//  * Table: power-of-two buckets, about 2 per key; per bucket a head {length, first key}
+//    in shared memory (lengths filled with shared-memory atomics), further levels
+//    interleaved bucket-major so lanes probing different buckets at one level read
+//    consecutive words; when a bucket is full, linear probing into the next bucket.
+//  * Warp path: a warp builds u's table in its shared memory, then takes the 1-hop list
+//    32 entries at a time: the 2-hop lists shorter than 32 are walked as one virtual list
+//    (TRUST's virtual combination: a warp prefix sum of their lengths, each lane finding
+//    its list by binary search), the longer ones one at a time by the whole warp with 4
+//    loads in flight per lane. Elements outside [min H(u), max H(u)] are not probed.
+//  * CTA path: 256 threads build a larger table (levels past the shared ones in a per-CTA
+//    global-memory area reused across rows); the warps take the 1-hop chunks from a shared
+//    counter and probe as above, except that long lists are queued and cut into segments
+//    of 128 elements shared by all warps, so one hub's list does not hold up the row. A
+//    row whose table does not fit even with the global area is probed by binary search in
+//    its sorted hash list instead. Nothing is ever dropped.
+//  * Dynamic assignment: warps and CTAs take rows from global atomic counters (warps in
+//    chunks of BackendOptions::chunk_size rows; by default 1 to 16, growing with the row
+//    count: one counter shared by every warp is the bottleneck on grids).
+//  * The two kernels run concurrently on two streams; 64-bit counts per thread,
+//    cub::BlockReduce per CTA, one atomicAdd of unsigned long long per CTA.
+//
+// Memory: blocks are copied through two pinned staging buffers with cudaMemcpyAsync and
+// kept in a device cache keyed by BlockView::serial (least recently used evicted first
+// when memory is short); a block triple that cannot fit is an Error naming how many times
+// as many parts would make it fit (the subtask does not know n). One GPU per process:
+// device = local_rank mod device count.
+//
+// Debug and tuning knobs (environment, read when the backend is made; for tests and
+// benchmarks, not for users):
+//   TRICOUNT_CUDA_DEBUG_SHARED_WORDS  cap on a table's shared-memory words (>= 64):
+//                                     forces global levels and CTA rows
+//   TRICOUNT_CUDA_DEBUG_TABLE_LIMIT   rows with more hash neighbours use binary search
+//   TRICOUNT_CUDA_DEBUG_COLLIDE=1     every key hashes to bucket 0 (linear probing only)
+//   TRICOUNT_CUDA_DEBUG_DEVICE_BYTES  device memory the backend may use (eviction, errors)
+//   TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2  buckets per key, log2 (default 1)
+//   TRICOUNT_CUDA_DEBUG_TRIM          trim 2-hop lists at least this long (0 = off)
+//   TRICOUNT_CUDA_DEBUG_TILE          lanes per row on the warp path: 8, 16 or 32
+//   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 6 (default) or 8 CTAs per SM,
+//                                     0 for none
+//   TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS  shared words of a CTA table (default 4096)
+//   TRICOUNT_CUDA_DEBUG_PROFILE=1     run the two counting kernels one after the other and
+//                                     print each one's time and work lists to stderr
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cub/device/device_partition.cuh>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <vector>
+
+#include "worker/cuda/bucket_table.cuh"
+#include "worker/cuda/count_kernels.cuh"
+#include "worker/cuda/cuda_backend.hpp"
+#include "worker/cuda/cuda_check.cuh"
+
+namespace tricount {
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::string cuda_status_message() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  cudaGetLastError();
+  return err == cudaSuccess ? std::to_string(n) + " devices" : cudaGetErrorString(err);
+}
+
+namespace {
+
+using namespace tricount::cuda;
+
+constexpr std::size_t kStagingBytes = std::size_t{32} << 20;        // per pinned staging buffer
+constexpr std::uint64_t kReserveBytes = std::uint64_t{256} << 20;   // left free for the runtime
+constexpr std::uint64_t kCtaScratchBudget = std::uint64_t{512} << 20;  // global table levels, all CTAs
+constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: most a CTA table may take
+// Default CTA table: 16 KiB, so 6 CTAs fit an SM; rows with more than 1024 keys keep their
+// upper levels in the per-CTA global area (measured: 48 KiB tables, 3 CTAs per SM, were
+// slower on Kronecker graphs).
+constexpr std::uint32_t kCtaSharedWords = 4096;
+constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
+constexpr std::uint64_t kMaxTileChunk = 16;
+
+std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v, &end, 0);
+  if (end == v || *end) throw Error(std::string("environment variable ") + name + "='" + v + "' is not a number");
+  return x;
+}
+
+std::string mib(std::uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
+  return buf;
+}
+
+std::string block_label(const BlockView& v) {
+  return "P(" + std::to_string(v.id.row_class) + "," + std::to_string(v.id.col_class) + ")";
+}
+
+// Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
+enum class TileVariant { G32, G32Occ6, G32Occ8, G16, G8 };
+
+template <class F>
+void with_tile_kernel(TileVariant v, F&& f) {
+  switch (v) {
+    case TileVariant::G32: f(count_tile_rows<32, 1>); break;
+    case TileVariant::G32Occ6: f(count_tile_rows<32, 6>); break;
+    case TileVariant::G32Occ8: f(count_tile_rows<32, 8>); break;
+    case TileVariant::G16: f(count_tile_rows<16, 1>); break;
+    case TileVariant::G8: f(count_tile_rows<8, 1>); break;
+  }
+}
+std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
+
+struct Knobs {
+  std::uint32_t shared_words_cap = 0xFFFFFFFFu;
+  std::uint32_t table_limit = 0xFFFFFFFFu;
+  bool collide = false;
+  std::uint64_t device_bytes = 0;  // 0: no cap
+  std::uint32_t buckets_log2 = 1;
+  std::uint32_t trim_min = 0;
+  std::uint32_t tile = 32;
+  std::uint32_t occ = 6;  // warp path: CTAs per SM the register allocation must allow (0, 6, 8)
+  std::uint32_t cta_shared_words = kCtaSharedWords;
+  bool profile = false;
+  TileVariant variant() const {
+    return tile == 8 ? TileVariant::G8 : tile == 16 ? TileVariant::G16 : occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
+  }
+
+  static Knobs from_env() {
+    Knobs k;
+    k.shared_words_cap = static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(64, std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SHARED_WORDS", 0xFFFFFFFFu), 0xFFFFFFFFu)));
+    k.table_limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", 0xFFFFFFFFu), 0xFFFFFFFFu));
+    k.collide = env_u64("TRICOUNT_CUDA_DEBUG_COLLIDE", 0) != 0;
+    k.device_bytes = env_u64("TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", 0);
+    k.buckets_log2 = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", 1), 3));
+    k.trim_min = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TRIM", 0));
+    k.tile = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE", 32));
+    if (k.tile != 8 && k.tile != 16 && k.tile != 32) throw Error("TRICOUNT_CUDA_DEBUG_TILE must be 8, 16 or 32");
+    k.occ = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_OCC", 6));
+    k.cta_shared_words = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", kCtaSharedWords), 64, kCtaSharedBudgetWords));
+    k.profile = env_u64("TRICOUNT_CUDA_DEBUG_PROFILE", 0) != 0;
+    return k;
+  }
+};
+
+// One block resident on the device (owning); its view for kernels is CsrView.
+struct DeviceBlock {
+  std::uint64_t serial = 0;
+  std::uint64_t rows = 0, cols = 0, nnz = 0;
+  DeviceBuffer<eoff_t> offsets;
+  DeviceBuffer<vid_t> neighbors;
+  std::uint64_t last_use = 0;
+  std::uint64_t bytes() const { return offsets.bytes() + neighbors.bytes(); }
+  CsrView view() const { return {offsets.get(), neighbors.get()}; }
+  bool matches(const BlockView& v) const {
+    return v.serial != 0 && v.serial == serial && v.rows == rows && v.cols == cols && v.nnz == nnz;
+  }
+};
+
+std::uint64_t view_bytes(const BlockView& v) { return (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t); }
+
+
+class CudaBackend final : public CountBackend {
+ public:
+  explicit CudaBackend(const BackendOptions& options)
+      : options_(options), knobs_(Knobs::from_env()) {
+    const int devices = cuda_device_count();
+    if (devices <= 0) throw Error("CUDA backend: no CUDA GPU is visible (" + cuda_status_message() + ")");
+    device_ = (options.local_rank >= 0 ? options.local_rank : -options.local_rank) % devices;
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    TRICOUNT_CUDA_TRY(cudaGetDeviceProperties(&prop_, device_));
+    stream_ = std::make_unique<Stream>();
+    side_ = std::make_unique<Stream>();
+    ev_start_ = std::make_unique<Event>();
+    ev_stop_ = std::make_unique<Event>();
+    ev_fork_ = std::make_unique<Event>(false);
+    ev_join_ = std::make_unique<Event>(false);
+    for (auto& e : staging_done_) e = std::make_unique<Event>(false);
+    for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
+    host_result_ = PinnedBuffer(sizeof(unsigned long long));
+    small_.allocate(8);  // [0..1] list sizes, [2..3] counters, [4..5] result (u64)
+
+    // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
+    cudaFuncAttributes attr{};
+    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows));
+    const std::size_t optin = prop_.sharedMemPerBlockOptin;
+    cta_budget_words_ = static_cast<std::uint32_t>(
+        std::min<std::size_t>({kCtaSharedBudgetWords, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
+    cta_words_ = std::min(cta_budget_words_, knobs_.cta_shared_words);
+    TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(count_cta_rows, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(cta_budget_words_ * 4)));
+    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
+      with_tile_kernel(v, [](auto kernel) {
+        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(kTileBlockSharedWords * 4)));
+      });
+    self_test();
+  }
+
+  std::string_view name() const override { return "cuda"; }
+  std::string device_name() const override { return prop_.name; }
+
+  count_t count(const SubtaskBlocks& b, CountStats& stats) override {
+    TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
+                                                        ": P(i,j) and P(i,k) disagree on the rows of class i");
+    TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
+    TRICOUNT_EXPECTS(b.two_hop.cols == b.hash.cols, "P(j,k) and P(i,k) disagree on the columns of class k");
+    TRICOUNT_EXPECTS(b.splits >= 1 && b.split < b.splits, "workload split " + std::to_string(b.split) + " of " +
+                                                              std::to_string(b.splits) + " is out of range");
+    const std::uint64_t rows = b.one_hop.rows;
+    if (rows == 0 || b.hash.nnz == 0 || b.one_hop.nnz == 0 || b.two_hop.nnz == 0) return 0;  // nothing to close
+    TRICOUNT_EXPECTS(rows < kMaxVertices, "block " + block_label(b.one_hop) + " has too many rows for 32-bit ids");
+    TRICOUNT_EXPECTS(std::uint64_t(b.two_hop.max_degree) * kCtaThreads < (std::uint64_t{1} << 32),
+                     "block " + block_label(b.two_hop) + ": a row of " + std::to_string(b.two_hop.max_degree) +
+                         " neighbours is beyond the CUDA backend's 32-bit prefix sums");
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    return run(b, stats, /*timed=*/true);
+  }
+
+ private:
+  // A triangle through the whole pipeline: loads every kernel once (lazy module loading
+  // stays out of the first real timing) and proves the device answers correctly.
+  void self_test() {
+    const std::vector<eoff_t> offsets = {0, 2, 3, 3};
+    const std::vector<vid_t> neighbors = {1, 2, 2};
+    BlockView v;
+    v.rows = v.cols = 3;
+    v.nnz = 3;
+    v.max_degree = 2;
+    v.offsets = offsets.data();
+    v.neighbors = neighbors.data();
+    CountStats unused;
+    const count_t warp = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
+    const std::uint32_t saved = options_.cta_degree_threshold;
+    options_.cta_degree_threshold = 1;  // the same triangle on the CTA path
+    const count_t cta = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
+    options_.cta_degree_threshold = saved;
+    if (warp != 1 || cta != 1)
+      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + std::to_string(warp) + " and " +
+                  std::to_string(cta) + " triangles in a triangle (expected 1 and 1)");
+    drop_unserialed();
+  }
+
+  // ---- device block cache -------------------------------------------------------------
+
+  DeviceBlock* find(const BlockView& v) {
+    for (auto& d : cache_)
+      if (d->matches(v)) return d.get();
+    return nullptr;
+  }
+  std::uint64_t cached_bytes() const {
+    std::uint64_t s = 0;
+    for (const auto& d : cache_) s += d->bytes();
+    return s;
+  }
+  std::uint64_t scratch_bytes() const {
+    return rows_a_.bytes() + rows_b_.bytes() + cub_temp_.bytes() + cta_scratch_.bytes();
+  }
+  void drop_unserialed() {
+    std::erase_if(cache_, [](const auto& d) { return d->serial == 0; });
+  }
+  // Bytes this backend may still allocate.
+  std::uint64_t available() const {
+    std::size_t free = 0, total = 0;
+    TRICOUNT_CUDA_TRY(cudaMemGetInfo(&free, &total));
+    std::uint64_t avail = free > kReserveBytes ? free - kReserveBytes : 0;
+    if (knobs_.device_bytes) {
+      const std::uint64_t used = cached_bytes() + scratch_bytes();
+      avail = std::min<std::uint64_t>(avail, knobs_.device_bytes > used ? knobs_.device_bytes - used : 0);
+    }
+    return avail;
+  }
+  // Evicts least recently used blocks outside `keep` until `bytes` can be allocated.
+  bool make_room(std::uint64_t bytes, const std::vector<const DeviceBlock*>& keep) {
+    while (available() < bytes) {
+      auto victim = cache_.end();
+      for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+        if (std::find(keep.begin(), keep.end(), it->get()) != keep.end()) continue;
+        if (victim == cache_.end() || (*it)->last_use < (*victim)->last_use) victim = it;
+      }
+      if (victim == cache_.end()) return false;
+      cache_.erase(victim);
+    }
+    return true;
+  }
+
+  [[noreturn]] void throw_too_big(const SubtaskBlocks& b, std::uint64_t triple_bytes, std::uint64_t scratch) const {
+    std::size_t free = 0, total = 0;
+    cudaMemGetInfo(&free, &total);
+    std::uint64_t could = free + cached_bytes() + scratch_bytes();  // everything this backend could free
+    if (knobs_.device_bytes) could = std::min<std::uint64_t>(could, knobs_.device_bytes);
+    could = could > kReserveBytes ? could - kReserveBytes : 0;
+    const std::uint64_t need = triple_bytes + scratch;
+    // Block bytes shrink about with the square of the number of parts n (|E| / n^2 edges
+    // per block); the subtask does not know n, so the advice is a factor.
+    const double ratio = could ? std::sqrt(double(need) / double(could)) : 2.0;
+    const std::uint64_t factor = std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::ceil(ratio * 1.2)));
+    throw Error("CUDA backend: the block triple hash " + block_label(b.hash) + ", 1-hop " + block_label(b.one_hop) +
+                ", 2-hop " + block_label(b.two_hop) + " needs " + mib(triple_bytes) + " of blocks and " + mib(scratch) +
+                " of working memory on GPU " + std::to_string(device_) + " (" + prop_.name + "), which can give at most " +
+                mib(could) + ": partition the graph into at least " + std::to_string(factor) +
+                " times as many parts (tricount-partition --parts " + std::to_string(factor) +
+                "*n for the current n) so that each block triple fits");
+  }
+
+  // Uploads a block through the pinned staging buffers.
+  void upload(void* dst, const void* src, std::size_t bytes) {
+    const char* from = static_cast<const char*>(src);
+    char* to = static_cast<char*>(dst);
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t n = std::min(kStagingBytes, bytes - done);
+      TRICOUNT_CUDA_TRY(cudaEventSynchronize(*staging_done_[next_staging_]));  // buffer free again
+      std::memcpy(staging_[next_staging_].get(), from + done, n);
+      TRICOUNT_CUDA_TRY(cudaMemcpyAsync(to + done, staging_[next_staging_].get(), n, cudaMemcpyHostToDevice, *stream_));
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*staging_done_[next_staging_], *stream_));
+      next_staging_ ^= 1;
+      done += n;
+    }
+  }
+
+  // ---- one subtask --------------------------------------------------------------------
+
+  count_t run(const SubtaskBlocks& b, CountStats& stats, bool timed) {
+    drop_unserialed();
+    const std::uint64_t rows = b.one_hop.rows;
+
+    // Table configurations for this subtask.
+    const std::uint32_t max_keys = std::min<std::uint32_t>(b.hash.max_degree, knobs_.table_limit);
+    const std::uint32_t threshold = options_.cta_degree_threshold;
+    const std::uint32_t G = tile_lanes(knobs_.variant());
+    TableConfig unbounded;
+    unbounded.shared_words = 0xFFFFFFFFu;
+    unbounded.log2_buckets_per_key = knobs_.buckets_log2;
+    TableConfig tile_cfg = unbounded, cta_cfg = unbounded;
+    const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / G), knobs_.shared_words_cap);
+    const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, b.hash.max_degree) : 0;
+    tile_cfg.shared_words = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(make_table_shape(tile_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
+    cta_cfg.shared_words = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(make_table_shape(max_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, cta_words_)));
+    if (knobs_.collide) tile_cfg.hash_multiplier = cta_cfg.hash_multiplier = 0;
+    // Largest table a warp takes (every level in shared memory).
+    std::uint32_t tile_max_keys = 0;
+    while (tile_max_keys < std::min(tile_keys, knobs_.table_limit) && make_table_shape(tile_max_keys + 1, tile_cfg).all_shared())
+      ++tile_max_keys;
+
+    // Global levels for the CTA path: sized for the largest row, as many CTAs as fit.
+    const std::uint64_t need_words = make_table_shape(max_keys, cta_cfg).global_words();
+    int cta_per_sm = 0, tile_per_sm = 0;
+    TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, count_cta_rows, kCtaThreads,
+                                                                    std::size_t{cta_cfg.shared_words} * 4));
+    const std::size_t tile_smem = std::size_t{tile_cfg.shared_words} * 4 * (kTileBlockThreads / G);
+    with_tile_kernel(knobs_.variant(), [&](auto kernel) {
+      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, tile_smem));
+    });
+    std::uint64_t cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
+    std::uint64_t scratch_words = 0;
+    if (need_words > 0) {
+      const std::uint64_t budget_words = kCtaScratchBudget / sizeof(vid_t);
+      cta_grid = std::clamp<std::uint64_t>(budget_words / need_words, 1, cta_grid);
+      scratch_words = std::min(need_words, budget_words);  // rows needing more use binary search
+    }
+    const std::uint64_t tile_grid = std::uint64_t(std::max(1, tile_per_sm)) * prop_.multiProcessorCount;
+
+    // Partition (classification) temporary storage.
+    const RowClassifier classifier{nullptr, nullptr, b.split, b.splits, threshold, tile_max_keys};
+    std::size_t cub_bytes = 0;
+    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
+                                               (vid_t*)nullptr, thrust::make_discard_iterator(), (std::uint32_t*)nullptr,
+                                               static_cast<std::int64_t>(rows), IsCtaRow{classifier},
+                                               IsTileRow{classifier}, *stream_));
+
+    // Blocks on the device: reuse cached ones, make room, upload the rest. A role whose
+    // block is the same as an earlier role's (same serial; same pointer when serial is 0)
+    // shares its device copy.
+    const std::array<const BlockView*, 3> views = {&b.hash, &b.one_hop, &b.two_hop};
+    std::array<int, 3> same_as = {-1, -1, -1};
+    std::array<DeviceBlock*, 3> dev{};
+    std::vector<const DeviceBlock*> keep;
+    std::uint64_t triple_bytes = 0, missing_bytes = 0;
+    for (int r = 0; r < 3; ++r) {
+      for (int q = 0; q < r && same_as[r] < 0; ++q)
+        if (views[q]->serial != 0 ? views[q]->serial == views[r]->serial : views[q]->offsets == views[r]->offsets)
+          same_as[r] = q;
+      if (same_as[r] >= 0) continue;
+      triple_bytes += view_bytes(*views[r]);
+      dev[r] = find(*views[r]);
+      if (dev[r]) keep.push_back(dev[r]);
+      else missing_bytes += view_bytes(*views[r]);
+    }
+    const std::uint64_t scratch_need = 2 * rows * sizeof(vid_t) + cub_bytes + cta_grid * scratch_words * sizeof(vid_t);
+    const std::uint64_t scratch_grow = scratch_need > scratch_bytes() ? scratch_need : 0;  // may reallocate all
+    if (missing_bytes + scratch_grow > 0 && !make_room(missing_bytes + scratch_grow, keep))
+      throw_too_big(b, triple_bytes, scratch_need);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    std::uint64_t copied = 0;
+    for (int r = 0; r < 3; ++r) {
+      if (same_as[r] >= 0 || dev[r]) continue;
+      const BlockView* v = views[r];
+      auto d = std::make_unique<DeviceBlock>();
+      d->serial = v->serial;
+      d->rows = v->rows;
+      d->cols = v->cols;
+      d->nnz = v->nnz;
+      if (!d->offsets.try_allocate(v->rows + 1) || !d->neighbors.try_allocate(v->nnz)) {
+        d.reset();
+        throw_too_big(b, triple_bytes, scratch_need);
+      }
+      upload(d->offsets.get(), v->offsets, (v->rows + 1) * sizeof(eoff_t));
+      upload(d->neighbors.get(), v->neighbors, v->nnz * sizeof(vid_t));
+      copied += view_bytes(*v);
+      dev[r] = d.get();
+      keep.push_back(d.get());
+      cache_.push_back(std::move(d));
+    }
+    if (copied) {
+      TRICOUNT_CUDA_TRY(cudaStreamSynchronize(*stream_));
+      if (timed) {
+        stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        stats.bytes_transferred += copied;
+      }
+    }
+    for (int r = 0; r < 3; ++r) {
+      if (same_as[r] >= 0) dev[r] = dev[same_as[r]];
+      dev[r]->last_use = ++use_clock_;
+    }
+
+    // Working memory (grows only).
+    try {
+      rows_a_.reserve(rows);
+      rows_b_.reserve(rows);
+      cub_temp_.reserve(std::max<std::size_t>(cub_bytes, 1));
+      cta_scratch_.reserve(std::max<std::uint64_t>(cta_grid * scratch_words, 1));
+    } catch (const Error&) {
+      throw_too_big(b, triple_bytes, scratch_need);
+    }
+
+    CountParams p;
+    p.hash = dev[0]->view();
+    p.one_hop = dev[1]->view();
+    p.two_hop = dev[2]->view();
+    p.cta_rows = rows_a_.get();
+    p.tile_rows = rows_b_.get();
+    std::uint32_t* small = small_.get();
+    p.list_sizes = small;
+    p.next = small + 2;
+    p.result = reinterpret_cast<unsigned long long*>(small + 4);
+    p.tile_table = tile_cfg;
+    p.cta_table = cta_cfg;
+    p.cta_scratch = cta_scratch_.get();
+    p.cta_scratch_words = scratch_words;
+    p.table_limit = knobs_.table_limit;
+    // Rows per grab: 1 for small row counts (hubs make rows uneven), more for many rows
+    // (one atomic counter shared by every warp would be the bottleneck).
+    const std::uint64_t tile_warps = tile_grid * (kTileBlockThreads / G);
+    p.tile_chunk = options_.chunk_size ? options_.chunk_size
+                                       : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
+    p.trim_min = knobs_.trim_min;
+    RowClassifier rc = classifier;
+    rc.hash_offsets = p.hash.offsets;
+    rc.one_hop_offsets = p.one_hop.offsets;
+
+    cudaStream_t s = *stream_;
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
+    TRICOUNT_CUDA_TRY(cudaMemsetAsync(small, 0, 8 * sizeof(std::uint32_t), s));
+    std::size_t temp_bytes = cub_temp_.bytes();
+    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(cub_temp_.get(), temp_bytes, thrust::counting_iterator<vid_t>(0), rows_a_.get(),
+                                               rows_b_.get(), thrust::make_discard_iterator(), small,
+                                               static_cast<std::int64_t>(rows), IsCtaRow{rc}, IsTileRow{rc}, s));
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
+    TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
+    // Profiling (debug): the two kernels one after the other, each timed.
+    cudaStream_t tile_stream = knobs_.profile ? s : side_->get();
+    std::optional<Event> prof_a, prof_b;
+    if (knobs_.profile) {
+      prof_a.emplace();
+      prof_b.emplace();
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_a, s));
+    }
+    count_cta_rows<<<static_cast<unsigned>(cta_grid), kCtaThreads, std::size_t{cta_cfg.shared_words} * 4, s>>>(p);
+    TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
+    if (knobs_.profile) TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_b, s));
+    with_tile_kernel(knobs_.variant(), [&](auto kernel) {
+      kernel<<<static_cast<unsigned>(tile_grid), kTileBlockThreads, tile_smem, tile_stream>>>(p);
+    });
+    TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, tile_stream));
+    TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_stop_, s));
+    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), p.result, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+    TRICOUNT_CUDA_TRY(cudaStreamSynchronize(s));
+    if (timed) {
+      float ms = 0;
+      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&ms, *ev_start_, *ev_stop_));
+      stats.count_seconds += ms * 1e-3;
+    }
+    if (knobs_.profile && timed) {
+      float classify = 0, cta = 0, tile = 0;
+      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&classify, *ev_start_, *prof_a));
+      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&cta, *prof_a, *prof_b));
+      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&tile, *prof_b, *ev_stop_));
+      std::uint32_t sizes[2] = {0, 0};
+      TRICOUNT_CUDA_TRY(cudaMemcpy(sizes, small, sizeof sizes, cudaMemcpyDeviceToHost));
+      std::fprintf(stderr,
+                   "[cuda profile] rows %llu: classify %.3f ms | CTA rows %u (grid %llu, %u smem words, %llu global words) "
+                   "%.3f ms | warp rows %u (grid %llu, G %u, chunk %u, %u smem words, max keys %u) %.3f ms\n",
+                   (unsigned long long)rows, classify, sizes[0], (unsigned long long)cta_grid, cta_cfg.shared_words,
+                   (unsigned long long)scratch_words, cta, sizes[1], (unsigned long long)tile_grid, G, p.tile_chunk,
+                   tile_cfg.shared_words, tile_max_keys, tile);
+    }
+    return *static_cast<const unsigned long long*>(host_result_.get());
+  }
+
+  BackendOptions options_;
+  Knobs knobs_;
+  int device_ = 0;
+  cudaDeviceProp prop_{};
+  std::uint32_t cta_budget_words_ = 0;  // dynamic shared memory the CTA kernel may take
+  std::uint32_t cta_words_ = 0;         // what a CTA table takes at most
+  std::unique_ptr<Stream> stream_, side_;
+  std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
+  std::array<PinnedBuffer, 2> staging_;
+  std::array<std::unique_ptr<Event>, 2> staging_done_;
+  int next_staging_ = 0;
+  PinnedBuffer host_result_;
+  std::vector<std::unique_ptr<DeviceBlock>> cache_;
+  std::uint64_t use_clock_ = 0;
+  DeviceBuffer<std::uint32_t> small_;
+  DeviceBuffer<vid_t> rows_a_, rows_b_;
+  DeviceBuffer<unsigned char> cub_temp_;
+  DeviceBuffer<vid_t> cta_scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<CountBackend> make_cuda_backend(const BackendOptions& options) {
+  return std::make_unique<CudaBackend>(options);
+}
+
+}  // namespace tricount
