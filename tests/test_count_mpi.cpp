@@ -91,7 +91,9 @@ TEST(MpiCount, HandMadeGraphs) {
       const std::string path = dir.file(std::string(c.name) + std::to_string(n) + ".h5");
       write_graph(c.edges, n, path);
       const CountResult r = run_count(MPI_COMM_WORLD, cpu_options(path, 1));
-      if (world_rank() == 0) EXPECT_EQ(r.triangles, c.expected) << c.name << " n=" << n;
+      if (world_rank() == 0) {
+        EXPECT_EQ(r.triangles, c.expected) << c.name << " n=" << n;
+      }
     }
   }
 }
@@ -112,7 +114,9 @@ TEST(MpiCount, EveryPartsAndSplitsGiveTheReferenceCount) {
         std::uint64_t done = 0;
         for (const RankStats& s : r.per_rank) done += s.stats.tasks;
         EXPECT_EQ(done, r.tasks) << "every task counted exactly once";
-        if (world_size() > 1) EXPECT_EQ(r.per_rank[0].stats.tasks, 0u) << "the scheduler never counts";
+        if (world_size() > 1) {
+          EXPECT_EQ(r.per_rank[0].stats.tasks, 0u) << "the scheduler never counts";
+        }
       }
     }
   }
@@ -152,7 +156,9 @@ TEST(MpiCount, CountsPast2To32) {
   CountOptions o = cpu_options(path, 2);
   o.backend_options.threads = 2;
   const CountResult r = run_count(MPI_COMM_WORLD, o);
-  if (world_rank() == 0) EXPECT_EQ(r.triangles, 4495501000ULL);
+  if (world_rank() == 0) {
+    EXPECT_EQ(r.triangles, 4495501000ULL);
+  }
 }
 
 int main(int argc, char** argv) {

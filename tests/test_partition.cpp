@@ -77,7 +77,9 @@ TEST_P(PartitionRoundTrip, EveryOrientedEdgeLandsInExactlyOneBlockAndMapsBack) {
     EXPECT_TRUE(back.insert({std::min(a, b), std::max(a, b)}).second) << "edge stored twice";
     // From lower to higher (degree, input id): compact ids preserve input-id order.
     EXPECT_TRUE(degree[u] < degree[v] || (degree[u] == degree[v] && a < b));
-    if (order == VertexOrder::Degree) EXPECT_LT(u, v);
+    if (order == VertexOrder::Degree) {
+      EXPECT_LT(u, v);
+    }
   }
   EXPECT_EQ(back, expected);
   // Every vertex appears in some edge: no isolated vertices survive.
