@@ -2,12 +2,17 @@
 // the external-memory pipeline replaces the storage, not the steps or their results.
 #include "partitioner/partition.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
 #include <thread>
+
+#include "partitioner/external_partition.hpp"
+#include "partitioner/run_files.hpp"
 
 namespace tricount {
 namespace {
@@ -268,11 +273,38 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   std::error_code ec;
   if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
     throw UsageError("--output '" + output + "' is the input file");
+  // An output that cannot be written is reported before the work, not after it.
+  const auto out_dir = std::filesystem::absolute(output).parent_path();
+  if (!std::filesystem::is_directory(out_dir, ec))
+    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' does not exist");
+  if (::access(out_dir.c_str(), W_OK) != 0)
+    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' is not writable");
+  // The writer's temporary (OUTPUT.tmp.<pid>) goes on SIGTERM/SIGINT too; a killed run's
+  // temporary is removed by the next one.
+  ext::remove_stale_output_temps(output);
+  const std::string temp = output + ".tmp." + std::to_string(::getpid());
+  ext::register_cleanup_path(temp);
+  struct Unregister {
+    std::string path;
+    ~Unregister() { ext::unregister_cleanup_path(path); }
+  } unregister{temp};
+
+  std::uint64_t source_size = std::filesystem::file_size(input, ec);
+  if (ec) source_size = 0;
+  const std::uint64_t budget = options.memory_budget ? options.memory_budget : default_memory_budget();
+  const bool external =
+      options.force_external || estimated_input_edges(input, format) > budget / kInMemoryBytesPerEdge;
+  if (external) {
+    auto source = open_edge_file(input, format);
+    PartitionOptions o = options;
+    o.memory_budget = budget;
+    return partition_external(*source, output, o, input, source_size).header;
+  }
+
   auto source = open_edge_file(input, format);
   PartitionedGraph graph = partition_edges(*source, options);
   graph.header.source_file = input;
-  graph.header.source_size = std::filesystem::file_size(input, ec);
-  if (ec) graph.header.source_size = 0;
+  graph.header.source_size = source_size;
   const auto t0 = Clock::now();
   write_block_file(graph, output);
   if (options.progress)

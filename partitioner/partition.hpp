@@ -28,7 +28,12 @@ struct PartitionOptions {
   std::uint32_t parts = 1;
   VertexOrder order = VertexOrder::Degree;
   unsigned threads = 0;  // 0 = all
-  bool progress = false; // one line per stage on stderr
+  bool progress = false; // one line per stage on stderr (a progress bar on a terminal, external path)
+  // External memory (partitioner/external_partition.hpp): partition_file takes the external
+  // path when the in-memory one would not fit `memory_budget` (or when force_external).
+  std::uint64_t memory_budget = 0;  // bytes; 0 = half of the machine's memory
+  std::string tmpdir;               // sorted runs go here; empty = $TMPDIR or /tmp
+  bool force_external = false;
 };
 
 // Steps, exposed for tests.

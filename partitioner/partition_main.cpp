@@ -5,13 +5,16 @@
 #include <unistd.h>
 
 #include "partitioner/partition.hpp"
+#include "partitioner/run_files.hpp"
 #include "src/cli.hpp"
 
 int main(int argc, char** argv) {
   using namespace tricount;
-  return cli::run_main("tricount-partition", [&] {
+  // Before any thread starts: SIGTERM/SIGINT/SIGHUP remove the temporary files and exit.
+  ext::install_signal_cleanup("tricount-partition");
+  const int rc = cli::run_main("tricount-partition", [&] {
     cli::po::options_description opts("options");
-    std::string input, output, format, order;
+    std::string input, output, format, order, budget, tmpdir;
     std::uint32_t parts = 1;
     unsigned threads = 0;
     opts.add_options()
@@ -20,13 +23,19 @@ int main(int argc, char** argv) {
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
       ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32 or bin64")
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
-      ("threads,t", cli::po::value(&threads)->default_value(0), "threads for sorting (0 = all cores)")
+      ("threads,t", cli::po::value(&threads)->default_value(0), "threads for sorting and merging (0 = all cores)")
+      ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
+       "memory); a graph that does not fit is partitioned in passes over sorted runs in --tmpdir")
+      ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs of the external-memory path (default: $TMPDIR "
+       "or /tmp); needs up to about 32 bytes per input edge free")
+      ("force-external", "use the external-memory path even when the graph fits in memory (for tests)")
       ("quiet,q", "print nothing but errors");
     cli::po::variables_map vm;
     if (!cli::parse(argc, argv, opts, vm, "tricount-partition --input FILE --output FILE.h5 [--parts N]",
                     "Cleans an edge list (drops self-loops, duplicates and isolated vertices; symmetrizes), orients\n"
                     "every edge from lower to higher (degree, id), reorders the vertices, and writes n x n hashed\n"
-                    "CSR blocks into one HDF5 file for tricount-count."))
+                    "CSR blocks into one HDF5 file for tricount-count. A graph larger than --memory-budget is\n"
+                    "partitioned in passes over sorted runs on disk (--tmpdir), with the same result."))
       return cli::kExitOk;
     // boost reads "-1" into an unsigned option as 2^32 - 1: bound every count explicitly.
     if (parts == 0 || parts > kMaxParts)
@@ -36,10 +45,22 @@ int main(int argc, char** argv) {
     options.parts = parts;
     options.order = parse_vertex_order(order);
     options.threads = threads;
+    if (!budget.empty()) {
+      options.memory_budget = cli::parse_size(budget, "--memory-budget");
+      if (options.memory_budget < (std::uint64_t{1} << 20)) throw UsageError("--memory-budget must be at least 1M");
+    }
+    options.tmpdir = tmpdir;
+    options.force_external = vm.count("force-external") > 0;
     const bool quiet = vm.count("quiet") > 0;
     options.progress = !quiet;
     const auto t0 = std::chrono::steady_clock::now();
-    const GraphHeader h = partition_file(input, parse_input_format(format), output, options);
+    GraphHeader h;
+    try {
+      h = partition_file(input, parse_input_format(format), output, options);
+    } catch (...) {
+      ext::wait_if_interrupted();  // a signal removed the files under the workers' feet
+      throw;
+    }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!quiet)
       std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s\n",
@@ -47,4 +68,12 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, output.c_str());
     return cli::kExitOk;
   });
+  if (rc != cli::kExitOk) {
+    // The temporary files are gone already. After a failed write (disk full), HDF5's exit
+    // handler can crash closing the file whose close failed: leave without running it.
+    std::cout.flush();
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  return rc;
 }

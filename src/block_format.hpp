@@ -72,6 +72,40 @@ class BlockFileWriter {
 
   const std::string& temp_path() const;
 
+  // --- Streaming writes, for blocks too large for memory (the external partitioner) ---
+  // The same group, datasets and attributes as write_block, filled in pieces.
+  struct StreamedBlockStats {
+    std::uint64_t nnz = 0;
+    std::uint64_t rows_with_two = 0;
+    std::uint64_t checksum = 0;
+    std::uint32_t max_degree = 0;
+  };
+  class BlockStream {
+   public:
+    BlockStream(BlockStream&&) noexcept;
+    BlockStream& operator=(BlockStream&&) noexcept;
+    ~BlockStream();
+    // Entries [first, first + count) of the offsets (rows + 1) or neighbours (nnz) dataset.
+    // Pieces may come in any order and from several threads; together they must cover both
+    // datasets exactly once.
+    void write_offsets(std::uint64_t first, const eoff_t* data, std::size_t count);
+    void write_neighbors(std::uint64_t first, const vid_t* data, std::size_t count);
+    // Reads both datasets back (in bounded pieces) to check the offsets and compute
+    // max_degree, rows_with_two and the checksum (equal to CsrBlock::checksum() of the same
+    // data), writes the attributes and counts the block as written.
+    StreamedBlockStats finish();
+
+   private:
+    friend class BlockFileWriter;
+    struct Impl;
+    explicit BlockStream(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+  };
+  // Creates block id's group and its datasets at their final sizes.
+  BlockStream begin_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz);
+  // Rewrites the header's max_degree attribute (known only once every block is built).
+  void set_max_degree(std::uint64_t max_degree);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,115 @@
+// The external-memory partitioner: the steps of partition.hpp (read -> clean -> degrees ->
+// orient -> reorder -> hash into blocks -> CSR per block -> HDF5), each done in passes over
+// sorted runs on disk, so that the memory in use stays within PartitionOptions::memory_budget
+// (plus a small constant: code, stacks, the reader's and HDF5's own buffers) whatever the
+// number of edges. Its output is the in-memory path's output: the same blocks (checksums),
+// vertex map and /task_work.
+//
+// Only vertex-sized arrays live in memory: the input ids (8 bytes per vertex), an index to
+// find them (4), the undirected degrees (4), the new ids (4), and for the collective order
+// the out-degrees and collective degrees (12 more). The stages need at most 16 bytes per
+// vertex at once (24 with --order collective); when that does not fit the budget the run
+// stops with an error saying how much budget it needs (collective falls back to degree order
+// first, with a message). Everything proportional to the edges is on disk in --tmpdir.
+//
+// Stages (threads = PartitionOptions::threads):
+//   read     one reader thread parses the input in batches; sorter threads sort chunks of
+//            canonical (min, max) pairs (self-loops dropped) and write them as sorted runs;
+//   clean    the runs are merged (threads split the key range), dropping duplicates; the
+//            distinct input ids are collected (a bitmap when the ids are small, else sorted
+//            id runs) and become the compact ids, in ascending input-id order;
+//   degrees  every edge is relabelled to compact ids and the degrees counted;
+//   reorder  orientation from lower to higher (degree, compact id); degree order is a
+//            counting sort of the degrees; collective order takes two passes over the edges
+//            for the out-degrees and collective degrees (semi-external: vertex arrays in
+//            memory, edges on disk), then ranks the vertices as reorder.cpp does;
+//   blocks   every oriented edge goes to its block's bucket buffer (one per block and thread;
+//            a full buffer is sorted and written as a segment);
+//   write    per block, its segments are merged (threads split the rows) into the CSR, held
+//            in memory and written whole when it fits, else written to the HDF5 datasets in
+//            pieces (BlockFileWriter::begin_block); per-row degrees and per-column counts go
+//            to small files for the task work estimate;
+//   estimate /task_work from those counts: O(n |V|) instead of O(n |E|).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "partitioner/partition.hpp"
+
+namespace tricount {
+
+// Knobs for tests and experiments; 0 / false: chosen from the budget.
+struct ExternalTuning {
+  std::uint64_t run_edges = 0;     // edges per sorted run written by the read stage
+  std::uint64_t max_fanin = 0;     // most runs merged at once (more: extra merge passes)
+  std::uint64_t block_buffer = 0;  // entries per block and thread in the blocks stage
+  bool stream_blocks = false;      // write every block in pieces, even when it fits
+};
+
+struct ExternalReport {
+  GraphHeader header;                // as written (graph_checksum left 0, as partition_file)
+  std::uint64_t memory_budget = 0;   // bytes
+  std::uint64_t runs = 0;            // sorted runs written by the read stage
+  std::uint64_t merge_passes = 0;    // extra merge passes (more runs than the fan-in)
+  std::uint64_t streamed_blocks = 0; // blocks written in pieces
+  std::uint64_t scratch_bytes = 0;   // bytes written to --tmpdir
+  std::string id_collection;         // "bitmap" or "runs"
+  bool ordering_fell_back = false;   // collective asked for, degree used (vertex arrays too large)
+};
+
+// Partitions `source` into the HDF5 block file `output` (temporary name + rename), with the
+// edges on disk under options.tmpdir. source_file / source_size are the provenance
+// attributes (partition_file passes the input's path and size).
+ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
+                                  const std::string& source_file = "", std::uint64_t source_size = 0,
+                                  const ExternalTuning& tuning = {});
+
+// Half of the machine's memory (or of the cgroup's limit, when lower).
+std::uint64_t default_memory_budget();
+// A generous estimate of the number of edges in an input file, from its size and format.
+std::uint64_t estimated_input_edges(const std::string& path, InputFormat format);
+// Peak bytes of the in-memory path per input edge (partition_file's choice of path).
+inline constexpr std::uint64_t kInMemoryBytesPerEdge = 64;
+
+// --- pieces, exposed for tests ----------------------------------------------------------
+
+// Builds rows [row_lo, row_hi) of a block's CSR from its entries, keys (row << 32 | col) in
+// ascending order, the first of them being neighbour number `base` of the block. Hands out
+// offsets (entry r + 1 for row r) and neighbours in pieces of up to `piece` entries.
+// Positions and counts are 64-bit: a block may hold more than 2^32 neighbours.
+class CsrRangeBuilder {
+ public:
+  struct Sink {
+    virtual ~Sink() = default;
+    virtual void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) = 0;
+    virtual void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) = 0;
+  };
+  CsrRangeBuilder(std::uint64_t row_lo, std::uint64_t row_hi, std::uint64_t base, std::size_t piece, Sink& sink);
+  void add(std::uint64_t key) {
+    const std::uint64_t row = key >> 32;
+    if (row != row_) advance_to(row);
+    nbr_[nn_++] = static_cast<vid_t>(key);
+    ++pos_;
+    if (nn_ == nbr_.size()) flush_neighbors();
+  }
+  void finish();                        // closes the rows up to row_hi, hands out the rest
+  std::uint64_t position() const { return pos_; }  // base + entries added
+  std::uint32_t max_degree() const { return max_degree_; }
+  std::uint64_t rows_with_two() const { return rows_with_two_; }
+
+ private:
+  void advance_to(std::uint64_t row);
+  void close_row();
+  void flush_neighbors();
+  void flush_offsets();
+  std::uint64_t row_lo_, row_hi_, row_, row_start_, pos_, nbr_first_, off_first_;
+  Sink& sink_;
+  std::vector<vid_t> nbr_;
+  std::vector<eoff_t> off_;
+  std::size_t nn_ = 0, no_ = 0;
+  std::uint32_t max_degree_ = 0;
+  std::uint64_t rows_with_two_ = 0;
+};
+
+}  // namespace tricount

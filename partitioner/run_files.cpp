@@ -1,0 +1,373 @@
+#include "partitioner/run_files.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <thread>
+
+namespace tricount::ext {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::atomic<std::uint64_t> g_scratch_bytes{0};
+std::atomic<bool> g_interrupted{false};
+constexpr const char* kScratchPrefix = "tricount-partition-";
+}  // namespace
+
+// ---- threads --------------------------------------------------------------------------
+
+void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn) {
+  threads = std::max(1u, threads);
+  std::exception_ptr first;
+  std::mutex m;
+  auto guarded = [&](unsigned t) {
+    try {
+      fn(t);
+    } catch (...) {
+      std::lock_guard lock(m);
+      if (!first) first = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    pool.reserve(threads - 1);
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
+    guarded(0);
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+// ---- files ----------------------------------------------------------------------------
+
+std::uint64_t scratch_bytes_written() { return g_scratch_bytes.load(); }
+
+void throw_write_error(const std::string& path, int err) {
+  std::string msg = "cannot write temporary file '" + path + "': " + std::generic_category().message(err);
+  if (err == ENOSPC || err == EFBIG || err == EDQUOT)
+    msg += " (disk full or file size limit: free space there, or point --tmpdir at a larger disk)";
+  throw Error(msg);
+}
+
+void throw_read_error(const std::string& path, int err) {
+  throw Error("cannot read temporary file '" + path + "': " +
+              (err ? std::generic_category().message(err) : std::string("unexpected end of file")));
+}
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t w = ::write(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw_write_error(path, errno);
+    }
+    if (w == 0) throw_write_error(path, ENOSPC);
+    p += w;
+    bytes -= static_cast<std::size_t>(w);
+    g_scratch_bytes += static_cast<std::uint64_t>(w);
+  }
+}
+
+void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t w = ::pwrite(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw_write_error(path, errno);
+    }
+    if (w == 0) throw_write_error(path, ENOSPC);
+    p += w;
+    bytes -= static_cast<std::size_t>(w);
+    offset += static_cast<std::uint64_t>(w);
+    g_scratch_bytes += static_cast<std::uint64_t>(w);
+  }
+}
+
+void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path) {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t r = ::pread(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(offset));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_read_error(path, errno);
+    }
+    if (r == 0) throw_read_error(path, 0);
+    p += r;
+    bytes -= static_cast<std::size_t>(r);
+    offset += static_cast<std::uint64_t>(r);
+  }
+}
+
+static int create_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOSPC || err == EDQUOT) throw_write_error(path, err);
+    throw Error("cannot create temporary file '" + path + "': " + std::generic_category().message(err));
+  }
+  return fd;
+}
+
+FileWriter::FileWriter(const std::string& path, std::size_t buffer_bytes)
+    : fd_(create_file(path)), path_(path), buf_(std::max<std::size_t>(buffer_bytes, 64)) {}
+
+FileWriter::~FileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+FileWriter& FileWriter::operator=(FileWriter&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+    path_ = std::move(o.path_);
+    buf_ = std::move(o.buf_);
+    used_ = std::exchange(o.used_, 0);
+    total_ = std::exchange(o.total_, 0);
+  }
+  return *this;
+}
+
+void FileWriter::write(const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  total_ += bytes;
+  if (used_ + bytes <= buf_.size()) {
+    std::memcpy(buf_.data() + used_, p, bytes);
+    used_ += bytes;
+    return;
+  }
+  flush();
+  if (bytes >= buf_.size()) {
+    write_all(fd_, p, bytes, path_);
+    return;
+  }
+  std::memcpy(buf_.data(), p, bytes);
+  used_ = bytes;
+}
+
+void FileWriter::flush() {
+  if (used_ > 0) write_all(fd_, buf_.data(), used_, path_);
+  used_ = 0;
+}
+
+void FileWriter::close() {
+  if (fd_ < 0) return;
+  flush();
+  const int fd = std::exchange(fd_, -1);
+  if (::close(fd) != 0) throw_write_error(path_, errno);
+  buf_ = {};
+}
+
+void write_file(const std::string& path, const void* data, std::size_t bytes) {
+  const int fd = create_file(path);
+  try {
+    write_all(fd, data, bytes, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw_write_error(path, errno);
+}
+
+FilePool::~FilePool() {
+  for (auto& [path, fd] : fds_) ::close(fd);
+}
+
+int FilePool::fd(const std::string& path) {
+  std::lock_guard lock(m_);
+  auto it = fds_.find(path);
+  if (it != fds_.end()) return it->second;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_read_error(path, errno);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  fds_.emplace(path, fd);
+  return fd;
+}
+
+void FilePool::forget(const std::string& path) {
+  std::lock_guard lock(m_);
+  auto it = fds_.find(path);
+  if (it == fds_.end()) return;
+  ::close(it->second);
+  fds_.erase(it);
+}
+
+void remove_run_files(const std::vector<Run>& runs, FilePool& pool) {
+  std::set<std::string> paths;
+  for (const Run& r : runs)
+    for (const Span& s : r.spans) paths.insert(s.path);
+  for (const std::string& p : paths) {
+    pool.forget(p);
+    ::unlink(p.c_str());
+  }
+}
+
+// ---- cleanup registry and signals -------------------------------------------------------
+
+namespace {
+
+std::mutex& cleanup_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<std::string>& cleanup_paths() {
+  static std::set<std::string> s;
+  return s;
+}
+
+void remove_quietly(const std::string& path) {
+  std::error_code ec;
+  // A worker may create a file while the tree is removed: try a few times.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    fs::remove_all(path, ec);
+    if (!fs::exists(path, ec)) return;
+  }
+}
+
+}  // namespace
+
+void register_cleanup_path(const std::string& path) {
+  std::lock_guard lock(cleanup_mutex());
+  cleanup_paths().insert(path);
+}
+
+void unregister_cleanup_path(const std::string& path) {
+  std::lock_guard lock(cleanup_mutex());
+  cleanup_paths().erase(path);
+}
+
+void install_signal_cleanup(const std::string& program) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set, program] {
+      int sig = 0;
+      while (sigwait(&set, &sig) != 0) {
+      }
+      g_interrupted = true;
+      std::set<std::string> paths;
+      {
+        // Do not wait for ever on a lock a worker might hold: the registry is tiny.
+        std::unique_lock lock(cleanup_mutex(), std::defer_lock);
+        for (int i = 0; i < 100 && !lock.try_lock(); ++i) ::usleep(10000);
+        paths = cleanup_paths();
+      }
+      for (const std::string& p : paths) remove_quietly(p);
+      const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
+      std::fprintf(stderr, "\n%s: interrupted by %s; temporary files removed, no output written\n", program.c_str(), name);
+      std::fflush(stderr);
+      ::_exit(128 + sig);
+    }).detach();
+  });
+}
+
+bool interrupted() { return g_interrupted.load(); }
+
+void wait_if_interrupted() {
+  while (g_interrupted.load()) ::pause();  // the watcher calls _exit
+}
+
+bool process_alive(long pid) {
+  if (pid <= 0) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) == 0) return true;
+  return errno == EPERM;
+}
+
+namespace {
+
+// "<prefix><digits>[<rest>]" -> pid, or -1.
+long pid_after_prefix(const std::string& name, const std::string& prefix, bool digits_to_end) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
+  std::size_t i = prefix.size();
+  long pid = 0;
+  const std::size_t start = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - start < 10) pid = pid * 10 + (name[i++] - '0');
+  if (i == start) return -1;
+  if (digits_to_end ? i != name.size() : (i == name.size() || name[i] != '-')) return -1;
+  return pid;
+}
+
+}  // namespace
+
+std::size_t remove_stale_scratch_dirs(const std::string& parent) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const long pid = pid_after_prefix(name, kScratchPrefix, false);
+    if (pid < 0 || pid == ::getpid() || process_alive(pid)) continue;
+    std::error_code ec2;
+    if (!it->is_directory(ec2)) continue;
+    fs::remove_all(it->path(), ec2);
+    if (!ec2) ++removed;
+  }
+  return removed;
+}
+
+std::size_t remove_stale_output_temps(const std::string& output) {
+  const fs::path out = fs::absolute(output);
+  const std::string prefix = out.filename().string() + ".tmp.";
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(out.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const long pid = pid_after_prefix(name, prefix, true);
+    if (pid < 0 || pid == ::getpid() || process_alive(pid)) continue;
+    std::error_code ec2;
+    if (it->is_regular_file(ec2) && fs::remove(it->path(), ec2)) ++removed;
+  }
+  return removed;
+}
+
+std::string default_tmpdir() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+ScratchDir::ScratchDir(const std::string& parent_in) {
+  const std::string parent = parent_in.empty() ? default_tmpdir() : parent_in;
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec))
+    throw Error("--tmpdir '" + parent + "' is not a directory (it holds the sorted runs; create it or choose another)");
+  remove_stale_scratch_dirs(parent);
+  std::string tmpl = (fs::path(parent) / (kScratchPrefix + std::to_string(::getpid()) + "-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data()))
+    throw Error("cannot create a temporary directory in --tmpdir '" + parent + "': " +
+                std::generic_category().message(errno));
+  path_ = tmpl;
+  register_cleanup_path(path_);
+}
+
+ScratchDir::~ScratchDir() {
+  remove_quietly(path_);
+  unregister_cleanup_path(path_);
+}
+
+std::string ScratchDir::new_file(const std::string& stem) {
+  return path_ + "/" + stem + "." + std::to_string(counter_.fetch_add(1));
+}
+
+std::uint64_t ScratchDir::free_bytes() const {
+  struct statvfs s {};
+  if (::statvfs(path_.c_str(), &s) != 0) return 0;
+  return std::uint64_t(s.f_bavail) * s.f_frsize;
+}
+
+}  // namespace tricount::ext

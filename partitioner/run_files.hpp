@@ -1,0 +1,389 @@
+// Sorted runs on disk for the external-memory partitioner (partitioner/external_partition.hpp):
+// fixed-size records written and read sequentially through bounded buffers, k-way merges cut
+// into key ranges so that every thread merges its own range, the scratch directory (removed
+// on exit, on error and on SIGTERM/SIGINT/SIGHUP; a dead process's is removed by the next
+// run), and a parallel-for that passes exceptions on.
+//
+// Every count and offset here is 64-bit: a run may hold more than 2^32 records.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "src/types.hpp"
+
+namespace tricount::ext {
+
+// ---- threads --------------------------------------------------------------------------
+
+// Runs fn(t) for every t in [0, threads), fn(0) on the calling thread; waits for all and
+// rethrows the first exception.
+void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn);
+
+// ---- files ----------------------------------------------------------------------------
+
+// Bytes written to scratch files by this process so far (for statistics).
+std::uint64_t scratch_bytes_written();
+
+// "cannot write temporary file 'P': No space left on device (disk full? ...)".
+[[noreturn]] void throw_write_error(const std::string& path, int err);
+[[noreturn]] void throw_read_error(const std::string& path, int err);
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& path);
+void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
+void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
+
+// A file written sequentially through a buffer. close() flushes and reports errors; the
+// destructor closes without reporting (an exception is already on its way).
+class FileWriter {
+ public:
+  FileWriter() = default;
+  FileWriter(const std::string& path, std::size_t buffer_bytes);
+  ~FileWriter();
+  FileWriter(FileWriter&& o) noexcept { *this = std::move(o); }
+  FileWriter& operator=(FileWriter&& o) noexcept;
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  void write(const void* data, std::size_t bytes);
+  template <class T>
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (used_ + sizeof(T) > buf_.size()) flush();
+    std::memcpy(buf_.data() + used_, &value, sizeof(T));
+    used_ += sizeof(T);
+    total_ += sizeof(T);
+  }
+  std::uint64_t bytes() const { return total_; }
+  const std::string& path() const { return path_; }
+  void close();
+
+ private:
+  void flush();
+  int fd_ = -1;
+  std::string path_;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+  std::uint64_t total_ = 0;
+};
+
+// Writes a whole array to a new file (no extra buffer).
+void write_file(const std::string& path, const void* data, std::size_t bytes);
+
+// Descriptors shared by readers (pread on one descriptor is safe from several threads).
+class FilePool {
+ public:
+  FilePool() = default;
+  ~FilePool();
+  FilePool(const FilePool&) = delete;
+  FilePool& operator=(const FilePool&) = delete;
+  int fd(const std::string& path);
+  void forget(const std::string& path);  // closes it (before the file is deleted)
+
+ private:
+  std::mutex m_;
+  std::unordered_map<std::string, int> fds_;
+};
+
+// ---- sorted runs ----------------------------------------------------------------------
+
+// `count` records of a record file, starting at record `first`.
+struct Span {
+  std::string path;
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+};
+
+// A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
+struct Run {
+  std::vector<Span> spans;
+  std::uint64_t size() const {
+    std::uint64_t s = 0;
+    for (const Span& p : spans) s += p.count;
+    return s;
+  }
+  void append(Span s) {
+    if (s.count) spans.push_back(std::move(s));
+  }
+};
+
+// Deletes the files of the runs (closing them in the pool first); ignores missing files.
+void remove_run_files(const std::vector<Run>& runs, FilePool& pool);
+
+// Record `index` of a run, read with pread (for sampling and binary search).
+template <class T>
+T read_record(FilePool& pool, const Run& run, std::uint64_t index) {
+  for (const Span& s : run.spans) {
+    if (index < s.count) {
+      T value;
+      pread_all(pool.fd(s.path), &value, sizeof(T), (s.first + index) * sizeof(T), s.path);
+      return value;
+    }
+    index -= s.count;
+  }
+  throw Error("read_record: index past the end of a run");
+}
+
+// First index in [lo, hi) of `run` whose record is not less than `key`.
+template <class T, class Less>
+std::uint64_t run_lower_bound(FilePool& pool, const Run& run, std::uint64_t lo, std::uint64_t hi, const T& key,
+                              Less less) {
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (less(read_record<T>(pool, run, mid), key)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Reads records [begin, end) of a run in order through a buffer.
+template <class T>
+class RunCursor {
+ public:
+  RunCursor(FilePool& pool, const Run& run, std::uint64_t begin, std::uint64_t end, std::size_t buffer_records)
+      : pool_(&pool), run_(&run), left_(end - begin), buf_(std::max<std::size_t>(1, buffer_records)) {
+    std::uint64_t skip = begin;
+    while (span_ < run.spans.size() && skip >= run.spans[span_].count) skip -= run.spans[span_++].count;
+    in_span_ = skip;
+    fill();
+  }
+  bool empty() const { return pos_ == len_; }
+  const T& head() const { return buf_[pos_]; }
+  void pop() {
+    if (++pos_ == len_) fill();
+  }
+  // Hands out up to `max` records at once (for sequential consumers); 0 at the end.
+  std::size_t take(const T*& data, std::size_t max) {
+    if (pos_ == len_) return 0;
+    const std::size_t n = std::min(max, len_ - pos_);
+    data = buf_.data() + pos_;
+    pos_ += n;
+    if (pos_ == len_) pending_refill_ = true;
+    return n;
+  }
+  // After take() emptied the buffer: refill before the next take (the data handed out stays
+  // valid until then).
+  void refill_if_needed() {
+    if (pending_refill_) {
+      pending_refill_ = false;
+      fill();
+    }
+  }
+
+ private:
+  void fill() {
+    pos_ = len_ = 0;
+    while (left_ > 0 && span_ < run_->spans.size()) {
+      const Span& s = run_->spans[span_];
+      if (in_span_ == s.count) {
+        ++span_;
+        in_span_ = 0;
+        continue;
+      }
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>({buf_.size(), s.count - in_span_, left_}));
+      pread_all(pool_->fd(s.path), buf_.data(), n * sizeof(T), (s.first + in_span_) * sizeof(T), s.path);
+      in_span_ += n;
+      left_ -= n;
+      len_ = n;
+      return;
+    }
+  }
+  FilePool* pool_;
+  const Run* run_;
+  std::uint64_t left_;
+  std::size_t span_ = 0;
+  std::uint64_t in_span_ = 0;
+  std::vector<T> buf_;
+  std::size_t pos_ = 0, len_ = 0;
+  bool pending_refill_ = false;
+};
+
+// Merges cursors into one non-decreasing stream (a binary heap of cursors).
+template <class T, class Less>
+class MergeStream {
+ public:
+  MergeStream(std::vector<RunCursor<T>> cursors, Less less) : cur_(std::move(cursors)), less_(less) {
+    for (unsigned c = 0; c < cur_.size(); ++c)
+      if (!cur_[c].empty()) heap_.push_back(c);
+    for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
+  }
+  bool next(T& out) {
+    if (heap_.empty()) return false;
+    RunCursor<T>& top = cur_[heap_[0]];
+    out = top.head();
+    top.pop();
+    if (top.empty()) {
+      heap_[0] = heap_.back();
+      heap_.pop_back();
+    }
+    if (heap_.size() > 1) sift_down(0);
+    return true;
+  }
+
+ private:
+  bool before(unsigned a, unsigned b) const { return less_(cur_[a].head(), cur_[b].head()); }
+  void sift_down(std::size_t i) {
+    const std::size_t n = heap_.size();
+    const unsigned x = heap_[i];
+    while (true) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && before(heap_[c + 1], heap_[c])) ++c;
+      if (!before(heap_[c], x)) break;
+      heap_[i] = heap_[c];
+      i = c;
+    }
+    heap_[i] = x;
+  }
+  std::vector<RunCursor<T>> cur_;
+  std::vector<unsigned> heap_;
+  Less less_;
+};
+
+// Cuts the merge of `runs` into `parts` key ranges of similar size by sampling. `adjust`
+// maps a sampled key to a cut key (e.g. the start of its row). Returns the cut keys (parts-1)
+// and bounds[p][r], p in [0, parts]: range p of run r is [bounds[p][r], bounds[p+1][r]).
+template <class T>
+struct MergeCuts {
+  std::vector<T> keys;
+  std::vector<std::vector<std::uint64_t>> bounds;
+};
+
+template <class T, class Less, class Adjust>
+MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned parts, Less less, Adjust adjust) {
+  MergeCuts<T> cuts;
+  std::vector<std::uint64_t> sizes(runs.size());
+  std::uint64_t total = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r) total += sizes[r] = runs[r].size();
+  cuts.bounds.assign(parts + 1, std::vector<std::uint64_t>(runs.size(), 0));
+  cuts.bounds[parts] = sizes;
+  if (parts <= 1 || total == 0) {
+    // Nothing to cut: every record in part 0, the others empty (all cut keys T{}).
+    for (unsigned p = 1; p < parts; ++p) cuts.bounds[p] = sizes;
+    if (parts > 1) cuts.keys.assign(parts - 1, T{});
+    return cuts;
+  }
+  // Sample each run at evenly spaced positions; each sample stands for size/m records.
+  struct Sample {
+    T key;
+    double weight;
+  };
+  std::vector<Sample> samples;
+  const std::uint64_t per_run = std::uint64_t{32} * parts;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (sizes[r] == 0) continue;
+    const std::uint64_t m = std::min<std::uint64_t>(sizes[r], per_run);
+    for (std::uint64_t s = 0; s < m; ++s) {
+      const std::uint64_t at = static_cast<std::uint64_t>((static_cast<long double>(s) + 0.5L) * sizes[r] / m);
+      samples.push_back({read_record<T>(pool, runs[r], std::min(at, sizes[r] - 1)), double(sizes[r]) / double(m)});
+    }
+  }
+  std::sort(samples.begin(), samples.end(), [&](const Sample& a, const Sample& b) { return less(a.key, b.key); });
+  double acc = 0;
+  std::size_t s = 0;
+  for (unsigned p = 1; p < parts; ++p) {
+    const double want = double(total) * p / parts;
+    while (s + 1 < samples.size() && acc + samples[s].weight < want) acc += samples[s++].weight;
+    T key = adjust(samples[s].key);
+    if (!cuts.keys.empty() && less(key, cuts.keys.back())) key = cuts.keys.back();
+    cuts.keys.push_back(key);
+  }
+  for (unsigned p = 1; p < parts; ++p)
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const std::uint64_t lo = cuts.bounds[p - 1][r];
+      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], lo, sizes[r], cuts.keys[p - 1], less);
+    }
+  return cuts;
+}
+
+// Per-range context handed to a parallel merge's body.
+template <class T>
+struct MergeRange {
+  unsigned part = 0;
+  std::uint64_t first = 0;       // records of all runs before this range
+  std::uint64_t count = 0;       // records in this range
+  const T* lo_key = nullptr;     // range is [lo_key, hi_key); null: unbounded
+  const T* hi_key = nullptr;
+};
+
+// Merges `runs` with `threads` threads, each over its own key range: body(range, stream) is
+// called once per thread with a MergeStream over that range. Ranges are in key order.
+template <class T, class Less, class Adjust, class Body>
+void parallel_merge(FilePool& pool, const std::vector<Run>& runs, unsigned threads, std::size_t cursor_bytes, Less less,
+                    Adjust adjust, Body body) {
+  threads = std::max(1u, threads);
+  const MergeCuts<T> cuts = cut_runs<T>(pool, runs, threads, less, adjust);
+  const std::size_t cursor_records = std::max<std::size_t>(1, cursor_bytes / sizeof(T));
+  parallel_for(threads, [&](unsigned t) {
+    MergeRange<T> range;
+    range.part = t;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      range.first += cuts.bounds[t][r];
+      range.count += cuts.bounds[t + 1][r] - cuts.bounds[t][r];
+    }
+    range.lo_key = t > 0 ? &cuts.keys[t - 1] : nullptr;
+    range.hi_key = t + 1 < threads ? &cuts.keys[t] : nullptr;
+    std::vector<RunCursor<T>> cursors;
+    cursors.reserve(runs.size());
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      if (cuts.bounds[t + 1][r] > cuts.bounds[t][r])
+        cursors.emplace_back(pool, runs[r], cuts.bounds[t][r], cuts.bounds[t + 1][r], cursor_records);
+    MergeStream<T, Less> stream(std::move(cursors), less);
+    body(range, stream);
+  });
+}
+
+// ---- scratch directory and cleanup ------------------------------------------------------
+
+// $TMPDIR, else /tmp.
+std::string default_tmpdir();
+
+// A private directory "tricount-partition-<pid>-<n>" under `parent`, removed with everything
+// in it by the destructor, and by the signal watcher (install_signal_cleanup) on SIGTERM,
+// SIGINT or SIGHUP. Creating one first removes stale ones of processes that no longer run.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& parent);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string new_file(const std::string& stem);  // a fresh name inside (not created)
+  std::uint64_t free_bytes() const;               // free space on its filesystem
+
+ private:
+  std::string path_;
+  std::atomic<std::uint64_t> counter_{0};
+};
+
+bool process_alive(long pid);
+// Removes "tricount-partition-<pid>-*" directories in `parent` whose process is gone.
+// Returns how many were removed.
+std::size_t remove_stale_scratch_dirs(const std::string& parent);
+// Removes "<output>.tmp.<pid>" files (BlockFileWriter's temporaries) whose process is gone.
+std::size_t remove_stale_output_temps(const std::string& output);
+
+// Paths (files or directories) removed if the process is interrupted by a signal.
+void register_cleanup_path(const std::string& path);
+void unregister_cleanup_path(const std::string& path);
+// For programs: blocks SIGTERM, SIGINT and SIGHUP in the calling thread (call it before any
+// thread starts, so that every thread inherits the mask) and starts a watcher thread that, on
+// one of them, removes the registered paths, prints "<program>: interrupted by SIG...;
+// temporary files removed" and exits with 128 + the signal number.
+void install_signal_cleanup(const std::string& program);
+// True once the watcher has caught a signal (it is removing the files, then exits).
+bool interrupted();
+// If interrupted(): waits for the watcher to end the process (an error caused by the
+// removal of the files is not reported); else returns at once.
+void wait_if_interrupted();
+
+}  // namespace tricount::ext
