@@ -12,7 +12,10 @@
 # Environment:
 #   GRAPHS     graphs to run (default "k18 k20 u20 g128 k23 u24 k24"):
 #              kS = Kronecker scale S (edge factor 16), u20 = uniform 2^20 V / 2^24 E,
-#              u24 = uniform 2^24 V / 2^28 E, g128 = 3D grid 128^3
+#              u24 = uniform 2^24 V / 2^28 E, g128 = 3D grid 128^3; a "c" suffix
+#              (k23c) partitions the same edges with --order collective
+#   PARTITION_ARGS  extra tricount-partition arguments (default "--memory-budget 100G":
+#              the in-memory path)
 #   VARIANTS   extra driver runs per graph, ';'-separated "name:VAR=VALUE,VAR=VALUE"
 #              (backend debug knobs TRICOUNT_CUDA_DEBUG_*, TRICOUNT_BENCH_CTA_THRESHOLD,
 #              TRICOUNT_BENCH_CHUNK); the default row is always run and named "default"
@@ -29,13 +32,14 @@ REPS=${REPS:-10}
 WORK=${WORK:-/tmp/tricount-bench}
 OUT=${OUT:-$WORK}
 VARIANTS=${VARIANTS:-}
+PARTITION_ARGS=${PARTITION_ARGS:-"--memory-budget 100G"}
 mkdir -p "$WORK" "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export LD_LIBRARY_PATH=$BUILD:${LD_LIBRARY_PATH:-}
 
 gen_args() {
-  case $1 in
-    k*) echo "--kind kronecker --scale ${1#k}" ;;
+  case ${1%c} in
+    k*) local s=${1%c}; echo "--kind kronecker --scale ${s#k}" ;;
     u20) echo "--kind uniform --vertices 1048576 --edges 16777216" ;;
     u24) echo "--kind uniform --vertices 16777216 --edges 268435456" ;;
     g*) echo "--kind grid3d --grid-side ${1#g}" ;;
@@ -46,11 +50,13 @@ gen_args() {
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 for g in $GRAPHS; do
-  edges=$WORK/$g.bin64
+  edges=$WORK/${g%c}.bin64  # k23c: the edges of k23
   blocks=$WORK/$g.h5
+  order=degree
+  [[ $g == *c ]] && order=collective
   t0=$(date +%s%N)
   [[ -s $edges ]] || "$BIN/tricount-generate" $(gen_args "$g") --output "$edges" >> "$OUT/bench.log" 2>&1
-  [[ -s $blocks ]] || "$BIN/tricount-partition" -i "$edges" -o "$blocks" --parts 1 -q >> "$OUT/bench.log" 2>&1
+  [[ -s $blocks ]] || "$BIN/tricount-partition" -i "$edges" -o "$blocks" --parts 1 --order $order $PARTITION_ARGS -q >> "$OUT/bench.log" 2>&1
   echo "{\"graph\": \"$g\", \"kind\": \"prepare\", \"ms\": $(( ($(date +%s%N) - t0) / 1000000 ))}" >> "$RESULTS"
   if [[ -z ${NO_CLI:-} ]]; then
     if "$BIN/tricount-count" -i "$blocks" --backend cuda --json "$OUT/$g.count.json" -q >> "$OUT/bench.log" 2>&1; then

@@ -4,8 +4,9 @@
 // Paths that ordinary graphs rarely take are forced with the backend's debug knobs
 // (TRICOUNT_CUDA_DEBUG_*, read when a backend is made; see cuda_backend.cu): tiny shared
 // tables (levels in global memory, linear probing across buckets), every key in one
-// bucket, binary search instead of a table, and a device memory cap (eviction, and the
-// error for a block triple that does not fit).
+// bucket, binary search instead of a table, CTA-row key bitmaps of every size (or none),
+// the reverse search of long 2-hop lists on the warp path (or none), and a device memory
+// cap (eviction, and the error for a block triple that does not fit).
 //
 // DISABLED_Benchmark is the GPU benchmark driver (bench/bench_cuda.sh runs it): it times
 // the count of a graph with its blocks already on the GPU.
@@ -341,21 +342,35 @@ struct ForcedPath {
 const std::vector<ForcedPath>& forced_paths() {
   static const std::vector<ForcedPath> paths = {
       {"all keys in bucket 0 (linear probing only)", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
-      {"all keys in bucket 0, CTA path", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}, 1},
+      {"all keys in bucket 0, CTA path", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
       {"64-word tables: global levels and overflowing buckets", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}}},
-      {"64-word tables, colliding", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}, 1},
-      {"256-word tables, CTA path", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "256"}}, 2},
+      {"64-word tables, colliding", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
+      {"256-word tables, CTA path", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "256"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 2},
       {"binary search above 20 keys", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "20"}}},
-      {"binary search for every row", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "0"}}, 1},
+      {"binary search for every row", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "0"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
       {"more buckets", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "2"}}},
       {"fewer buckets", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "0"}}},
       {"register cap for 8 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_OCC", "8"}}},
       {"no register cap", {{"TRICOUNT_CUDA_DEBUG_OCC", "0"}}},
-      {"128-word CTA tables (global levels)", {{"TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", "128"}}, 3},
+      {"128-word CTA tables (global levels)", {{"TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", "128"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 3},
       {"register cap for 6 CTAs per SM, colliding", {{"TRICOUNT_CUDA_DEBUG_OCC", "6"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
       {"profiling (kernels in sequence)", {{"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
       {"trimmed 2-hop lists", {{"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
-      {"trimmed 2-hop lists, CTA path", {{"TRICOUNT_CUDA_DEBUG_TRIM", "4"}}, 1},
+      {"trimmed 2-hop lists, CTA path", {{"TRICOUNT_CUDA_DEBUG_TRIM", "4"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
+      {"trimmed 2-hop lists, CTA bitmaps", {{"TRICOUNT_CUDA_DEBUG_TRIM", "4"}}, 1},
+      {"no bitmaps (tables for every CTA row)", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}},
+      {"1-word bitmaps, tables otherwise, CTA path", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "1"}}, 1},
+      {"2-word bitmaps, colliding tables otherwise", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "2"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}, 1},
+      {"4-word bitmaps, binary search otherwise", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "4"}, {"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "0"}}, 1},
+      {"64 KiB bitmaps, CTA path", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "16384"}}, 1},
+      {"no reverse search (warp rows probe every 2-hop list)", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "0"}}},
+      {"reverse search for lists longer than u's keys", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"reverse search kernel, search never taken", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1000000"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"reverse search, ratio 2, trimmed lists", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"reverse search, 8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"reverse search, 16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"reverse search, register cap for 8 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_OCC", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"reverse search, no register cap", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_OCC", "0"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
       {"8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_TILE", "8"}}},
       {"16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
   };
@@ -376,6 +391,91 @@ TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {
       EXPECT_EQ(count_graph(partition(k, n), 1, *gpu).triangles, choose3(400)) << "K_400, n=" << n;
     }
     expect_hand_blocks(*gpu, path.name);
+  }
+}
+
+// One CTA row u whose keys span exactly `span` ids from `kmin`, against 2-hop lists that
+// hold keys, ids between them, and ids just outside [kmin, kmax]: the bitmap path's edges
+// (span of 32 * words and one more, kmin near the top of the id range, where w - kmin wraps).
+HandBlocks span_blocks(std::uint64_t kmin, std::uint64_t span) {
+  HandBlocks h;
+  const std::uint64_t kmax = kmin + span - 1;
+  h.cols = kmax + 3;
+  std::set<std::uint64_t> keys = {kmin, kmax};
+  for (std::uint64_t x = kmin; x <= kmax; x += 1 + (x * 7919) % 13) keys.insert(x);
+  h.h_off = {0};
+  for (std::uint64_t k : keys) h.h_nbr.push_back(static_cast<vid_t>(k));
+  h.h_off.push_back(h.h_nbr.size());
+  h.mid = 40;
+  h.o_off = {0};
+  for (std::uint32_t v = 0; v < h.mid; ++v) h.o_nbr.push_back(v);
+  h.o_off.push_back(h.o_nbr.size());
+  h.t_off = {0};
+  for (std::uint32_t v = 0; v < h.mid; ++v) {
+    std::set<std::uint64_t> list;
+    if (kmin > 0) list.insert(kmin - 1 - v % std::min<std::uint64_t>(kmin, 3));
+    list.insert(kmax + 1 + v % 2);
+    if (v % 2 == 0) list.insert(0);
+    for (std::uint64_t x = kmin + v % 5; x <= kmax; x += 1 + v % 9) list.insert(x);
+    for (std::uint64_t x : list) {
+      if (x >= h.cols) continue;
+      h.t_nbr.push_back(static_cast<vid_t>(x));
+      h.expected += keys.count(x);
+    }
+    h.t_off.push_back(h.t_nbr.size());
+  }
+  return h;
+}
+
+TEST(CudaBackend, BitmapSpanBoundaries) {
+  REQUIRE_GPU();
+  auto cpu = cpu_backend();
+  for (const char* words : {"1", "3", "4096"}) {
+    SCOPED_TRACE(std::string("bitmap words ") + words);
+    ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", words}});
+    auto gpu = cuda_backend(1);
+    const std::uint64_t bits = 32 * std::stoull(words);
+    for (std::uint64_t kmin : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{77}, (std::uint64_t{1} << 32) - 3 * bits - 8})
+      for (std::uint64_t span : {std::uint64_t{1}, std::uint64_t{2}, bits - 1, bits, bits + 1, 2 * bits + 5}) {
+        if (span == 0) continue;
+        const HandBlocks h = span_blocks(kmin, span);
+        const SubtaskBlocks b = h.blocks(next_serial_base());
+        CountStats s;
+        EXPECT_EQ(gpu->count(b, s), h.expected) << "kmin " << kmin << " span " << span;
+        EXPECT_EQ(cpu->count(b, s), h.expected) << "cpu: kmin " << kmin << " span " << span;
+      }
+  }
+}
+
+// A skewed graph (hubs whose 2-hop lists dwarf light rows' keys, heavy rows with short key
+// spans): every way of probing must give the CPU backend's count.
+TEST(CudaBackend, KroneckerWithEveryProbePath) {
+  REQUIRE_GPU();
+  KroneckerSpec k;
+  k.scale = 14;
+  std::vector<PartitionedGraph> graphs;
+  for (std::uint32_t n : {1u, 3u}) {
+    auto src = make_kronecker_source(k);
+    PartitionOptions o;
+    o.parts = n;
+    graphs.push_back(partition_edges(*src, o));
+  }
+  std::vector<count_t> want;
+  for (const PartitionedGraph& g : graphs) want.push_back(cpu_count(g, 2));
+  const std::vector<std::map<std::string, std::string>> settings = {
+      {},
+      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "0"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "16384"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "4"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "16"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "8192"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
+  };
+  for (std::size_t s = 0; s < settings.size(); ++s) {
+    ScopedEnv env(settings[s]);
+    for (std::uint32_t threshold : {100u, 20u}) {
+      auto gpu = cuda_backend(threshold);
+      for (std::size_t g = 0; g < graphs.size(); ++g)
+        EXPECT_EQ(count_graph(graphs[g], 2, *gpu).triangles, want[g]) << "setting " << s << " threshold " << threshold << " graph " << g;
+    }
   }
 }
 

@@ -53,6 +53,10 @@ struct CountParams {
   std::uint32_t table_limit = 0xFFFFFFFFu;  // rows with more keys use binary search
   std::uint32_t tile_chunk = 8;             // rows a warp takes per atomic grab
   std::uint32_t trim_min = 0;               // 2-hop lists at least this long are trimmed (0: off)
+  std::uint32_t search_ratio = 0;           // warp rows: 2-hop lists longer than this many
+                                            // times u's keys are searched for u's keys (0: off)
+  std::uint32_t cta_bitmap_words = 0;       // CTA rows whose key span fits this many words
+                                            // of bits use a bitmap (0: off)
 };
 
 // Same function as split_of_row() in src/task_plan.hpp (host only); must stay identical.
@@ -137,6 +141,20 @@ struct Prober {
   }
 };
 
+// Probes element w of a 2-hop list against u's keys held as a bitmap over [kmin, kmax]
+// (bit w - kmin set iff w is a key): one range check, one shared load, one bit test, with
+// no chain to follow. CTA rows whose key span fits the CTA's shared memory use it; under
+// the degree order a heavy row's keys are all above it, so its span is short.
+struct BitmapProber {
+  const std::uint32_t* bits;
+  vid_t kmin, kmax;
+  __device__ __forceinline__ std::uint32_t operator()(vid_t w) const {
+    const std::uint32_t x = w - kmin;  // wraps for w < kmin
+    if (x > kmax - kmin) return 0;
+    return (bits[x >> 5] >> (x & 31u)) & 1u;
+  }
+};
+
 // The lanes of `mask` each hold a long 2-hop list (begin, len): the whole tile walks them
 // one at a time, coalesced, kUnroll loads in flight per lane.
 template <int G, class Tile, class Probe>
@@ -162,6 +180,19 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
   return found;
 }
 
+// The other direction for 2-hop lists that dwarf u's key list H(u): search each key of u
+// in the (sorted) 2-hop list, |H(u)| * log2 |N2(v)| steps instead of |N2(v)| probes. The
+// pairs (list, key) are spread over the lanes like the short lists (a prefix sum of the
+// key counts, each lane finding its list by binary search over the prefix sums).
+struct ReverseSearch {
+  const vid_t* keys_list = nullptr;  // u's keys, sorted
+  std::uint32_t keys = 0;
+  std::uint32_t ratio = 0;  // lists longer than ratio * keys (0: never)
+  __device__ __forceinline__ bool wants(std::uint32_t len) const {
+    return ratio != 0 && std::uint64_t(len) > std::uint64_t(ratio) * keys;
+  }
+};
+
 // Walks the 2-hop lists N2(v) of the 1-hop entries [o0, o1) of one row, on one tile of G
 // lanes, G entries (a "chunk") at a time; `next_chunk(c)` hands out the chunk indices
 // this tile takes (all of them on the warp path; shared among the warps of a CTA on the
@@ -169,11 +200,14 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
 // by the tile, or queued for the whole CTA); the shorter lists are walked as one
 // virtual list through a prefix sum of their lengths, G elements per step, each lane
 // finding its list by binary search over the prefix sums (held in registers, read with
-// shuffles). Returns this lane's hits.
-template <int G, class Tile, class Probe, class NextChunk, class LongLists>
+// shuffles). With kReverse, lists that `rev` wants are searched for u's keys instead
+// (ReverseSearch); without it the code is that of version 4 (the reverse search costs the
+// register-capped warp kernel spills, which rows with little work feel). Returns this
+// lane's hits.
+template <int G, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
                                                            eoff_t o0, eoff_t o1, NextChunk next_chunk,
-                                                           LongLists&& long_lists) {
+                                                           LongLists&& long_lists, const ReverseSearch& rev = {}) {
   const std::uint32_t lane = tile.thread_rank();
   unsigned long long found = 0;
   for (std::uint64_t c; next_chunk(c);) {
@@ -187,7 +221,32 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       end = p.two_hop.offsets[v + 1];
       if (p.trim_min && end - begin >= p.trim_min) trim_list(p.two_hop.neighbors, begin, end, probe.kmin, probe.kmax);
     }
-    const std::uint32_t len = static_cast<std::uint32_t>(end - begin);
+    std::uint32_t len = static_cast<std::uint32_t>(end - begin);
+    if constexpr (kReverse) {
+      if (rev.ratio != 0) {  // uniform: the whole tile takes this branch or none of it
+        const bool reverse = rev.wants(len);
+        if (tile.any(reverse)) {
+          const std::uint32_t pairs = reverse ? rev.keys : 0u;
+          const std::uint32_t pincl = cg::inclusive_scan(tile, pairs);
+          const std::uint32_t ptotal = tile.shfl(pincl, G - 1);
+          const std::uint32_t pexcl = pincl - pairs;
+          for (std::uint32_t eb = 0; eb < ptotal; eb += G) {
+            const std::uint32_t e = eb + lane;
+            std::uint32_t pos = 0;  // lanes whose pairs lie wholly before e
+#pragma unroll
+            for (int s = G / 2; s > 0; s >>= 1) {
+              const std::uint32_t x = tile.shfl(pincl, pos + s - 1);
+              if (x <= e) pos += s;
+            }
+            const eoff_t lb = tile.shfl(begin, pos);
+            const std::uint32_t ll = tile.shfl(len, pos);
+            const std::uint32_t first = tile.shfl(pexcl, pos);
+            if (e < ptotal) found += sorted_contains(p.two_hop.neighbors, lb, lb + ll, rev.keys_list[e - first]);
+          }
+          if (reverse) len = 0;  // done: neither a short nor a long list
+        }
+      }
+    }
     const bool is_long = len >= static_cast<std::uint32_t>(G);
 
     // Short lists: one virtual list.
@@ -214,7 +273,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 }
 
 // One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
-template <int G, class Tile>
+template <int G, bool kReverse, class Tile>
 __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
                                                       std::uint32_t* smem_table) {
   const std::uint32_t lane = tile.thread_rank();
@@ -233,7 +292,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   probe.kmax = p.hash.neighbors[h1 - 1];
   tile.sync();
   std::uint64_t next = 0;
-  const unsigned long long found = probe_two_hop<G>(
+  const unsigned long long found = probe_two_hop<G, kReverse>(
       tile, p, probe, o0, o1,
       [&](std::uint64_t& c) {
         c = next++;
@@ -241,12 +300,14 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
       },
       [&](const Tile& t, std::uint32_t mask, bool, eoff_t begin, std::uint32_t len, const auto& pr) {
         return walk_long_lists<G>(t, p, mask, begin, len, pr);
-      });
+      },
+      ReverseSearch{p.hash.neighbors + h0, keys, p.search_ratio});
   tile.sync();  // the next row clears this table
   return found;
 }
 
-template <int G, int kMinBlocks>
+// kReverse: 2-hop lists much longer than u's key list are searched (p.search_ratio).
+template <int G, int kMinBlocks, bool kReverse>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
@@ -264,7 +325,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     if (first >= rows) break;
     const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
     for (std::uint32_t idx = first; idx < last; ++idx)
-      found += tile_row<G>(tile, p, p.tile_rows[rows - 1 - idx], table_smem);
+      found += tile_row<G, kReverse>(tile, p, p.tile_rows[rows - 1 - idx], table_smem);
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
   if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
@@ -275,6 +336,8 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
 // except that long 2-hop lists go to a shared queue; once the chunks are done, the queued
 // lists are cut into segments of kSegment elements that all warps share, so one hub's long
 // list does not keep a single warp busy while the others wait at the row's barrier.
+// Rows whose key span max H(u) - min H(u) fits the CTA's bitmap words (cta_bitmap_words *
+// 32 bits) hold their keys as a bitmap in shared memory instead of a table (BitmapProber).
 // Without a table that fits (shared levels plus this CTA's global area) the warps probe
 // u's sorted list by binary search instead: slower, never wrong.
 inline constexpr std::uint32_t kLongQueue = 256;
@@ -387,19 +450,32 @@ __global__ void __launch_bounds__(kCtaThreads) count_cta_rows(CountParams p) {
     const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
     const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
     const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
+    const vid_t kmin = p.hash.neighbors[h0], kmax = p.hash.neighbors[h1 - 1];
+    // Bitmap when u's key span fits (keys are sorted and distinct: kmin <= kmax).
+    const std::uint64_t span_words = (std::uint64_t(kmax - kmin) >> 5) + 1;
+    const bool use_bitmap = span_words <= p.cta_bitmap_words;
     const TableShape shape = make_table_shape(keys, p.cta_table);
-    const bool use_table = keys <= p.table_limit && shape.global_words() <= p.cta_scratch_words;
+    const bool use_table = !use_bitmap && keys <= p.table_limit && shape.global_words() <= p.cta_scratch_words;
     BucketTable table;
     table.place(smem, shape, global_slots, p.cta_table.hash_multiplier);
-    if (use_table) {
+    if (use_bitmap) {
+      const std::uint32_t words = static_cast<std::uint32_t>(span_words);
+      for (std::uint32_t w = threadIdx.x; w < words; w += kCtaThreads) smem[w] = 0;
+      __syncthreads();
+      for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) {
+        const std::uint32_t x = p.hash.neighbors[h0 + e] - kmin;
+        atomicOr(&smem[x >> 5], 1u << (x & 31u));
+      }
+    } else if (use_table) {
       table.clear(threadIdx.x, kCtaThreads);
       __syncthreads();
       for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) table.insert(p.hash.neighbors[h0 + e]);
     }
     __syncthreads();  // table built; sh.idx read by every thread
 
-    const vid_t kmin = p.hash.neighbors[h0], kmax = p.hash.neighbors[h1 - 1];
-    if (!use_table) {
+    if (use_bitmap) {
+      found += cta_probe_row(p, BitmapProber{smem, kmin, kmax}, o0, o1, sh, &temp.scan);
+    } else if (!use_table) {
       found += cta_probe_row(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
     } else if (!shape.all_shared()) {
       found += cta_probe_row(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);

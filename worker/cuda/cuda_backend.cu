@@ -29,13 +29,23 @@
 //    32 entries at a time: the 2-hop lists shorter than 32 are walked as one virtual list
 //    (TRUST's virtual combination: a warp prefix sum of their lengths, each lane finding
 //    its list by binary search), the longer ones one at a time by the whole warp with 4
-//    loads in flight per lane. Elements outside [min H(u), max H(u)] are not probed.
+//    loads in flight per lane. Elements outside [min H(u), max H(u)] are not probed. A
+//    2-hop list longer than 16 times u's key list (a hub's, seen from a light row) is not
+//    walked: u's keys are searched in it instead (binary search, both lists sorted), as
+//    the CPU backend does. That search lives in its own instance of the warp kernel, run
+//    only when the 2-hop block has a row of at least 128 entries (its code costs the
+//    register-capped kernel spills, which graphs of short lists would pay for nothing).
 //  * CTA path: 256 threads build a larger table (levels past the shared ones in a per-CTA
 //    global-memory area reused across rows); the warps take the 1-hop chunks from a shared
 //    counter and probe as above, except that long lists are queued and cut into segments
 //    of 128 elements shared by all warps, so one hub's list does not hold up the row. A
 //    row whose table does not fit even with the global area is probed by binary search in
-//    its sorted hash list instead. Nothing is ever dropped.
+//    its sorted hash list instead. A CTA row whose key span max H(u) - min H(u) fits the
+//    bitmap (default 262,144 bits: 32 KiB of shared memory, taken only when the subtask
+//    can have CTA rows) holds its keys as a bitmap instead of a table: a probe is one range
+//    check, one shared load and a bit test. Under the degree order a heavy row's keys all
+//    lie above it, among the heavy rows, so the spans of the rows with the most work are
+//    short. Nothing is ever dropped.
 //  * Dynamic assignment: warps and CTAs take rows from global atomic counters (warps in
 //    chunks of BackendOptions::chunk_size rows; by default 1 to 16, growing with the row
 //    count: one counter shared by every warp is the bottleneck on grids).
@@ -61,6 +71,12 @@
 //   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 6 (default) or 8 CTAs per SM,
 //                                     0 for none
 //   TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS  shared words of a CTA table (default 4096)
+//   TRICOUNT_CUDA_DEBUG_BITMAP_WORDS  shared words of a CTA row's key bitmap (default 8192:
+//                                     262,144 bits in 32 KiB); 0 turns bitmaps off
+//   TRICOUNT_CUDA_DEBUG_SEARCH_RATIO  warp rows: 2-hop lists longer than this many times u's keys
+//                                     are searched for u's keys (default 16); 0 turns it off
+//   TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST  the warp kernel with the reverse search runs only
+//                                     when the 2-hop block has a row this long (default 128)
 //   TRICOUNT_CUDA_DEBUG_PROFILE=1     run the two counting kernels one after the other and
 //                                     print each one's time and work lists to stderr
 #include <cuda_runtime.h>
@@ -115,8 +131,14 @@ constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: 
 // upper levels in the per-CTA global area (measured: 48 KiB tables, 3 CTAs per SM, were
 // slower on Kronecker graphs).
 constexpr std::uint32_t kCtaSharedWords = 4096;
+// Default bitmap of a CTA row: 32 KiB (262,144 bits; measured on Kronecker 23: 16 KiB 184
+// ms, 32 KiB 159 ms, 64 KiB 191 ms, the last at 3 CTAs per SM).
+constexpr std::uint32_t kCtaBitmapWords = 8192;
 constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
 constexpr std::uint64_t kMaxTileChunk = 16;
+// The warp kernel with the reverse search runs only for 2-hop blocks with a row this long.
+constexpr std::uint32_t kSearchMinList = 128;
+constexpr std::uint32_t kSearchRatio = 16;  // warp rows: search lists longer than this times u's keys (32: 3% slower on Kronecker)
 
 std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -140,15 +162,21 @@ std::string block_label(const BlockView& v) {
 // Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
 enum class TileVariant { G32, G32Occ6, G32Occ8, G16, G8 };
 
-template <class F>
-void with_tile_kernel(TileVariant v, F&& f) {
+template <bool kReverse, class F>
+void with_tile_kernel_r(TileVariant v, F&& f) {
   switch (v) {
-    case TileVariant::G32: f(count_tile_rows<32, 1>); break;
-    case TileVariant::G32Occ6: f(count_tile_rows<32, 6>); break;
-    case TileVariant::G32Occ8: f(count_tile_rows<32, 8>); break;
-    case TileVariant::G16: f(count_tile_rows<16, 1>); break;
-    case TileVariant::G8: f(count_tile_rows<8, 1>); break;
+    case TileVariant::G32: f(count_tile_rows<32, 1, kReverse>); break;
+    case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse>); break;
+    case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse>); break;
+    case TileVariant::G16: f(count_tile_rows<16, 1, kReverse>); break;
+    case TileVariant::G8: f(count_tile_rows<8, 1, kReverse>); break;
   }
+}
+// reverse: the kernel with the reverse search (ReverseSearch in count_kernels.cuh).
+template <class F>
+void with_tile_kernel(TileVariant v, bool reverse, F&& f) {
+  if (reverse) with_tile_kernel_r<true>(v, f);
+  else with_tile_kernel_r<false>(v, f);
 }
 std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
 
@@ -162,6 +190,9 @@ struct Knobs {
   std::uint32_t tile = 32;
   std::uint32_t occ = 6;  // warp path: CTAs per SM the register allocation must allow (0, 6, 8)
   std::uint32_t cta_shared_words = kCtaSharedWords;
+  std::uint32_t bitmap_words = kCtaBitmapWords;  // 0: no bitmaps
+  std::uint32_t search_ratio = kSearchRatio;     // 0: always probe
+  std::uint32_t search_min_list = kSearchMinList;  // reverse search only with 2-hop lists this long
   bool profile = false;
   TileVariant variant() const {
     return tile == 8 ? TileVariant::G8 : tile == 16 ? TileVariant::G16 : occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
@@ -181,6 +212,12 @@ struct Knobs {
     k.occ = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_OCC", 6));
     k.cta_shared_words = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", kCtaSharedWords), 64, kCtaSharedBudgetWords));
+    k.bitmap_words = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", kCtaBitmapWords), 0xFFFFFFFFu));
+    k.search_ratio = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", kSearchRatio), 0xFFFFFFFFu));
+    k.search_min_list = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", kSearchMinList), 0xFFFFFFFFu));
     k.profile = env_u64("TRICOUNT_CUDA_DEBUG_PROFILE", 0) != 0;
     return k;
   }
@@ -230,13 +267,17 @@ class CudaBackend final : public CountBackend {
     cta_budget_words_ = static_cast<std::uint32_t>(
         std::min<std::size_t>({kCtaSharedBudgetWords, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
     cta_words_ = std::min(cta_budget_words_, knobs_.cta_shared_words);
+    // A bitmap may take more than a table, up to what the device lets a CTA have.
+    bitmap_words_ = static_cast<std::uint32_t>(
+        std::min<std::size_t>({knobs_.bitmap_words, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
     TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(count_cta_rows, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(cta_budget_words_ * 4)));
+                                           static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
     for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
-      with_tile_kernel(v, [](auto kernel) {
-        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(kTileBlockSharedWords * 4)));
-      });
+      for (bool reverse : {false, true})
+        with_tile_kernel(v, reverse, [](auto kernel) {
+          TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(kTileBlockSharedWords * 4)));
+        });
     self_test();
   }
 
@@ -278,9 +319,13 @@ class CudaBackend final : public CountBackend {
     options_.cta_degree_threshold = 1;  // the same triangle on the CTA path
     const count_t cta = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
     options_.cta_degree_threshold = saved;
-    if (warp != 1 || cta != 1)
-      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + std::to_string(warp) + " and " +
-                  std::to_string(cta) + " triangles in a triangle (expected 1 and 1)");
+    force_reverse_ = true;  // the warp kernel with the reverse search
+    const count_t reverse = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
+    force_reverse_ = false;
+    if (warp != 1 || cta != 1 || reverse != 1)
+      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + std::to_string(warp) + ", " +
+                  std::to_string(cta) + " and " + std::to_string(reverse) +
+                  " triangles in a triangle (expected 1, 1 and 1)");
     drop_unserialed();
   }
 
@@ -371,6 +416,11 @@ class CudaBackend final : public CountBackend {
     const std::uint32_t max_keys = std::min<std::uint32_t>(b.hash.max_degree, knobs_.table_limit);
     const std::uint32_t threshold = options_.cta_degree_threshold;
     const std::uint32_t G = tile_lanes(knobs_.variant());
+    // The warp kernel with the reverse search only where a 2-hop list is long enough for it
+    // to pay: Kronecker graphs have lists of hundreds to thousands, uniform and grid graphs
+    // of tens, where the search would never be taken and its register spills would cost.
+    const bool reverse = force_reverse_ || (knobs_.search_ratio != 0 && b.two_hop.max_degree >= knobs_.search_min_list &&
+                                            b.two_hop.max_degree > knobs_.search_ratio);
     TableConfig unbounded;
     unbounded.shared_words = 0xFFFFFFFFu;
     unbounded.log2_buckets_per_key = knobs_.buckets_log2;
@@ -389,11 +439,19 @@ class CudaBackend final : public CountBackend {
 
     // Global levels for the CTA path: sized for the largest row, as many CTAs as fit.
     const std::uint64_t need_words = make_table_shape(max_keys, cta_cfg).global_words();
+    // The CTA kernel's dynamic shared memory: its table or its bitmap, whichever is larger.
+    // No bitmap where no row can be a CTA row (the classifier's test on the blocks' largest
+    // degrees): a CTA kernel with nothing to do then takes no more shared memory than
+    // before beside the warp kernel (measured: 1% on uniform 2^24 otherwise).
+    const bool cta_rows_possible = b.hash.max_degree >= threshold || b.one_hop.max_degree >= threshold ||
+                                   b.hash.max_degree > tile_max_keys;
+    const std::uint32_t bitmap_words = cta_rows_possible ? bitmap_words_ : 0;
+    const std::uint32_t cta_smem_words = std::max(cta_cfg.shared_words, bitmap_words);
     int cta_per_sm = 0, tile_per_sm = 0;
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, count_cta_rows, kCtaThreads,
-                                                                    std::size_t{cta_cfg.shared_words} * 4));
+                                                                    std::size_t{cta_smem_words} * 4));
     const std::size_t tile_smem = std::size_t{tile_cfg.shared_words} * 4 * (kTileBlockThreads / G);
-    with_tile_kernel(knobs_.variant(), [&](auto kernel) {
+    with_tile_kernel(knobs_.variant(), reverse, [&](auto kernel) {
       TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, tile_smem));
     });
     std::uint64_t cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
@@ -500,6 +558,8 @@ class CudaBackend final : public CountBackend {
     p.tile_chunk = options_.chunk_size ? options_.chunk_size
                                        : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
     p.trim_min = knobs_.trim_min;
+    p.cta_bitmap_words = bitmap_words;
+    p.search_ratio = knobs_.search_ratio;
     RowClassifier rc = classifier;
     rc.hash_offsets = p.hash.offsets;
     rc.one_hop_offsets = p.one_hop.offsets;
@@ -521,10 +581,10 @@ class CudaBackend final : public CountBackend {
       prof_b.emplace();
       TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_a, s));
     }
-    count_cta_rows<<<static_cast<unsigned>(cta_grid), kCtaThreads, std::size_t{cta_cfg.shared_words} * 4, s>>>(p);
+    count_cta_rows<<<static_cast<unsigned>(cta_grid), kCtaThreads, std::size_t{cta_smem_words} * 4, s>>>(p);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
     if (knobs_.profile) TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_b, s));
-    with_tile_kernel(knobs_.variant(), [&](auto kernel) {
+    with_tile_kernel(knobs_.variant(), reverse, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(tile_grid), kTileBlockThreads, tile_smem, tile_stream>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
@@ -546,11 +606,11 @@ class CudaBackend final : public CountBackend {
       std::uint32_t sizes[2] = {0, 0};
       TRICOUNT_CUDA_TRY(cudaMemcpy(sizes, small, sizeof sizes, cudaMemcpyDeviceToHost));
       std::fprintf(stderr,
-                   "[cuda profile] rows %llu: classify %.3f ms | CTA rows %u (grid %llu, %u smem words, %llu global words) "
-                   "%.3f ms | warp rows %u (grid %llu, G %u, chunk %u, %u smem words, max keys %u) %.3f ms\n",
-                   (unsigned long long)rows, classify, sizes[0], (unsigned long long)cta_grid, cta_cfg.shared_words,
+                   "[cuda profile] rows %llu: classify %.3f ms | CTA rows %u (grid %llu, %u smem words, %u bitmap words, %llu global words) "
+                   "%.3f ms | warp rows %u (grid %llu, G %u, chunk %u, %u smem words, max keys %u, reverse %d) %.3f ms\n",
+                   (unsigned long long)rows, classify, sizes[0], (unsigned long long)cta_grid, cta_cfg.shared_words, bitmap_words,
                    (unsigned long long)scratch_words, cta, sizes[1], (unsigned long long)tile_grid, G, p.tile_chunk,
-                   tile_cfg.shared_words, tile_max_keys, tile);
+                   tile_cfg.shared_words, tile_max_keys, int(reverse), tile);
     }
     return *static_cast<const unsigned long long*>(host_result_.get());
   }
@@ -561,6 +621,8 @@ class CudaBackend final : public CountBackend {
   cudaDeviceProp prop_{};
   std::uint32_t cta_budget_words_ = 0;  // dynamic shared memory the CTA kernel may take
   std::uint32_t cta_words_ = 0;         // what a CTA table takes at most
+  std::uint32_t bitmap_words_ = 0;      // a CTA row's key bitmap (0: none)
+  bool force_reverse_ = false;          // self-test: the warp kernel with the reverse search
   std::unique_ptr<Stream> stream_, side_;
   std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
   std::array<PinnedBuffer, 2> staging_;
