@@ -52,9 +52,16 @@ class TaskPlan {
   std::uint32_t splits_;
 };
 
+// Host and device code share split_of_row: the CPU and GPU backends must split rows alike.
+#ifdef __CUDACC__
+#define TRICOUNT_HOST_DEVICE __host__ __device__
+#else
+#define TRICOUNT_HOST_DEVICE
+#endif
+
 // Which workload split a block-local row of class i belongs to. A multiplicative hash
 // spreads hubs (renumbered by degree, hence adjacent ids) across splits.
-inline std::uint32_t split_of_row(std::uint64_t local_row, std::uint32_t splits) {
+TRICOUNT_HOST_DEVICE inline std::uint32_t split_of_row(std::uint64_t local_row, std::uint32_t splits) {
   if (splits <= 1) return 0;
   std::uint64_t x = local_row + 0x9E3779B97F4A7C15ULL;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;

@@ -27,6 +27,7 @@
 #include "src/generators.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
+#include "worker/block_cache.hpp"
 #include "worker/backend.hpp"
 
 namespace tricount {
@@ -83,18 +84,7 @@ std::uint64_t next_serial_base() {
   return b;
 }
 
-BlockView view_of(const CsrBlock& b, std::uint64_t serial) {
-  BlockView v;
-  v.id = b.id;
-  v.serial = serial;
-  v.rows = b.rows;
-  v.cols = b.cols;
-  v.nnz = b.nnz();
-  v.max_degree = b.max_degree;
-  v.offsets = b.offsets.data();
-  v.neighbors = b.neighbors.data();
-  return v;
-}
+BlockView view_of(const CsrBlock& b, std::uint64_t serial) { return make_block_view(b, serial); }
 
 struct Counted {
   count_t triangles = 0;

@@ -1,5 +1,7 @@
 #include "tests/test_support.hpp"
 
+#include "worker/block_cache.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -152,17 +154,12 @@ EdgePairs star(std::uint64_t leaves) {
 
 count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, CountBackend& backend) {
   const TaskPlan plan(graph.header.parts, splits);
+  // Serials unique per process and graph: a backend may keep device copies keyed by them.
+  static std::uint64_t next_serial = std::uint64_t{1} << 40;
+  const std::uint64_t base = next_serial;
+  next_serial += std::uint64_t(graph.header.parts) * graph.header.parts;
   auto view = [&](const CsrBlock& b) {
-    BlockView v;
-    v.id = b.id;
-    v.serial = 1 + std::uint64_t(b.id.row_class) * graph.header.parts + b.id.col_class;
-    v.rows = b.rows;
-    v.cols = b.cols;
-    v.nnz = b.nnz();
-    v.max_degree = b.max_degree;
-    v.offsets = b.offsets.data();
-    v.neighbors = b.neighbors.data();
-    return v;
+    return make_block_view(b, base + std::uint64_t(b.id.row_class) * graph.header.parts + b.id.col_class);
   };
   count_t total = 0;
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {

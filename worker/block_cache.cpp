@@ -4,7 +4,7 @@
 
 namespace tricount {
 
-BlockView LoadedBlock::view() const {
+BlockView make_block_view(const CsrBlock& block, std::uint64_t serial) {
   BlockView v;
   v.id = block.id;
   v.serial = serial;
@@ -16,6 +16,8 @@ BlockView LoadedBlock::view() const {
   v.neighbors = block.neighbors.data();
   return v;
 }
+
+BlockView LoadedBlock::view() const { return make_block_view(block, serial); }
 
 std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded) {
   // One lock over lookup and load: two threads never read the same block twice, and the

@@ -14,6 +14,9 @@
 
 namespace tricount {
 
+// A view of a block in host memory; `serial` must identify these bytes (BlockView::serial).
+BlockView make_block_view(const CsrBlock& block, std::uint64_t serial);
+
 struct LoadedBlock {
   CsrBlock block;
   std::uint64_t serial = 0;  // unique per load in this process (see BlockView::serial)

@@ -21,6 +21,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
+#include "src/task_plan.hpp"
 #include "src/types.hpp"
 #include "worker/cuda/bucket_table.cuh"
 
@@ -59,16 +60,6 @@ struct CountParams {
                                             // of bits use a bitmap (0: off)
 };
 
-// Same function as split_of_row() in src/task_plan.hpp (host only); must stay identical.
-__device__ __forceinline__ std::uint32_t device_split_of_row(std::uint64_t local_row, std::uint32_t splits) {
-  if (splits <= 1) return 0;
-  std::uint64_t x = local_row + 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  x ^= x >> 31;
-  return static_cast<std::uint32_t>(x % splits);
-}
-
 // Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
 struct RowClassifier {
   const eoff_t* hash_offsets;
@@ -78,7 +69,7 @@ struct RowClassifier {
   std::uint32_t cta_threshold;   // hash or 1-hop degree >= this: CTA
   std::uint32_t tile_max_keys;   // larger tables do not fit a warp's shared memory
   __device__ int operator()(vid_t u) const {
-    if (splits > 1 && device_split_of_row(u, splits) != split) return 0;
+    if (splits > 1 && split_of_row(u, splits) != split) return 0;
     const eoff_t hd = hash_offsets[u + 1] - hash_offsets[u];
     const eoff_t od = one_hop_offsets[u + 1] - one_hop_offsets[u];
     if (hd == 0 || od == 0) return 0;  // no table or nothing to probe: no triangle
