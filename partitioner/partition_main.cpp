@@ -1,5 +1,6 @@
 // tricount-partition: edge list -> HDF5 block file.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -9,6 +10,9 @@
 #include "src/cli.hpp"
 
 int main(int argc, char** argv) {
+  // A file size limit (ulimit -f) would kill the process with SIGXFSZ before it could clean
+  // up; ignored, the write fails with EFBIG and is reported like a full disk.
+  std::signal(SIGXFSZ, SIG_IGN);
   using namespace tricount;
   // Before any thread starts: SIGTERM/SIGINT/SIGHUP remove the temporary files and exit.
   ext::install_signal_cleanup("tricount-partition");

@@ -516,6 +516,25 @@ TEST(cliOutput, FailedPartitionLeavesNoOutput) {
   EXPECT_TRUE(fs::is_empty(dir.file("out")));
 }
 
+TEST(cliOutput, FileSizeLimitIsAClearErrorAndLeavesNothing) {
+  // As a full disk would: the HDF5 write (in memory) or a sorted run (external) fails.
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, random_graph(20000, 200000, 3));
+  fs::create_directory(dir.file("out"));
+  fs::create_directory(dir.file("runs"));
+  const std::string out = dir.file("out/g.h5");
+  for (const char* extra : {"", "--force-external"}) {
+    const std::string cmd = "ulimit -f 200; exec '" + prog("tricount-partition") + "' --input '" + in + "' --output '" +
+                            out + "' --tmpdir '" + dir.file("runs") + "' --quiet " + extra;
+    const ProcessResult r = run_process({"bash", "-c", cmd});
+    EXPECT_EQ(r.exit_code, 1) << extra << describe(r);
+    EXPECT_NE(r.err.find("disk full"), std::string::npos) << extra << describe(r);
+    EXPECT_TRUE(fs::is_empty(dir.file("out"))) << extra;
+    EXPECT_TRUE(fs::is_empty(dir.file("runs"))) << extra;
+  }
+}
+
 TEST(cliOutput, FailedRenameLeavesNoTemporary) {
   // Failure after the whole file was written: the final name is a non-empty directory, so
   // the closing rename fails; the temporary must be removed.
