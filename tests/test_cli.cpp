@@ -31,19 +31,6 @@ constexpr double kTimeout = 180;
 
 std::string prog(const std::string& name) { return bin_dir() + "/" + name; }
 
-std::string tail(const std::string& s, std::size_t n = 3000) { return s.size() > n ? s.substr(s.size() - n) : s; }
-
-std::string describe(const ProcessResult& r) {
-  std::ostringstream o;
-  o << "exit " << r.exit_code << (r.timed_out ? " (timed out)" : "") << "\n--- stdout ---\n"
-    << tail(r.out) << "\n--- stderr ---\n"
-    << tail(r.err);
-  if (r.exit_code == 127)
-    o << "\n(exit 127: the program could not be started; binaries are looked for in TRICOUNT_BIN_DIR = '" << bin_dir()
-      << "', mpiexec is '" << mpiexec() << "')";
-  return o.str();
-}
-
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;

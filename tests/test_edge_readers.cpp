@@ -17,6 +17,7 @@
 #include "src/edge_source.hpp"
 #include "src/generators.hpp"
 #include "src/types.hpp"
+#include "tests/test_support.hpp"
 
 namespace tricount {
 namespace {
@@ -49,15 +50,6 @@ class VectorSource final : public EdgeSource {
 
 class EdgeReaders : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::path(::testing::TempDir()) / "tricount-readers-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
@@ -103,7 +95,8 @@ class EdgeReaders : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
+  tricount::testing::TempDir temp_;
+  const fs::path dir_{temp_.path()};
 };
 
 using Edges = std::vector<RawEdge>;

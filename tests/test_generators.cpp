@@ -16,6 +16,7 @@
 #include "src/edge_source.hpp"
 #include "src/generators.hpp"
 #include "src/types.hpp"
+#include "tests/test_support.hpp"
 
 namespace tricount {
 namespace {
@@ -248,17 +249,9 @@ TEST(Grid3d, InvalidAndDescription) {
 
 class GeneratorFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::path(::testing::TempDir()) / "tricount-gen-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  tricount::testing::TempDir temp_;
+  const fs::path dir_{temp_.path()};
 };
 
 TEST_F(GeneratorFiles, WrittenFilesReadBackIdentically) {

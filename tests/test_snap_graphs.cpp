@@ -62,19 +62,6 @@ const std::vector<SnapGraph>& snap_graphs() {
   return graphs;
 }
 
-std::string tail(const std::string& s, std::size_t n = 2000) { return s.size() > n ? s.substr(s.size() - n) : s; }
-
-std::string describe(const ProcessResult& r) {
-  std::ostringstream o;
-  o << "exit " << r.exit_code << (r.timed_out ? " (timed out)" : "") << "\n--- stdout ---\n"
-    << tail(r.out) << "\n--- stderr ---\n"
-    << tail(r.err);
-  if (r.exit_code == 127)
-    o << "\n(exit 127: the program could not be started; binaries are looked for in TRICOUNT_BIN_DIR = '" << bin_dir()
-      << "', mpiexec is '" << mpiexec() << "')";
-  return o.str();
-}
-
 // False when the data directory is missing (the tests then skip, naming it).
 bool have_graphs_dir() { return fs::is_directory(graphs_dir()); }
 

@@ -102,6 +102,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   return result;
 }
 
+std::string describe(const ProcessResult& r) {
+  auto tail = [](const std::string& text) { return text.size() > 3000 ? text.substr(text.size() - 3000) : text; };
+  std::string d = "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "") + "\n--- stdout ---\n" +
+                  tail(r.out) + "\n--- stderr ---\n" + tail(r.err);
+  if (r.exit_code == 127)
+    d += "\n(exit 127: the program could not be started; binaries are looked for in TRICOUNT_BIN_DIR = '" + bin_dir() +
+         "', mpiexec is '" + mpiexec() + "')";
+  return d;
+}
+
 std::vector<std::string> mpi_command(int ranks, const std::string& program, const std::vector<std::string>& args) {
   std::vector<std::string> cmd = {mpiexec(), "-np", std::to_string(ranks), "--oversubscribe", program};
   cmd.insert(cmd.end(), args.begin(), args.end());

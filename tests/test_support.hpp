@@ -39,6 +39,9 @@ struct ProcessResult {
 };
 // Runs argv[0] with arguments (no shell), capturing stdout and stderr.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 600);
+// Exit code, the tails of stdout and stderr, and a hint when the program could not start:
+// what an assertion on a child process should print.
+std::string describe(const ProcessResult& result);
 // mpiexec -np N --oversubscribe PROGRAM args...
 std::vector<std::string> mpi_command(int ranks, const std::string& program, const std::vector<std::string>& args);
 
