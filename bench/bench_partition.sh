@@ -6,7 +6,7 @@
 #
 # For each scale: tricount-generate --kind kronecker --scale S --output kS.bin64 (kept and
 # reused), then for each --parts and --memory-budget: tricount-partition under
-# /usr/bin/time -v. Prints one row per run: wall time, input edges/s, peak RSS, bytes
+# /usr/bin/time -v (or getrusage). Prints one row per run: wall time, input edges/s, peak RSS, bytes
 # written (the output file and the temporary runs), and checks that every run of a scale
 # and --parts gives the same graph checksum.
 #
@@ -33,7 +33,22 @@ RUNS=${TMPDIR_RUNS:-$WORK/runs}
 FORCE=${FORCE_EXTERNAL:-1}
 mkdir -p "$WORK" "$RUNS"
 [[ -x $BIN/tricount-partition && -x $BIN/tricount-generate ]] || { echo "no programs in $BIN (build first)" >&2; exit 2; }
-[[ -x /usr/bin/time ]] || { echo "/usr/bin/time is needed (apt-get install time)" >&2; exit 2; }
+# Wall time and peak RSS: /usr/bin/time -v, or (hosts without it) the same two lines from
+# Python's getrusage of the child.
+timed() {
+  if [[ -x /usr/bin/time ]]; then
+    /usr/bin/time -v "$@"
+  else
+    python3 -c '
+import resource, subprocess, sys, time
+t = time.time()
+rc = subprocess.call(sys.argv[1:])
+w = time.time() - t
+print("\tElapsed (wall clock) time (h:mm:ss or m:ss): %d:%05.2f" % (w // 60, w % 60), file=sys.stderr)
+print("\tMaximum resident set size (kbytes): %d" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+sys.exit(rc)' "$@"
+  fi
+}
 command -v h5dump > /dev/null || echo "(h5dump not found: graph checksums are not compared)" >&2
 
 checksum() { h5dump -a /graph_checksum "$1" 2> /dev/null | awk '/\(0\)/ {print $2}'; }
@@ -53,7 +68,7 @@ for s in $SCALES; do
       log=$WORK/k$s-n$p-$b.log
       args=(-i "$edges" -o "$out" --parts "$p" --memory-budget "$b" --tmpdir "$RUNS" --threads "$THREADS")
       [[ $FORCE == 1 ]] && args+=(--force-external)
-      if ! /usr/bin/time -v "$BIN/tricount-partition" "${args[@]}" > "$log.out" 2> "$log"; then
+      if ! timed "$BIN/tricount-partition" "${args[@]}" > "$log.out" 2> "$log"; then
         echo "k$s --parts $p --memory-budget $b failed: see $log" >&2
         continue
       fi

@@ -362,6 +362,7 @@ const std::vector<ForcedPath>& forced_paths() {
       {"reverse search, register cap for 8 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_OCC", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
       {"reverse search, no register cap", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_OCC", "0"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
       {"8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_TILE", "8"}}},
+      {"32-lane tiles (whatever the rows' work)", {{"TRICOUNT_CUDA_DEBUG_TILE", "32"}}},
       {"16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
   };
   return paths;

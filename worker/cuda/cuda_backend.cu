@@ -28,8 +28,10 @@
 //  * Warp path: a warp builds u's table in its shared memory, then takes the 1-hop list
 //    32 entries at a time: the 2-hop lists shorter than 32 are walked as one virtual list
 //    (TRUST's virtual combination: a warp prefix sum of their lengths, each lane finding
-//    its list by binary search), the longer ones one at a time by the whole warp with 4
-//    loads in flight per lane. Elements outside [min H(u), max H(u)] are not probed. A
+//    its list by binary search; 4 rounds of 32 elements loaded before any is probed), the
+//    longer ones one at a time by the whole warp with 4 loads in flight per lane. Subtasks
+//    whose rows have almost no 2-hop work (grids) use tiles of 8 lanes per row instead of
+//    a warp. Elements outside [min H(u), max H(u)] are not probed. A
 //    2-hop list longer than 16 times u's key list (a hub's, seen from a light row) is not
 //    walked: u's keys are searched in it instead (binary search, both lists sorted), as
 //    the CPU backend does. That search lives in its own instance of the warp kernel, run
@@ -67,7 +69,8 @@
 //   TRICOUNT_CUDA_DEBUG_DEVICE_BYTES  device memory the backend may use (eviction, errors)
 //   TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2  buckets per key, log2 (default 1)
 //   TRICOUNT_CUDA_DEBUG_TRIM          trim 2-hop lists at least this long (0 = off)
-//   TRICOUNT_CUDA_DEBUG_TILE          lanes per row on the warp path: 8, 16 or 32
+//   TRICOUNT_CUDA_DEBUG_TILE          lanes per row on the warp path: 8, 16 or 32 (default 0:
+//                                     8 for subtasks of tiny rows, else 32)
 //   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 6 (default) or 8 CTAs per SM,
 //                                     0 for none
 //   TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS  shared words of a CTA table (default 4096)
@@ -138,6 +141,9 @@ constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB p
 constexpr std::uint64_t kMaxTileChunk = 16;
 // The warp kernel with the reverse search runs only for 2-hop blocks with a row this long.
 constexpr std::uint32_t kSearchMinList = 128;
+// Subtasks whose average row has less 2-hop work than this (1-hop times 2-hop average
+// degree) run the warp path with 8 lanes per row.
+constexpr double kSmallRowWork = 32;
 constexpr std::uint32_t kSearchRatio = 16;  // warp rows: search lists longer than this times u's keys (32: 3% slower on Kronecker)
 
 std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
@@ -187,15 +193,15 @@ struct Knobs {
   std::uint64_t device_bytes = 0;  // 0: no cap
   std::uint32_t buckets_log2 = 1;
   std::uint32_t trim_min = 0;
-  std::uint32_t tile = 32;
+  std::uint32_t tile = 0;  // lanes per warp row: 8, 16, 32, or 0 = by the subtask (tile_for)
   std::uint32_t occ = 6;  // warp path: CTAs per SM the register allocation must allow (0, 6, 8)
   std::uint32_t cta_shared_words = kCtaSharedWords;
   std::uint32_t bitmap_words = kCtaBitmapWords;  // 0: no bitmaps
   std::uint32_t search_ratio = kSearchRatio;     // 0: always probe
   std::uint32_t search_min_list = kSearchMinList;  // reverse search only with 2-hop lists this long
   bool profile = false;
-  TileVariant variant() const {
-    return tile == 8 ? TileVariant::G8 : tile == 16 ? TileVariant::G16 : occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
+  TileVariant variant(std::uint32_t lanes) const {
+    return lanes == 8 ? TileVariant::G8 : lanes == 16 ? TileVariant::G16 : occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
   }
 
   static Knobs from_env() {
@@ -207,8 +213,9 @@ struct Knobs {
     k.device_bytes = env_u64("TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", 0);
     k.buckets_log2 = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", 1), 3));
     k.trim_min = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TRIM", 0));
-    k.tile = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE", 32));
-    if (k.tile != 8 && k.tile != 16 && k.tile != 32) throw Error("TRICOUNT_CUDA_DEBUG_TILE must be 8, 16 or 32");
+    k.tile = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE", 0));
+    if (k.tile != 0 && k.tile != 8 && k.tile != 16 && k.tile != 32)
+      throw Error("TRICOUNT_CUDA_DEBUG_TILE must be 0 (automatic), 8, 16 or 32");
     k.occ = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_OCC", 6));
     k.cta_shared_words = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", kCtaSharedWords), 64, kCtaSharedBudgetWords));
@@ -415,7 +422,15 @@ class CudaBackend final : public CountBackend {
     // Table configurations for this subtask.
     const std::uint32_t max_keys = std::min<std::uint32_t>(b.hash.max_degree, knobs_.table_limit);
     const std::uint32_t threshold = options_.cta_degree_threshold;
-    const std::uint32_t G = tile_lanes(knobs_.variant());
+    // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
+    // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
+    // chain of loads), else 32. Measured on an H200: grid 128^3 0.87 ms with 32 lanes, 0.44
+    // with 8; uniform 2^20 (16 x 16 per row) 1.30 with 32, 2.05 with 8.
+    const double work_per_row = (double(b.one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
+                                (double(b.two_hop.nnz) / double(std::max<std::uint64_t>(1, b.two_hop.rows)));
+    const std::uint32_t lanes = knobs_.tile ? knobs_.tile : work_per_row < kSmallRowWork ? 8 : 32;
+    const TileVariant variant = knobs_.variant(lanes);
+    const std::uint32_t G = tile_lanes(variant);
     // The warp kernel with the reverse search only where a 2-hop list is long enough for it
     // to pay: Kronecker graphs have lists of hundreds to thousands, uniform and grid graphs
     // of tens, where the search would never be taken and its register spills would cost.
@@ -451,7 +466,7 @@ class CudaBackend final : public CountBackend {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, count_cta_rows, kCtaThreads,
                                                                     std::size_t{cta_smem_words} * 4));
     const std::size_t tile_smem = std::size_t{tile_cfg.shared_words} * 4 * (kTileBlockThreads / G);
-    with_tile_kernel(knobs_.variant(), reverse, [&](auto kernel) {
+    with_tile_kernel(variant, reverse, [&](auto kernel) {
       TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, tile_smem));
     });
     std::uint64_t cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
@@ -584,7 +599,7 @@ class CudaBackend final : public CountBackend {
     count_cta_rows<<<static_cast<unsigned>(cta_grid), kCtaThreads, std::size_t{cta_smem_words} * 4, s>>>(p);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
     if (knobs_.profile) TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_b, s));
-    with_tile_kernel(knobs_.variant(), reverse, [&](auto kernel) {
+    with_tile_kernel(variant, reverse, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(tile_grid), kTileBlockThreads, tile_smem, tile_stream>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
