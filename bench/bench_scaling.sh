@@ -21,8 +21,9 @@ rows=()
 for parts in $parts_list; do
   h5=$work/kron$scale.p$parts.h5
   if [ ! -f "$h5" ]; then
-    /usr/bin/time -f "partition scale $scale n=$parts: %e s, peak RSS %M KB" \
-      "$build/bin/tricount-partition" --input "$edges" --output "$h5" --parts "$parts" $partition_args
+    t0=$(date +%s.%N)
+    "$build/bin/tricount-partition" --input "$edges" --output "$h5" --parts "$parts" $partition_args
+    echo "partition scale $scale n=$parts: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s"
   fi
   for g in "${gpus[@]}"; do
     for rep in $(seq 1 "$repeats"); do
@@ -44,5 +45,5 @@ declare -A base
 for r in "${rows[@]}"; do
   set -- $r
   [ -n "${base[$1]:-}" ] || base[$1]=$3
-  printf "| %s | %s | %s | %.3f | %.2f | %.3f | %.3f | %.3f | %s |\n" "$1" "$2" "$6" "$3" "$(echo "${base[$1]} / $3" | bc -l)" "$4" "$7" "$8" "$5"
+  printf "| %s | %s | %s | %.3f | %.2f | %.3f | %.3f | %.3f | %s |\n" "$1" "$2" "$6" "$3" "$(awk -v a="${base[$1]}" -v b="$3" 'BEGIN {print a / b}')" "$4" "$7" "$8" "$5"
 done

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "scheduler/scheduler.hpp"
 
@@ -112,11 +113,12 @@ std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, 4096));
 }
 
-int node_local_rank(MPI_Comm comm) {
+int node_local_rank(MPI_Comm comm, int* local_size) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int local = 0;
   MPI_Comm_rank(node, &local);
+  if (local_size) MPI_Comm_size(node, local_size);
   MPI_Comm_free(&node);
   return local;
 }
@@ -183,7 +185,12 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   // rank among the workers of their node.
   MPI_Comm worker_comm = MPI_COMM_NULL;
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &worker_comm);
-  const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm) : 0;
+  int local_workers = 1;
+  const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
+  // Block loading threads: the node's cores shared among its workers, unless given.
+  WorkerOptions worker_options = options.worker_options;
+  if (worker_options.loader_threads == 0)
+    worker_options.loader_threads = std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, local_workers)));
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
   std::unique_ptr<CountBackend> backend;
   collective_step(comm, [&] {
@@ -226,7 +233,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   if (size == 1) {
     LocalTaskSource source(*queue, journal.get());
     try {
-      mine.stats = run_worker(*file, plan, *backend, source, options.worker_options);
+      mine.stats = run_worker(*file, plan, *backend, source, worker_options);
     } catch (const std::exception& e) {
       failure = e.what();
       failed_rank = 0;
@@ -240,7 +247,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   } else {
     MpiTaskSource source(comm);
     try {
-      mine.stats = run_worker(*file, plan, *backend, source, options.worker_options);
+      mine.stats = run_worker(*file, plan, *backend, source, worker_options);
     } catch (const std::exception&) {
       // reported to rank 0 through the source; rank 0 tells everyone below
     }

@@ -61,7 +61,8 @@ struct CountResult {  // complete on rank 0 only
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options);
 
-// Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU.
-int node_local_rank(MPI_Comm comm);
+// Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU, and
+// (if asked) how many ranks of `comm` share the node.
+int node_local_rank(MPI_Comm comm, int* local_size = nullptr);
 
 }  // namespace tricount

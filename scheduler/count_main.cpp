@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
        "CUDA: vertices with at least this many neighbours get a whole CTA")
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
       ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
+      ("loader-threads", cli::po::value(&options.worker_options.loader_threads)->default_value(0),
+       "threads per worker that read and check blocks (0 = the node's cores shared among its workers)")
       ("allow-idle-workers", "run even when there are more workers than tasks")
       ("journal", cli::po::value(&options.journal), "append each finished task to this journal (fsynced per record)")
       ("resume", "skip the tasks that --journal records as finished and add their counts")
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
       }
     }
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
+    if (options.worker_options.loader_threads > 4096) throw UsageError("--loader-threads must be between 0 and 4096");
     if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
       throw UsageError("--cta-threshold must be between 1 and 2^30");
     if (options.backend_options.chunk_size > (1u << 20)) throw UsageError("--chunk-size must be at most 2^20");

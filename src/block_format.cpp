@@ -6,11 +6,14 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 
 namespace tricount {
 namespace {
@@ -185,16 +188,56 @@ std::uint64_t CsrBlock::rows_with_two() const {
   return n;
 }
 
-std::uint64_t CsrBlock::checksum() const {
-  Checksum64 c;
-  c.add_u64(rows);
-  c.add_u64(cols);
-  c.add(offsets.data(), offsets.size() * sizeof(eoff_t));
-  c.add(neighbors.data(), neighbors.size() * sizeof(vid_t));
-  return c.value();
+std::uint64_t CsrBlock::checksum(unsigned threads) const {
+  return block_checksum(rows, cols, array_digest(offsets.data(), offsets.size() * sizeof(eoff_t), threads),
+                        array_digest(neighbors.data(), neighbors.size() * sizeof(vid_t), threads));
 }
 
-void validate_block(const CsrBlock& b, const std::string& where) {
+namespace {
+
+// Runs body(first, last) over [0, n) cut into `threads` contiguous ranges, in parallel.
+template <class Body>
+void parallel_ranges(std::uint64_t n, unsigned threads, Body&& body) {
+  const std::uint64_t t = std::clamp<std::uint64_t>(threads, 1, std::max<std::uint64_t>(n, 1));
+  if (t <= 1) {
+    body(std::uint64_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::uint64_t k = 1; k < t; ++k) pool.emplace_back([&, k] { body(n * k / t, n * (k + 1) / t); });
+  body(std::uint64_t{0}, n / t);
+  for (auto& th : pool) th.join();
+}
+
+// The row checks of validate_block over rows [first, last): false at the first bad row.
+bool rows_valid(const CsrBlock& b, std::uint64_t first, std::uint64_t last, std::uint64_t& longest) {
+  for (std::uint64_t r = first; r < last; ++r) {
+    const eoff_t lo = b.offsets[r], hi = b.offsets[r + 1];
+    if (hi < lo || hi > b.neighbors.size()) return false;
+    longest = std::max<std::uint64_t>(longest, hi - lo);
+    for (eoff_t e = lo; e < hi; ++e)
+      if (b.neighbors[e] >= b.cols || (e > lo && b.neighbors[e] <= b.neighbors[e - 1])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void validate_block(const CsrBlock& b, const std::string& where, unsigned threads) {
+  if (threads > 1 && b.offsets.size() == b.rows + 1 && b.offsets[b.rows] == b.neighbors.size()) {
+    // Checked in parallel; any failure is checked again below, alone, for its message.
+    std::vector<std::uint64_t> longest(threads, 0);
+    std::vector<char> ok(threads, 1);
+    std::atomic<unsigned> slot{0};
+    parallel_ranges(b.rows, threads, [&](std::uint64_t first, std::uint64_t last) {
+      const unsigned k = slot++;
+      ok[k] = rows_valid(b, first, last, longest[k]);
+    });
+    const bool all_ok = std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
+    if (all_ok && b.offsets[0] == 0 && b.cols <= kMaxVertices &&
+        *std::max_element(longest.begin(), longest.end()) == b.max_degree)
+      return;
+  }
   const std::string at = where + ": block " + block_name(b.id);
   if (b.offsets.size() != b.rows + 1)
     throw Error(at + ": offsets has " + std::to_string(b.offsets.size()) + " entries, expected rows + 1 = " +
@@ -345,49 +388,6 @@ void BlockFileWriter::commit() {
 
 namespace {
 
-// Checksum64::add over one logical byte string fed in pieces: full 8-byte words are mixed as
-// they complete; finish() mixes the tail word exactly as Checksum64::add does.
-class ChecksumBytes {
- public:
-  explicit ChecksumBytes(Checksum64& c) : c_(c) {}
-  void add(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    while (bytes > 0 && carry_len_ > 0 && carry_len_ < 8) {
-      carry_[carry_len_++] = *p++;
-      --bytes;
-      if (carry_len_ == 8) flush_carry();
-    }
-    while (bytes >= 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p, 8);
-      c_.add_u64(w);
-      p += 8;
-      bytes -= 8;
-    }
-    while (bytes > 0) {
-      carry_[carry_len_++] = *p++;
-      --bytes;
-    }
-  }
-  void finish() {
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, carry_, carry_len_);
-    c_.add_u64(tail ^ (std::uint64_t{carry_len_} << 56));
-    carry_len_ = 0;
-  }
-
- private:
-  void flush_carry() {
-    std::uint64_t w;
-    std::memcpy(&w, carry_, 8);
-    c_.add_u64(w);
-    carry_len_ = 0;
-  }
-  Checksum64& c_;
-  unsigned char carry_[8] = {};
-  std::size_t carry_len_ = 0;
-};
-
 void select_slab(hid_t space, std::uint64_t first, std::uint64_t count, const std::string& where) {
   const hsize_t start[1] = {static_cast<hsize_t>(first)};
   const hsize_t n[1] = {static_cast<hsize_t>(count)};
@@ -491,11 +491,9 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish() {
   constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
   StreamedBlockStats st;
   st.nnz = b.nnz;
-  Checksum64 c;
-  c.add_u64(b.rows);
-  c.add_u64(b.cols);
+  std::uint64_t offsets_digest = 0, neighbors_digest = 0;
   {
-    ChecksumBytes bytes(c);
+    ArrayDigestStream bytes;
     std::vector<eoff_t> piece;
     eoff_t prev = 0;
     std::uint64_t longest = 0;
@@ -516,14 +514,14 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish() {
       }
       bytes.add(piece.data(), n * sizeof(eoff_t));
     }
-    bytes.finish();
+    offsets_digest = bytes.value();
     if (prev != b.nnz)
       throw Error(b.where + ": offsets end at " + std::to_string(prev) + " but there are " + std::to_string(b.nnz) +
                   " neighbours");
     st.max_degree = checked_cast<std::uint32_t>(longest, "max_degree");
   }
   {
-    ChecksumBytes bytes(c);
+    ArrayDigestStream bytes;
     std::vector<vid_t> piece;
     for (std::uint64_t at = 0; at < b.nnz; at += kPiece) {
       const std::uint64_t n = std::min(kPiece, b.nnz - at);
@@ -535,9 +533,9 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish() {
                       " columns");
       bytes.add(piece.data(), n * sizeof(vid_t));
     }
-    bytes.finish();
+    neighbors_digest = bytes.value();
   }
-  st.checksum = c.value();
+  st.checksum = block_checksum(b.rows, b.cols, offsets_digest, neighbors_digest);
   const hid_t g = b.group.get();
   write_attr_u64(g, "row_class", b.id.row_class, b.where);
   write_attr_u64(g, "col_class", b.id.col_class, b.where);
@@ -576,7 +574,68 @@ struct BlockFileReader::Impl {
   Handle file;
   std::vector<std::uint64_t> nnz;        // per block, from attributes
   std::vector<std::uint64_t> checksums;  // per block, from attributes
+  int raw_fd = -1;                       // the same file, for parallel reads of contiguous datasets
+  ~Impl() {
+    if (raw_fd >= 0) ::close(raw_fd);
+  }
 };
+
+namespace {
+
+// Where a dataset's elements lie in the file when HDF5 would only copy them: contiguous
+// layout, no filters, the file type identical to the memory type, no user block. Then
+// threads read the bytes with pread() in parallel (HDF5 is serialized by h5_mutex); any
+// other layout goes through H5Dread. Either way the block checksum is verified afterwards.
+struct RawExtent {
+  bool direct = false;
+  std::uint64_t offset = 0;
+};
+
+RawExtent raw_extent(hid_t file, hid_t set, hid_t mem_type, std::uint64_t bytes) {
+  RawExtent r;
+  Handle fcpl(H5Fget_create_plist(file), H5Pclose);
+  hsize_t userblock = 1;
+  if (!fcpl.valid() || H5Pget_userblock(fcpl.get(), &userblock) < 0 || userblock != 0) return r;
+  Handle dcpl(H5Dget_create_plist(set), H5Pclose);
+  if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS || H5Pget_nfilters(dcpl.get()) != 0) return r;
+  Handle type(H5Dget_type(set), H5Tclose);
+  if (!type.valid() || H5Tequal(type.get(), mem_type) <= 0) return r;
+  if (H5Dget_storage_size(set) != bytes) return r;
+  const haddr_t at = H5Dget_offset(set);
+  if (at == HADDR_UNDEF) return r;
+  r.direct = true;
+  r.offset = at;
+  return r;
+}
+
+// Reads `bytes` at `offset` of fd into `out` with up to `threads` threads.
+void pread_parallel(int fd, std::uint64_t offset, void* out, std::uint64_t bytes, unsigned threads,
+                    const std::string& where) {
+  constexpr std::uint64_t kSlice = std::uint64_t{8} << 20;
+  const unsigned t = static_cast<unsigned>(std::clamp<std::uint64_t>((bytes + kSlice - 1) / kSlice, 1, std::max(1u, threads)));
+  std::atomic<int> error{0};
+  std::atomic<bool> short_read{false};
+  parallel_ranges(bytes, t, [&](std::uint64_t first, std::uint64_t last) {
+    auto* p = static_cast<char*>(out);
+    while (first < last) {
+      const ssize_t got = ::pread(fd, p + first, last - first, static_cast<off_t>(offset + first));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        error = errno;
+        return;
+      }
+      if (got == 0) {
+        short_read = true;
+        return;
+      }
+      first += static_cast<std::uint64_t>(got);
+    }
+  });
+  if (error) throw Error(where + ": read failed: " + std::strerror(error));
+  if (short_read) throw Error(where + ": the file ends early (truncated?)");
+}
+
+}  // namespace
 
 BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   silence_hdf5();
@@ -672,7 +731,7 @@ std::vector<std::uint64_t> BlockFileReader::read_task_work() const {
   return read_dataset<std::uint64_t>(f, "task_work", H5T_NATIVE_UINT64, n * n * n, "'" + impl_->path + "'");
 }
 
-CsrBlock BlockFileReader::read_block(const BlockId& id) const {
+CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads) const {
   const auto& h = impl_->header;
   const std::uint64_t nnz = block_nnz(id);
   CsrBlock b;
@@ -680,17 +739,39 @@ CsrBlock BlockFileReader::read_block(const BlockId& id) const {
   b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
   b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
   const std::string where = "'" + impl_->path + "'";
+  const std::string at = where + " block " + block_name(id);
+  RawExtent raw_offsets, raw_neighbors;
   {
     std::lock_guard lock(h5_mutex());
-    const std::string at = where + " block " + block_name(id);
     Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
     b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", at), "max_degree");
-    b.offsets = read_dataset<eoff_t>(g.get(), "offsets", H5T_NATIVE_UINT64, b.rows + 1, at);
-    b.neighbors = read_dataset<vid_t>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
+    if (threads > 1 && impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Sizes and types are checked here; contiguous datasets are read below, in parallel.
+    auto open_raw = [&](const char* name, hid_t mem_type, std::uint64_t length, std::size_t width) {
+      RawExtent r;
+      if (threads <= 1 || impl_->raw_fd < 0 || length == 0 || dataset_length(g.get(), name, at) != length) return r;
+      Handle set(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
+      if (set.valid()) r = raw_extent(impl_->file.get(), set.get(), mem_type, length * width);
+      return r;
+    };
+    raw_offsets = open_raw("offsets", H5T_NATIVE_UINT64, b.rows + 1, sizeof(eoff_t));
+    raw_neighbors = open_raw("neighbors", H5T_NATIVE_UINT32, nnz, sizeof(vid_t));
+    if (!raw_offsets.direct) b.offsets = read_dataset<eoff_t>(g.get(), "offsets", H5T_NATIVE_UINT64, b.rows + 1, at);
+    if (!raw_neighbors.direct) b.neighbors = read_dataset<vid_t>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
   }
-  validate_block(b, where);
-  if (b.checksum() != block_checksum(id))
-    throw Error(where + " block " + block_name(id) + ": checksum mismatch (the file is corrupt)");
+  if (raw_offsets.direct) {
+    b.offsets.resize(b.rows + 1);
+    pread_parallel(impl_->raw_fd, raw_offsets.offset, b.offsets.data(), b.offsets.size() * sizeof(eoff_t), threads,
+                   at + " offsets");
+  }
+  if (raw_neighbors.direct) {
+    b.neighbors.resize(nnz);
+    pread_parallel(impl_->raw_fd, raw_neighbors.offset, b.neighbors.data(), nnz * sizeof(vid_t), threads,
+                   at + " neighbors");
+  }
+  validate_block(b, where, threads);
+  if (b.checksum(threads) != block_checksum(id))
+    throw Error(at + ": checksum mismatch (the file is corrupt)");
   return b;
 }
 

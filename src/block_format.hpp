@@ -15,7 +15,9 @@
 namespace tricount {
 
 inline constexpr const char* kBlockFormatName = "tricount-blocks";
-inline constexpr std::uint32_t kBlockFormatVersion = 1;
+// Version 2: block checksums over 1 MiB pieces (checksum.hpp), so that readers check them
+// in parallel. Version 1 files are refused with a message to re-run tricount-partition.
+inline constexpr std::uint32_t kBlockFormatVersion = 2;
 
 struct GraphHeader {
   std::uint32_t parts = 1;            // n
@@ -41,7 +43,7 @@ struct CsrBlock {
   std::vector<vid_t> neighbors;          // offsets[rows] entries
   std::uint64_t nnz() const { return neighbors.size(); }
   std::uint64_t rows_with_two() const;  // rows with at least two neighbours
-  std::uint64_t checksum() const;       // of offsets and neighbours (Checksum64)
+  std::uint64_t checksum(unsigned threads = 1) const;  // of shape, offsets and neighbours (block_checksum)
   std::uint64_t bytes() const { return offsets.size() * sizeof(eoff_t) + neighbors.size() * sizeof(vid_t); }
 };
 
@@ -50,8 +52,9 @@ std::string block_name(const BlockId& id);
 
 // Checks a block's invariants (offsets start at 0, never decrease, end at nnz; neighbours
 // below cols and strictly increasing within a row; max_degree right). Throws Error naming
-// `where` and the block.
-void validate_block(const CsrBlock& block, const std::string& where);
+// `where` and the block. With threads > 1 the rows are checked in parallel (the message
+// for a bad block is the same).
+void validate_block(const CsrBlock& block, const std::string& where, unsigned threads = 1);
 
 // Writes to `path + ".tmp.<pid>"` and renames to `path` only in commit(); a writer destroyed
 // without commit() (an exception, a crash) removes its temporary file, so an output that
@@ -122,7 +125,9 @@ class BlockFileReader {
 
   const GraphHeader& header() const;
   const std::string& path() const;
-  CsrBlock read_block(const BlockId& id) const;
+  // Reads, validates and checks block P(i,j); threads > 1 reads contiguous datasets with
+  // parallel pread() and validates and checksums in parallel (the same block either way).
+  CsrBlock read_block(const BlockId& id, unsigned threads = 1) const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
   std::vector<raw_id_t> read_vertex_map() const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.

@@ -3,9 +3,12 @@
 // graph it belongs to.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 namespace tricount {
 
@@ -41,5 +44,98 @@ class Checksum64 {
   std::uint64_t state_ = 0x6A09E667F3BCC908ULL;
   std::uint64_t count_ = 0;
 };
+
+// The checksum of one array's bytes (block format version 2): the bytes are cut into
+// pieces of kChecksumPieceBytes, each piece hashed alone (Checksum64 of its index and its
+// bytes), and the digest mixes the length and the pieces' values in order. Pieces are
+// independent, so a reader checks a 68 MB block with all its cores instead of one (a single
+// chained hash ran at 2.6 GB/s and was a third of a worker's load time); a writer that sees
+// the bytes a slice at a time gets the same value from ArrayDigestStream.
+inline constexpr std::size_t kChecksumPieceBytes = std::size_t{1} << 20;
+
+inline std::uint64_t checksum_piece(const unsigned char* p, std::size_t bytes, std::uint64_t index) {
+  Checksum64 c;
+  c.add_u64(index);
+  c.add(p, bytes);
+  return c.value();
+}
+
+inline std::uint64_t combine_pieces(std::uint64_t bytes, const std::vector<std::uint64_t>& pieces) {
+  Checksum64 c;
+  c.add_u64(bytes);
+  for (std::uint64_t v : pieces) c.add_u64(v);
+  return c.value();
+}
+
+// The digest of `bytes` bytes at `data`, computed on up to `threads` threads.
+inline std::uint64_t array_digest(const void* data, std::size_t bytes, unsigned threads = 1) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  const std::size_t n = (bytes + kChecksumPieceBytes - 1) / kChecksumPieceBytes;
+  std::vector<std::uint64_t> pieces(n);
+  auto run = [&](std::size_t first, std::size_t step) {
+    for (std::size_t i = first; i < n; i += step) {
+      const std::size_t at = i * kChecksumPieceBytes;
+      pieces[i] = checksum_piece(p + at, std::min(kChecksumPieceBytes, bytes - at), i);
+    }
+  };
+  const std::size_t t = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1));
+  if (t <= 1) {
+    run(0, 1);
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t k = 1; k < t; ++k) pool.emplace_back(run, k, t);
+    run(0, t);
+    for (auto& th : pool) th.join();
+  }
+  return combine_pieces(bytes, pieces);
+}
+
+// array_digest over bytes given a slice at a time.
+class ArrayDigestStream {
+ public:
+  void add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    total_ += bytes;
+    while (bytes > 0) {
+      if (buffer_.empty() && bytes >= kChecksumPieceBytes) {  // a whole piece in place
+        pieces_.push_back(checksum_piece(p, kChecksumPieceBytes, pieces_.size()));
+        p += kChecksumPieceBytes;
+        bytes -= kChecksumPieceBytes;
+        continue;
+      }
+      const std::size_t take = std::min(bytes, kChecksumPieceBytes - buffer_.size());
+      buffer_.insert(buffer_.end(), p, p + take);
+      p += take;
+      bytes -= take;
+      if (buffer_.size() == kChecksumPieceBytes) {
+        pieces_.push_back(checksum_piece(buffer_.data(), buffer_.size(), pieces_.size()));
+        buffer_.clear();
+      }
+    }
+  }
+  std::uint64_t value() {
+    if (!buffer_.empty()) {
+      pieces_.push_back(checksum_piece(buffer_.data(), buffer_.size(), pieces_.size()));
+      buffer_.clear();
+    }
+    return combine_pieces(total_, pieces_);
+  }
+
+ private:
+  std::vector<unsigned char> buffer_;
+  std::vector<std::uint64_t> pieces_;
+  std::uint64_t total_ = 0;
+};
+
+// A block's checksum from its shape and its two arrays' digests.
+inline std::uint64_t block_checksum(std::uint64_t rows, std::uint64_t cols, std::uint64_t offsets_digest,
+                                    std::uint64_t neighbors_digest) {
+  Checksum64 c;
+  c.add_u64(rows);
+  c.add_u64(cols);
+  c.add_u64(offsets_digest);
+  c.add_u64(neighbors_digest);
+  return c.value();
+}
 
 }  // namespace tricount

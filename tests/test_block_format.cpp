@@ -1,6 +1,10 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <random>
 
 #include "partitioner/partition.hpp"
 #include "tests/test_support.hpp"
@@ -88,6 +92,116 @@ TEST(BlockFormat, ValidateCatchesCorruptBlocks) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("x.h5: block P(0,0)"), std::string::npos) << e.what();
   }
+}
+
+// The piecewise checksum: the same value computed at once, on several threads, or fed a
+// slice at a time across piece boundaries.
+TEST(BlockFormat, ArrayDigestIsTheSameOnThreadsAndInSlices) {
+  std::mt19937_64 rng(3);
+  std::vector<unsigned char> bytes(3 * kChecksumPieceBytes + 13);
+  for (auto& b : bytes) b = static_cast<unsigned char>(rng());
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, kChecksumPieceBytes - 1,
+                        kChecksumPieceBytes, kChecksumPieceBytes + 1, bytes.size()}) {
+    SCOPED_TRACE(n);
+    const std::uint64_t want = array_digest(bytes.data(), n);
+    EXPECT_EQ(array_digest(bytes.data(), n, 4), want);
+    EXPECT_EQ(array_digest(bytes.data(), n, 64), want);
+    ArrayDigestStream stream;
+    for (std::size_t at = 0; at < n;) {
+      const std::size_t take = std::min<std::size_t>(n - at, 1 + rng() % (kChecksumPieceBytes / 3 + 5));
+      stream.add(bytes.data() + at, take);
+      at += take;
+    }
+    EXPECT_EQ(stream.value(), want);
+  }
+  // Any change is seen: one bit, or the same bytes in another length.
+  std::vector<unsigned char> other = bytes;
+  other[kChecksumPieceBytes + 5] ^= 1;
+  EXPECT_NE(array_digest(other.data(), other.size()), array_digest(bytes.data(), bytes.size()));
+  EXPECT_NE(array_digest(bytes.data(), 16), array_digest(bytes.data(), 17));
+}
+
+// Parallel reads (pread of the contiguous datasets), validation and checksums give the same
+// blocks as the serial path, and both catch a neighbour changed on disk that still leaves
+// the block valid (only the checksum can see it).
+TEST(BlockFormat, ParallelReadsGiveTheSameBlocksAndCatchCorruption) {
+  TempDir dir;
+  PartitionOptions o;
+  o.parts = 2;
+  const PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 11)), o);
+  const std::string path = dir.file("g.h5");
+  write_block_file(g, path);
+  {
+    BlockFileReader reader(path);
+    for (std::uint32_t i = 0; i < 2; ++i)
+      for (std::uint32_t j = 0; j < 2; ++j)
+        for (unsigned threads : {1u, 3u, 8u}) {
+          const CsrBlock b = reader.read_block({i, j}, threads);
+          EXPECT_EQ(b.offsets, g.block(i, j).offsets);
+          EXPECT_EQ(b.neighbors, g.block(i, j).neighbors);
+          EXPECT_EQ(b.checksum(threads), g.block(i, j).checksum());
+        }
+  }
+  // Find a neighbour that can go down by one and stay strictly above its predecessor.
+  const CsrBlock& b = g.block(1, 0);
+  std::uint64_t e = 0;
+  for (std::uint64_t r = 0; r < b.rows && e == 0; ++r)
+    for (eoff_t x = b.offsets[r] + 1; x < b.offsets[r + 1]; ++x)
+      if (b.neighbors[x] > b.neighbors[x - 1] + 1) {
+        e = x;
+        break;
+      }
+  ASSERT_GT(e, 0u);
+  haddr_t at = HADDR_UNDEF;
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t set = H5Dopen2(f, "/blocks/P_1_0/neighbors", H5P_DEFAULT);
+    ASSERT_GE(set, 0);
+    at = H5Dget_offset(set);
+    H5Dclose(set);
+    H5Fclose(f);
+  }
+  ASSERT_NE(at, HADDR_UNDEF);
+  const vid_t changed = b.neighbors[e] - 1;
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, &changed, sizeof changed, static_cast<off_t>(at + e * sizeof(vid_t))), ssize_t(sizeof changed));
+  ::close(fd);
+  BlockFileReader reader(path);
+  for (unsigned threads : {1u, 4u}) {
+    SCOPED_TRACE(threads);
+    try {
+      reader.read_block({1, 0}, threads);
+      FAIL() << "expected a checksum mismatch";
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what()).find("block P(1,0): checksum mismatch"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find(path), std::string::npos) << err.what();
+    }
+    EXPECT_EQ(reader.read_block({0, 1}, threads).neighbors, g.block(0, 1).neighbors);  // others still read
+  }
+}
+
+// A defect found by the parallel row check gets the same message as the serial check.
+TEST(BlockFormat, ParallelValidationReportsLikeTheSerialOne) {
+  const PartitionedGraph g = small_graph(1);
+  CsrBlock bad = g.blocks[0];
+  ASSERT_GT(bad.nnz(), 2u);
+  bad.neighbors.back() = static_cast<vid_t>(bad.cols);
+  std::string serial, parallel;
+  try {
+    validate_block(bad, "x.h5", 1);
+  } catch (const Error& e) {
+    serial = e.what();
+  }
+  try {
+    validate_block(bad, "x.h5", 5);
+  } catch (const Error& e) {
+    parallel = e.what();
+  }
+  EXPECT_FALSE(serial.empty());
+  EXPECT_EQ(parallel, serial);
+  EXPECT_NO_THROW(validate_block(g.blocks[0], "x.h5", 5));
 }
 
 TEST(BlockFormat, ReaderNamesTheFileForMissingAndForeignFiles) {

@@ -25,7 +25,9 @@ struct LoadedBlock {
 
 class BlockCache {
  public:
-  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes) : file_(file), budget_(budget_bytes) {}
+  // threads: how many threads read, validate and checksum one block (BlockFileReader::read_block).
+  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes, unsigned threads = 1)
+      : file_(file), budget_(budget_bytes), threads_(threads) {}
 
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
@@ -39,6 +41,7 @@ class BlockCache {
   mutable std::mutex mutex_;
   const BlockFileReader& file_;
   std::uint64_t budget_;
+  unsigned threads_;
   std::uint64_t resident_ = 0;
   std::uint64_t next_serial_ = 1;
   std::list<std::shared_ptr<const LoadedBlock>> lru_;  // front = most recent
