@@ -1,5 +1,7 @@
 #include "scheduler/count_job.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -187,10 +189,16 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &worker_comm);
   int local_workers = 1;
   const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
-  // Block loading threads: the node's cores shared among its workers, unless given.
+  // Block loading threads, unless given: the node's cores shared among its workers, and no
+  // more than the cores this process may run on (srun --cpus-per-task, mpirun --bind-to).
   WorkerOptions worker_options = options.worker_options;
-  if (worker_options.loader_threads == 0)
-    worker_options.loader_threads = std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, local_workers)));
+  if (worker_options.loader_threads == 0) {
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    unsigned mine = cores;
+    cpu_set_t set;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) mine = std::max(1, CPU_COUNT(&set));
+    worker_options.loader_threads = std::max(1u, std::min(mine, cores / static_cast<unsigned>(std::max(1, local_workers))));
+  }
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
   std::unique_ptr<CountBackend> backend;
   collective_step(comm, [&] {

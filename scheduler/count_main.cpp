@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
       ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
       ("loader-threads", cli::po::value(&options.worker_options.loader_threads)->default_value(0),
-       "threads per worker that read and check blocks (0 = the node's cores shared among its workers)")
+       "threads per worker that read and check blocks (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("allow-idle-workers", "run even when there are more workers than tasks")
       ("journal", cli::po::value(&options.journal), "append each finished task to this journal (fsynced per record)")
       ("resume", "skip the tasks that --journal records as finished and add their counts")

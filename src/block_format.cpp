@@ -608,6 +608,24 @@ RawExtent raw_extent(hid_t file, hid_t set, hid_t mem_type, std::uint64_t bytes)
   return r;
 }
 
+// Sizes `v` to n elements for a parallel read: the storage is allocated, its pages are
+// first touched by `threads` threads, and only then value-initialised. A block is tens to
+// hundreds of MB, and one thread faulting in its pages (the zero-fill of resize) ran at about
+// 2.4 GB/s here and slower on a fresh VM, a quarter to half of a block's load.
+template <class T>
+void size_for_read(std::vector<T>& v, std::size_t n, unsigned threads) {
+  v.clear();
+  v.reserve(n);  // raw storage, not yet touched
+  constexpr std::size_t kPage = 4096;
+  auto* raw = reinterpret_cast<unsigned char*>(v.data());
+  const std::size_t bytes = n * sizeof(T);
+  if (threads > 1 && bytes >= (std::size_t{8} << 20))
+    parallel_ranges((bytes + kPage - 1) / kPage, threads, [&](std::uint64_t first, std::uint64_t last) {
+      for (std::uint64_t pg = first; pg < last; ++pg) raw[pg * kPage] = 0;
+    });
+  v.resize(n);
+}
+
 // Reads `bytes` at `offset` of fd into `out` with up to `threads` threads.
 void pread_parallel(int fd, std::uint64_t offset, void* out, std::uint64_t bytes, unsigned threads,
                     const std::string& where) {
@@ -760,12 +778,12 @@ CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads) const 
     if (!raw_neighbors.direct) b.neighbors = read_dataset<vid_t>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
   }
   if (raw_offsets.direct) {
-    b.offsets.resize(b.rows + 1);
+    size_for_read(b.offsets, b.rows + 1, threads);
     pread_parallel(impl_->raw_fd, raw_offsets.offset, b.offsets.data(), b.offsets.size() * sizeof(eoff_t), threads,
                    at + " offsets");
   }
   if (raw_neighbors.direct) {
-    b.neighbors.resize(nnz);
+    size_for_read(b.neighbors, nnz, threads);
     pread_parallel(impl_->raw_fd, raw_neighbors.offset, b.neighbors.data(), nnz * sizeof(vid_t), threads,
                    at + " neighbors");
   }

@@ -95,6 +95,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <vector>
@@ -398,6 +399,21 @@ class CudaBackend final : public CountBackend {
                 "*n for the current n) so that each block triple fits");
   }
 
+  // The copy into a pinned staging buffer, on several threads: one thread copied at about
+  // 3 GB/s, the DMA behind it runs several times faster.
+  void copy_to_staging(char* to, const char* from, std::size_t n) const {
+    const std::size_t threads = std::min<std::size_t>(staging_threads_, std::max<std::size_t>(1, n >> 22));  // >= 4 MiB each
+    if (threads <= 1) {
+      std::memcpy(to, from, n);
+      return;
+    }
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+      pool.emplace_back([=] { std::memcpy(to + n * t / threads, from + n * t / threads, n * (t + 1) / threads - n * t / threads); });
+    std::memcpy(to, from, n / threads);
+    for (auto& th : pool) th.join();
+  }
+
   // Uploads a block through the pinned staging buffers.
   void upload(void* dst, const void* src, std::size_t bytes) {
     const char* from = static_cast<const char*>(src);
@@ -405,7 +421,7 @@ class CudaBackend final : public CountBackend {
     for (std::size_t done = 0; done < bytes;) {
       const std::size_t n = std::min(kStagingBytes, bytes - done);
       TRICOUNT_CUDA_TRY(cudaEventSynchronize(*staging_done_[next_staging_]));  // buffer free again
-      std::memcpy(staging_[next_staging_].get(), from + done, n);
+      copy_to_staging(static_cast<char*>(staging_[next_staging_].get()), from + done, n);
       TRICOUNT_CUDA_TRY(cudaMemcpyAsync(to + done, staging_[next_staging_].get(), n, cudaMemcpyHostToDevice, *stream_));
       TRICOUNT_CUDA_TRY(cudaEventRecord(*staging_done_[next_staging_], *stream_));
       next_staging_ ^= 1;
@@ -638,6 +654,7 @@ class CudaBackend final : public CountBackend {
   std::uint32_t cta_words_ = 0;         // what a CTA table takes at most
   std::uint32_t bitmap_words_ = 0;      // a CTA row's key bitmap (0: none)
   bool force_reverse_ = false;          // self-test: the warp kernel with the reverse search
+  unsigned staging_threads_ = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
   std::unique_ptr<Stream> stream_, side_;
   std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
   std::array<PinnedBuffer, 2> staging_;
