@@ -294,14 +294,16 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   const std::uint64_t budget = options.memory_budget ? options.memory_budget : default_memory_budget();
   const bool external =
       options.force_external || estimated_input_edges(input, format) > budget / kInMemoryBytesPerEdge;
+  // Text is parsed on as many threads as sorting uses.
+  const EdgeFileOptions read_options{.threads = thread_count(options.threads)};
   if (external) {
-    auto source = open_edge_file(input, format);
+    auto source = open_edge_file(input, format, read_options);
     PartitionOptions o = options;
     o.memory_budget = budget;
     return partition_external(*source, output, o, input, source_size).header;
   }
 
-  auto source = open_edge_file(input, format);
+  auto source = open_edge_file(input, format, read_options);
   PartitionedGraph graph = partition_edges(*source, options);
   graph.header.source_file = input;
   graph.header.source_size = source_size;

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
       ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32 or bin64")
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
-      ("threads,t", cli::po::value(&threads)->default_value(0), "threads for sorting and merging (0 = all cores)")
+      ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
        "memory); a graph that does not fit is partitioned in passes over sorted runs in --tmpdir")
       ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs of the external-memory path (default: $TMPDIR "

@@ -3,6 +3,7 @@
 // partitioner never needs a whole file or a whole graph in one string.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,9 +40,23 @@ std::string_view to_string(InputFormat f);
 // and, for text, the first line (%%MatrixMarket). Never returns Auto.
 InputFormat detect_input_format(const std::string& path);
 
+// How a file is read. Only text (edge lists, Matrix Market) uses these.
+struct EdgeFileOptions {
+  // Threads that parse text (0 = all cores). With more than one, the input is read ahead in
+  // blocks of whole lines that are parsed in pieces on several threads; the edges, their
+  // order and every message (file, line) are the same as with one. An input under about
+  // half a MiB is parsed on the calling thread without starting any thread.
+  unsigned threads = 1;
+  // Bytes read per block when parsing on several threads (0 = the default: 1 MiB per
+  // thread, 2 to 16 MiB). Tests set it small so that lines straddle many block boundaries.
+  std::size_t block_bytes = 0;
+};
+
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or
 // unreadable, or if its contents do not fit the format. Text and binary formats may be
 // gzip-compressed (binary only when the name ends in .gz).
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format);
+std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format,
+                                           const EdgeFileOptions& options);
 
 }  // namespace tricount

@@ -442,6 +442,262 @@ TEST_F(EdgeReaders, TextRoundTripViaWriter) {
   EXPECT_EQ(read_all(p), edges);
 }
 
+// ---- text parsed on several threads ----------------------------------------------------
+
+// What reading a whole file gives: the edges, batch by batch, up to the first error, and
+// that error's message ("" when there is none).
+struct ReadResult {
+  Edges edges;
+  std::string error;
+};
+
+ReadResult read_with(const std::string& p, InputFormat f, const EdgeFileOptions& options, std::size_t batch) {
+  ReadResult r;
+  try {
+    auto src = open_edge_file(p, f, options);
+    std::vector<RawEdge> b;
+    while (src->next_batch(b, batch)) {
+      EXPECT_EQ(b.size() <= batch, true);
+      r.edges.insert(r.edges.end(), b.begin(), b.end());
+    }
+  } catch (const Error& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+// The one-thread reader reads its first 4 MiB before any block is read on the side (see
+// edge_readers.cpp); block boundaries lie at 4 MiB + k * block_bytes in the file.
+constexpr std::size_t kFirstRead = std::size_t{4} << 20;
+
+// A text edge list of about `bytes` with everything the reader must get right: comments of
+// both styles (some long), blank and whitespace-only lines, CRLF, tabs, extra columns,
+// leading zeros, 64-bit ids, no '\n' at the end. `expect` gets its edges.
+std::string messy_edge_list(std::size_t bytes, Edges& expect, bool matrix_market = false) {
+  std::string text;
+  std::uint64_t x = 0x9E3779B97F4A7C15u;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  const std::uint64_t n = 1000;  // Matrix Market: rows = cols = n
+  while (text.size() < bytes) {
+    const std::uint64_t r = next() % 100;
+    const char* eol = next() % 3 == 0 ? "\r\n" : "\n";
+    if (r < 8) {
+      text += (r % 2 ? "# comment " : "% comment ") + std::string(next() % 200, 'c') + eol;
+    } else if (r < 9) {
+      text += "#" + std::string(next() % 5000, 'l') + eol;  // longer than the small blocks
+    } else if (r < 12) {
+      text += (r == 9 ? "" : r == 10 ? "   " : "\t \t") + std::string(eol);
+    } else {
+      std::uint64_t u = next(), v = next();
+      if (matrix_market) {
+        u = u % n + 1;
+        v = v % n + 1;
+      } else if (r < 95) {
+        u %= 100000000;
+        v %= 100000000;
+      } else if (r < 97) {
+        u = kMax64 - u % 3;  // 20 digits
+      }
+      const std::uint64_t style = next() % 6;
+      const std::string su = (style == 0 ? "000" : "") + std::to_string(u);
+      if (style == 1) {
+        text += "  " + su + "\t\t" + std::to_string(v) + "  " + eol;
+      } else if (style == 2) {
+        text += su + " " + std::to_string(v) + " 0.25 extra words" + eol;
+      } else {
+        text += su + (style == 3 ? "\t" : " ") + std::to_string(v) + eol;
+      }
+      expect.push_back({u, v});
+    }
+  }
+  text += matrix_market ? "1 2" : "7 8";  // no line ending
+  expect.push_back({matrix_market ? 1u : 7u, matrix_market ? 2u : 8u});
+  return text;
+}
+
+// How often a block boundary (4 MiB + k * block_bytes) falls between '\r' and '\n', and
+// inside a comment line: the tests below check that they really exercise those cases.
+std::pair<std::size_t, std::size_t> boundaries_in_crlf_and_comments(const std::string& text, std::size_t block_bytes) {
+  std::size_t crlf = 0, comment = 0;
+  for (std::size_t at = kFirstRead + block_bytes; at < text.size(); at += block_bytes) {
+    if (text[at - 1] == '\r' && text[at] == '\n') ++crlf;
+    const std::size_t line_start = text.rfind('\n', at - 1);
+    const std::size_t s = line_start == std::string::npos ? 0 : line_start + 1;
+    const std::size_t first = text.find_first_not_of(" \t", s);
+    if (first < at && (text[first] == '#' || text[first] == '%')) ++comment;
+  }
+  return {crlf, comment};
+}
+
+TEST_F(EdgeReaders, ParallelParsingGivesTheSameStream) {
+  Edges expect;
+  const std::string text = messy_edge_list(std::size_t{10} << 20, expect);
+  const std::string p = write("messy.txt", text);
+  const std::string gz = write_gz("messy.txt.gz", text);
+  const std::string bom = write("bom-messy.txt", "\xEF\xBB\xBF" + text);
+  for (std::size_t block : {std::size_t{1000}, std::size_t{4093}}) {
+    const auto [crlf, comment] = boundaries_in_crlf_and_comments(text, block);
+    EXPECT_GT(crlf, 10u) << "block " << block;
+    EXPECT_GT(comment, 100u) << "block " << block;
+  }
+  const ReadResult one = read_with(p, InputFormat::Auto, EdgeFileOptions{}, 65536);
+  EXPECT_EQ(one.error, "");
+  EXPECT_TRUE(one.edges == expect);
+  struct Case {
+    std::string file;
+    unsigned threads;
+    std::size_t block, batch;
+  };
+  const std::vector<Case> cases{
+      {p, 4, 0, 65536},        {p, 2, 0, 1},        {p, 4, 1000, 777},    {p, 4, 4093, 65536},
+      {p, 3, 65543, 1u << 20}, {gz, 4, 4093, 1000}, {gz, 2, 0, 65536},    {bom, 4, 1000, 65536},
+      {p, 0, 0, 65536},  // 0 = all cores
+  };
+  for (const Case& c : cases) {
+    const ReadResult r = read_with(c.file, InputFormat::Auto, EdgeFileOptions{c.threads, c.block}, c.batch);
+    EXPECT_EQ(r.error, "");
+    EXPECT_TRUE(r.edges == expect) << c.file << " threads " << c.threads << " block " << c.block
+                                   << " batch " << c.batch << ": " << r.edges.size() << " edges, expected "
+                                   << expect.size();
+  }
+}
+
+TEST_F(EdgeReaders, ParallelParsingMatrixMarket) {
+  Edges entries;
+  const std::string body = messy_edge_list(std::size_t{6} << 20, entries, true);
+  const std::string header = "%%MatrixMarket matrix coordinate integer general\r\n% c\n\n";
+  const std::string size = "1000 1000 " + std::to_string(entries.size()) + "\n";
+  const std::string ok = write("ok.mtx", header + size + body);
+  // One entry too many and one too few, out of range, and a bad token, all deep inside.
+  const std::string more = write("more.mtx", header + "1000 1000 " + std::to_string(entries.size() - 5) + "\n" + body);
+  const std::string fewer = write("fewer.mtx", header + "1000 1000 " + std::to_string(entries.size() + 1) + "\n" + body);
+  const std::size_t deep = body.find('\n', body.size() * 2 / 3) + 1;
+  const std::string range = write("range.mtx", header + size + body.substr(0, deep) + "3 1001\n" + body.substr(deep));
+  const std::string token = write("token.mtx", header + size + body.substr(0, deep) + "3 -1\n" + body.substr(deep));
+  const ReadResult one = read_with(ok, InputFormat::Auto, EdgeFileOptions{}, 65536);
+  EXPECT_EQ(one.error, "");
+  EXPECT_TRUE(one.edges == entries);
+  for (const std::string& f : {ok, more, fewer, range, token}) {
+    const ReadResult serial = read_with(f, InputFormat::Auto, EdgeFileOptions{}, 65536);
+    if (f != ok) {
+      EXPECT_TRUE(Contains(serial.error, f + ":")) << serial.error;
+    }
+    for (std::size_t block : {std::size_t{0}, std::size_t{4093}}) {
+      for (std::size_t batch : {std::size_t{1000}, std::size_t{65536}}) {
+        const ReadResult r = read_with(f, InputFormat::Auto, EdgeFileOptions{4, block}, batch);
+        const ReadResult s = batch == 65536 ? serial : read_with(f, InputFormat::Auto, EdgeFileOptions{}, batch);
+        EXPECT_EQ(r.error, s.error) << f << " block " << block << " batch " << batch;
+        EXPECT_TRUE(r.edges == s.edges) << f << " block " << block << " batch " << batch << ": "
+                                        << r.edges.size() << " vs " << s.edges.size();
+      }
+    }
+  }
+}
+
+// A bad line deep inside a file of many blocks: the same message (file and line) and the
+// same edges before it (every whole batch) with one thread and with several.
+TEST_F(EdgeReaders, ParallelParsingReportsTheSameErrors) {
+  Edges expect;
+  const std::string text = messy_edge_list(std::size_t{9} << 20, expect);
+  std::size_t deep = text.find('\n', text.size() * 3 / 5) + 1;
+  const std::uint64_t line = 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + deep, '\n'));
+  struct Bad {
+    std::string name, line, message;
+  };
+  const std::vector<Bad> bad{
+      {"word.txt", "12 x\r\n", "malformed line: expected two vertex ids, got \"12 x\""},
+      {"alone.txt", "  12\n", "malformed line: expected two vertex ids, got \"  12\""},
+      {"neg.txt", "-3 4\n", "negative vertex id -3"},
+      {"big.txt", "1 18446744073709551616\n", "vertex id 18446744073709551616 does not fit in 64 bits"},
+  };
+  for (const Bad& b : bad) {
+    const std::string p = write(b.name, text.substr(0, deep) + b.line + text.substr(deep));
+    const std::string gz = write_gz(b.name + ".gz", text.substr(0, deep) + b.line + text.substr(deep));
+    for (const std::string& f : {p, gz}) {
+      const std::string want = f + ":" + std::to_string(line) + ": " + b.message;
+      const ReadResult serial = read_with(f, InputFormat::Auto, EdgeFileOptions{1, 0}, 65536);
+      EXPECT_EQ(serial.error, want);
+      for (unsigned threads : {2u, 4u}) {
+        for (std::size_t block : {std::size_t{0}, std::size_t{1000}}) {
+          const ReadResult r = read_with(f, InputFormat::Auto, EdgeFileOptions{threads, block}, 65536);
+          EXPECT_EQ(r.error, want) << "threads " << threads << " block " << block;
+          EXPECT_TRUE(r.edges == serial.edges) << f << " threads " << threads << " block " << block << ": "
+                                               << r.edges.size() << " vs " << serial.edges.size();
+        }
+      }
+    }
+  }
+  // The error in the last line, after a 9 MiB comment line (as in StreamsAcrossChunkBoundaries).
+  const std::string tail = write("tail.txt", text.substr(0, deep) + "# " + std::string(9u << 20, 'x') + "\n" +
+                                                 text.substr(deep) + "\n1 x\n");
+  const ReadResult serial = read_with(tail, InputFormat::Auto, EdgeFileOptions{}, 65536);
+  EXPECT_TRUE(Contains(serial.error, ": malformed line"));
+  const ReadResult r = read_with(tail, InputFormat::Auto, EdgeFileOptions{4, 0}, 65536);
+  EXPECT_EQ(r.error, serial.error);
+  EXPECT_TRUE(r.edges == serial.edges);
+  EXPECT_EQ(r.edges.size(), expect.size() / 65536 * 65536);
+}
+
+TEST_F(EdgeReaders, ParallelParsingReadErrorsAndLongLines) {
+  Edges expect;
+  const std::string text = messy_edge_list(std::size_t{9} << 20, expect);
+  // A truncated gzip stream: every edge of the whole lines before the cut, then the error.
+  const std::string gz = write_gz("cut.txt.gz", text);
+  fs::resize_file(gz, fs::file_size(gz) * 3 / 4);
+  const ReadResult serial = read_with(gz, InputFormat::Auto, EdgeFileOptions{}, 1000);
+  EXPECT_TRUE(Contains(serial.error, "truncated"));
+  for (std::size_t block : {std::size_t{0}, std::size_t{4093}}) {
+    const ReadResult r = read_with(gz, InputFormat::Auto, EdgeFileOptions{4, block}, 1000);
+    EXPECT_EQ(r.error, serial.error);
+    EXPECT_TRUE(r.edges == serial.edges) << r.edges.size() << " vs " << serial.edges.size();
+  }
+  // A line of 64 MiB after several blocks.
+  const std::size_t deep = text.find('\n', std::size_t{6} << 20) + 1;
+  const std::uint64_t line = 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + deep, '\n'));
+  const std::string p = write("long.txt", text.substr(0, deep) + std::string(std::size_t{64} << 20, 'x') + "\n1 2\n");
+  const ReadResult s = read_with(p, InputFormat::Auto, EdgeFileOptions{}, 65536);
+  EXPECT_TRUE(Contains(s.error, p + ":" + std::to_string(line) + ": line longer than 64 MiB"));
+  // Small blocks: the block that meets the long line has been used before (and parsed).
+  for (std::size_t block : {std::size_t{0}, std::size_t{4093}}) {
+    const ReadResult r = read_with(p, InputFormat::Auto, EdgeFileOptions{4, block}, 65536);
+    EXPECT_EQ(r.error, s.error) << "block " << block;
+    EXPECT_TRUE(r.edges == s.edges) << "block " << block;
+  }
+  // One byte shorter is a line like any other (here: a malformed one, after the same edges).
+  const std::string q = write("long2.txt", text.substr(0, deep) + std::string((std::size_t{64} << 20) - 1, 'x') + "\n");
+  const ReadResult s2 = read_with(q, InputFormat::Auto, EdgeFileOptions{}, 65536);
+  EXPECT_TRUE(Contains(s2.error, q + ":" + std::to_string(line) + ": malformed line"));
+  const ReadResult r2 = read_with(q, InputFormat::Auto, EdgeFileOptions{4, 4093}, 65536);
+  EXPECT_EQ(r2.error, s2.error);
+  EXPECT_TRUE(r2.edges == s2.edges);
+}
+
+std::size_t thread_count_now() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST_F(EdgeReaders, ParallelParsingSmallInputStartsNoThread) {
+  const std::string p = write("small.txt", "# c\r\n1 2\r\n3 4\n\n5 6");
+  const std::size_t before = thread_count_now();
+  auto src = open_edge_file(p, InputFormat::Auto, EdgeFileOptions{8, 0});
+  std::vector<RawEdge> b;
+  EXPECT_TRUE(src->next_batch(b, 2));
+  EXPECT_EQ(b, (Edges{{1, 2}, {3, 4}}));
+  EXPECT_EQ(thread_count_now(), before);
+  EXPECT_TRUE(src->next_batch(b, 2));
+  EXPECT_EQ(b, (Edges{{5, 6}}));
+  EXPECT_FALSE(src->next_batch(b, 2));
+  EXPECT_FALSE(src->next_batch(b, 2));
+  EXPECT_EQ(src->description(), p);
+}
+
 // ---- format names and detection --------------------------------------------------------
 
 TEST(InputFormatNames, ParseAndPrint) {
