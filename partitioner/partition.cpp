@@ -295,7 +295,11 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   const bool external =
       options.force_external || estimated_input_edges(input, format) > budget / kInMemoryBytesPerEdge;
   // Text is parsed on as many threads as sorting uses.
-  const EdgeFileOptions read_options{.threads = thread_count(options.threads)};
+  EdgeFileOptions read_options{.threads = thread_count(options.threads)};
+  // Parallel parsing holds about four blocks of text and their edges: under a small budget,
+  // smaller blocks keep that a small part of it (the default is 2 to 16 MiB per block).
+  if (budget < (std::uint64_t{256} << 20))
+    read_options.block_bytes = static_cast<std::size_t>(std::max<std::uint64_t>(std::uint64_t{128} << 10, budget / 128));
   if (external) {
     auto source = open_edge_file(input, format, read_options);
     PartitionOptions o = options;
