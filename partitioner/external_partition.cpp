@@ -25,6 +25,7 @@
 
 #include "partitioner/progress.hpp"
 #include "partitioner/run_files.hpp"
+#include "src/cores.hpp"
 
 namespace tricount {
 
@@ -257,7 +258,7 @@ class Pipeline {
       : o_(options),
         tune_(tuning),
         progress_(progress),
-        threads_(options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency())),
+        threads_(options.threads ? options.threads : usable_cores()),
         budget_(options.memory_budget ? options.memory_budget : default_memory_budget()),
         io_(std::clamp<std::size_t>(budget_ / (64 * threads_), kMinIo, kMaxIo)),
         scratch_(options.tmpdir) {

@@ -13,6 +13,7 @@
 
 #include "partitioner/external_partition.hpp"
 #include "partitioner/run_files.hpp"
+#include "src/cores.hpp"
 
 namespace tricount {
 namespace {
@@ -63,7 +64,7 @@ void parallel_sort(std::vector<T>& v, unsigned threads, Less less = Less()) {
 }
 
 unsigned thread_count(unsigned requested) {
-  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+  return requested ? requested : usable_cores();
 }
 
 }  // namespace

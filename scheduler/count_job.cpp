@@ -1,7 +1,5 @@
 #include "scheduler/count_job.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <thread>
 
 #include "scheduler/scheduler.hpp"
+#include "src/cores.hpp"
 
 #include <filesystem>
 #include <unordered_set>
@@ -193,11 +192,9 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   // more than the cores this process may run on (srun --cpus-per-task, mpirun --bind-to).
   WorkerOptions worker_options = options.worker_options;
   if (worker_options.loader_threads == 0) {
-    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    unsigned mine = cores;
-    cpu_set_t set;
-    if (::sched_getaffinity(0, sizeof set, &set) == 0) mine = std::max(1, CPU_COUNT(&set));
-    worker_options.loader_threads = std::max(1u, std::min(mine, cores / static_cast<unsigned>(std::max(1, local_workers))));
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    worker_options.loader_threads =
+        std::max(1u, std::min(usable_cores(), cores / static_cast<unsigned>(std::max(1, local_workers))));
   }
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
   std::unique_ptr<CountBackend> backend;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "src/edge_source.hpp"
+#include "src/cores.hpp"
 #include "src/types.hpp"
 
 namespace tricount {
@@ -202,7 +203,7 @@ class TextEdgeSource final : public EdgeSource {
  public:
   TextEdgeSource(std::string path, bool matrix_market, const EdgeFileOptions& options)
       : path_(std::move(path)), in_(std::make_unique<GzInput>(path_)), mm_(matrix_market) {
-    threads_ = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads_ = options.threads ? options.threads : usable_cores();
     if (options.block_bytes) {
       block_bytes_ = options.block_bytes;
       min_piece_bytes_ = std::max<std::size_t>(1, block_bytes_ / threads_);

@@ -464,6 +464,18 @@ TEST(cliCount, AllowIdleWorkers) {
   EXPECT_EQ(json_uint(r.out, "triangles"), 20u);  // C(6,3)
 }
 
+// "All cores" means the cores the process may use: a run pinned to one core (as mpirun
+// binds ranks by default) counts with one CPU thread, not one per core of the machine.
+TEST(cliCount, DefaultThreadsFollowTheCpuSet) {
+  if (!std::filesystem::exists("/usr/bin/taskset")) GTEST_SKIP() << "no /usr/bin/taskset";
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 1);
+  const ProcessResult r =
+      run_process({"/usr/bin/taskset", "-c", "0", bin_dir() + "/tricount-count", "--input", h5, "--backend", "cpu", "--json", "-"}, 120);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "\"1 CPU threads\"")) << describe(r);
+}
+
 TEST(cliCount, CudaBackendWithoutGpu) {
   if (tricount::cuda_available()) GTEST_SKIP() << "a CUDA GPU is available; --backend cuda would succeed";
   TempDir dir;

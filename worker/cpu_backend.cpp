@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/cores.hpp"
 #include "worker/backend.hpp"
 
 namespace tricount {
@@ -98,7 +99,7 @@ count_t count_rows(const SubtaskBlocks& b, std::atomic<std::uint64_t>& next_row,
 class CpuBackend final : public CountBackend {
  public:
   explicit CpuBackend(const BackendOptions& options)
-      : threads_(options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency())),
+      : threads_(options.threads ? options.threads : usable_cores()),
         tables_(threads_) {}
 
   std::string_view name() const override { return "cpu"; }

@@ -101,6 +101,7 @@
 #include <vector>
 
 #include "worker/cuda/bucket_table.cuh"
+#include "src/cores.hpp"
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_backend.hpp"
 #include "worker/cuda/cuda_check.cuh"
@@ -654,7 +655,7 @@ class CudaBackend final : public CountBackend {
   std::uint32_t cta_words_ = 0;         // what a CTA table takes at most
   std::uint32_t bitmap_words_ = 0;      // a CTA row's key bitmap (0: none)
   bool force_reverse_ = false;          // self-test: the warp kernel with the reverse search
-  unsigned staging_threads_ = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+  unsigned staging_threads_ = std::clamp(usable_cores() / 2, 1u, 8u);
   std::unique_ptr<Stream> stream_, side_;
   std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
   std::array<PinnedBuffer, 2> staging_;
