@@ -71,6 +71,7 @@ JournalContents read_journal(const std::string& path) {
     JournalRecord r;
     std::istringstream fields(line);
     const bool parsed = static_cast<bool>(fields >> r.task >> r.triangles >> r.seconds >> r.rank >> r.estimate);
+    if (parsed && !(fields >> r.load_seconds)) r.load_seconds = -1;  // a five-field record
     if (!complete || !parsed) {
       if (pos >= text.size()) {  // the last line, torn by a kill mid-write
         j.torn_last_line = true;
@@ -127,8 +128,8 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::append(const JournalRecord& r) {
-  std::fprintf(file_, "%llu %llu %.9g %d %.9g\n", static_cast<unsigned long long>(r.task),
-               static_cast<unsigned long long>(r.triangles), r.seconds, r.rank, r.estimate);
+  std::fprintf(file_, "%llu %llu %.9g %d %.9g %.9g\n", static_cast<unsigned long long>(r.task),
+               static_cast<unsigned long long>(r.triangles), r.seconds, r.rank, r.estimate, r.load_seconds);
   if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
     throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
 }

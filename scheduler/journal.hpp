@@ -6,7 +6,9 @@
 //
 //   # tricount-journal 1
 //   # graph_checksum=<u64> parts=<n> splits=<m> vertices=<|V|> edges=<|E|> input=<path>
-//   <task> <triangles> <seconds> <rank> <estimate>
+//   <task> <triangles> <seconds> <rank> <estimate> <load seconds>
+//
+// (Journals written before the load column have five fields; they read with load unknown.)
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,7 @@ struct JournalRecord {
   double seconds = 0;
   int rank = 0;
   double estimate = 0;
+  double load_seconds = -1;  // part of `seconds` spent reading blocks; < 0: not recorded
 };
 
 struct JournalContents {

@@ -125,14 +125,17 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
       w.finished = true;
       continue;
     }
-    std::uint64_t request[4];
-    MPI_Recv(request, 4, MPI_UINT64_T, worker, kTagRequest, comm, MPI_STATUS_IGNORE);
+    std::uint64_t request[kRequestWords];
+    MPI_Recv(request, kRequestWords, MPI_UINT64_T, worker, kTagRequest, comm, MPI_STATUS_IGNORE);
     if (request[0] & kHasReport) {
-      const FinishedTask done{{request[1], request[2], std::bit_cast<double>(request[3])}, worker};
+      const FinishedTask done{
+          {request[1], request[2], std::bit_cast<double>(request[3]), std::bit_cast<double>(request[4])}, worker};
       result.finished.push_back(done);
       track(worker, done.report.task, false);
       --w.in_flight;
-      if (journal) journal->append({done.report.task, done.report.triangles, done.report.seconds, worker, queue.estimate(done.report.task)});
+      if (journal)
+        journal->append({done.report.task, done.report.triangles, done.report.seconds, worker,
+                         queue.estimate(done.report.task), done.report.load_seconds});
     }
     if (request[0] & kWantsTask) {
       std::uint64_t answer = kNoMoreTasks;
@@ -175,22 +178,25 @@ std::optional<std::uint64_t> MpiTaskSource::next(const TaskReport* finished) {
   std::uint64_t answer = kNoMoreTasks;
   MPI_Request pending;
   MPI_Irecv(&answer, 1, MPI_UINT64_T, 0, kTagAssign, comm_, &pending);
-  std::uint64_t request[4] = {kWantsTask, 0, 0, 0};
+  std::uint64_t request[kRequestWords] = {kWantsTask, 0, 0, 0, 0};
   if (finished) {
     request[0] |= kHasReport;
     request[1] = finished->task;
     request[2] = finished->triangles;
     request[3] = std::bit_cast<std::uint64_t>(finished->seconds);
+    request[4] = std::bit_cast<std::uint64_t>(finished->load_seconds);
   }
-  MPI_Send(request, 4, MPI_UINT64_T, 0, kTagRequest, comm_);
+  MPI_Send(request, kRequestWords, MPI_UINT64_T, 0, kTagRequest, comm_);
   wait_politely(pending);
   if (answer == kNoMoreTasks) return std::nullopt;
   return answer;
 }
 
 void MpiTaskSource::report(const TaskReport& finished) {
-  std::uint64_t request[4] = {kHasReport, finished.task, finished.triangles, std::bit_cast<std::uint64_t>(finished.seconds)};
-  MPI_Send(request, 4, MPI_UINT64_T, 0, kTagRequest, comm_);
+  std::uint64_t request[kRequestWords] = {kHasReport, finished.task, finished.triangles,
+                                         std::bit_cast<std::uint64_t>(finished.seconds),
+                                         std::bit_cast<std::uint64_t>(finished.load_seconds)};
+  MPI_Send(request, kRequestWords, MPI_UINT64_T, 0, kTagRequest, comm_);
 }
 
 void MpiTaskSource::fail(const std::string& message) {
@@ -204,7 +210,7 @@ std::optional<std::uint64_t> LocalTaskSource::next(const TaskReport* done) {
 
 void LocalTaskSource::report(const TaskReport& done) {
   finished.push_back({done, 0});
-  if (journal_) journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task)});
+  if (journal_) journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task), done.load_seconds});
 }
 
 }  // namespace tricount

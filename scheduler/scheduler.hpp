@@ -3,8 +3,8 @@
 // protocol.
 //
 // Protocol (point-to-point on the job's communicator):
-//   worker -> 0  kTagRequest  uint64[4] {flags, task, triangles, seconds as bits}
-//                flags: kHasReport (task/triangles/seconds describe a finished task),
+//   worker -> 0  kTagRequest  uint64[5] {flags, task, triangles, seconds as bits, load seconds as bits}
+//                flags: kHasReport (task/triangles/seconds/load describe a finished task),
 //                       kWantsTask (answer with the next id)
 //   0 -> worker  kTagAssign   uint64[1] {task id, or kNoMoreTasks}
 //   worker -> 0  kTagFailure  char[]    the error message; the worker then sends nothing
@@ -28,6 +28,7 @@ namespace tricount {
 inline constexpr int kTagRequest = 101;
 inline constexpr int kTagAssign = 102;
 inline constexpr int kTagFailure = 103;
+inline constexpr int kRequestWords = 5;
 inline constexpr std::uint64_t kHasReport = 1;
 inline constexpr std::uint64_t kWantsTask = 2;
 inline constexpr std::uint64_t kNoMoreTasks = ~std::uint64_t{0};

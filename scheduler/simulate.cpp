@@ -1,14 +1,53 @@
 #include "scheduler/simulate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <queue>
+#include <unordered_map>
 
 #include "scheduler/task_queue.hpp"
 
 namespace tricount {
+namespace {
 
-SimulationPoint simulate_schedule(const JournalContents& journal, int workers, double task_overhead_seconds) {
+// The three blocks of a task, as indices into a row-major n x n array.
+std::array<std::size_t, 3> task_blocks(const TaskPlan& plan, std::uint64_t id) {
+  const Task t = plan.decode(id);
+  auto at = [&](const BlockId& b) { return std::size_t(b.row_class) * plan.parts() + b.col_class; };
+  return {at(t.hash_block()), at(t.one_hop_block()), at(t.two_hop_block())};
+}
+
+}  // namespace
+
+std::optional<BlockLoads> measured_block_loads(const JournalContents& journal, std::vector<std::uint64_t> block_bytes) {
+  const TaskPlan plan(journal.identity.parts, journal.identity.splits);
+  if (block_bytes.size() != std::size_t(plan.parts()) * plan.parts())
+    throw Error("block sizes: " + std::to_string(block_bytes.size()) + " blocks for n = " + std::to_string(plan.parts()));
+  double load = 0;
+  std::uint64_t bytes = 0;
+  std::unordered_map<int, std::vector<bool>> held;  // per rank: blocks read so far
+  for (const JournalRecord& r : journal.records) {
+    if (r.load_seconds < 0) return std::nullopt;  // no load column
+    if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
+    load += r.load_seconds;
+    auto& mine = held[r.rank];
+    if (mine.empty()) mine.assign(block_bytes.size(), false);
+    for (std::size_t b : task_blocks(plan, r.task))
+      if (!mine[b]) {
+        mine[b] = true;
+        bytes += block_bytes[b];
+      }
+  }
+  if (bytes == 0 || load <= 0) return std::nullopt;
+  BlockLoads l;
+  l.block_bytes = std::move(block_bytes);
+  l.seconds_per_byte = load / static_cast<double>(bytes);
+  return l;
+}
+
+SimulationPoint simulate_schedule(const JournalContents& journal, int workers, double task_overhead_seconds,
+                                  const BlockLoads* loads) {
   if (workers < 1) throw UsageError("the simulator needs at least one worker");
   const TaskPlan plan(journal.identity.parts, journal.identity.splits);
   std::vector<double> estimate(plan.num_tasks(), 0), seconds(plan.num_tasks(), 0);
@@ -16,30 +55,54 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
   for (const JournalRecord& r : journal.records) {
     if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
     estimate[r.task] = r.estimate;
-    seconds[r.task] = r.seconds + task_overhead_seconds;
+    // With block loads modelled, the measured load is taken out here and charged again per
+    // virtual worker below.
+    seconds[r.task] = (loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds) + task_overhead_seconds;
     present[r.task] = true;
+  }
+  // One worker's time, the base of the speedup: every task once, every block read once.
+  double one_worker = 0;
+  std::vector<bool> used(loads ? loads->block_bytes.size() : 0, false);
+  for (std::uint64_t task = 0; task < plan.num_tasks(); ++task) {
+    if (!present[task]) continue;
+    one_worker += seconds[task];
+    if (loads)
+      for (std::size_t b : task_blocks(plan, task))
+        if (!used[b]) {
+          used[b] = true;
+          one_worker += static_cast<double>(loads->block_bytes[b]) * loads->seconds_per_byte;
+        }
   }
   TaskQueue queue(plan, estimate, present);
   using Slot = std::pair<double, int>;  // (free at, worker)
   std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free_at;
   for (int w = 0; w < workers; ++w) free_at.push({0.0, w});
   std::vector<double> busy(static_cast<std::size_t>(workers), 0.0);
-  double makespan = 0, total = 0;
+  std::vector<std::vector<bool>> held(loads ? static_cast<std::size_t>(workers) : 0);
+  double makespan = 0;
   SimulationPoint p;
   p.workers = workers;
   while (queue.remaining() > 0) {
     const auto [t, w] = free_at.top();
     free_at.pop();
     const std::uint64_t task = *queue.pop(w + 1);  // worker ranks start at 1
-    const double cost = seconds[task];
+    double cost = seconds[task];
+    if (loads) {
+      auto& mine = held[static_cast<std::size_t>(w)];
+      if (mine.empty()) mine.assign(loads->block_bytes.size(), false);
+      for (std::size_t b : task_blocks(plan, task))
+        if (!mine[b]) {
+          mine[b] = true;
+          cost += static_cast<double>(loads->block_bytes[b]) * loads->seconds_per_byte;
+        }
+    }
     busy[static_cast<std::size_t>(w)] += cost;
-    total += cost;
     makespan = std::max(makespan, t + cost);
     free_at.push({t + cost, w});
     ++p.tasks;
   }
   p.predicted_seconds = makespan;
-  p.speedup = makespan > 0 ? total / makespan : 1.0;
+  p.speedup = makespan > 0 ? one_worker / makespan : 1.0;
   p.efficiency = p.speedup / workers;
   const auto [lo, hi] = std::minmax_element(busy.begin(), busy.end());
   p.imbalance = *lo > 0 ? *hi / *lo : 0.0;

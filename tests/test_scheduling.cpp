@@ -135,3 +135,62 @@ TEST(Simulator, ReplaysCostsThroughTheSchedulingPolicy) {
   EXPECT_DOUBLE_EQ(many.predicted_seconds, 4.0);
   EXPECT_EQ(many.imbalance, 0.0);  // some workers got nothing
 }
+
+// The load column: written, read back, and absent (-1) in five-field journals.
+TEST(Journal, LoadColumnRoundTripsAndIsOptional) {
+  TempDir dir;
+  const std::string path = dir.file("load.journal");
+  const JournalIdentity id{1, 1, 1, 3, 3, "x"};
+  {
+    JournalWriter w(path, id, false);
+    w.append({0, 1, 0.5, 1, 1.0, 0.125});
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "1 1 0.1 1 1\n";  // a record from before the load column
+  }
+  const JournalContents j = read_journal(path);
+  ASSERT_EQ(j.records.size(), 2u);
+  EXPECT_DOUBLE_EQ(j.records[0].load_seconds, 0.125);
+  EXPECT_LT(j.records[1].load_seconds, 0);
+}
+
+// With block loads modelled, each virtual worker pays for the blocks it uses: one worker
+// reads each block once, two read the blocks they share twice.
+TEST(Simulator, ChargesBlockReadsPerVirtualWorker) {
+  JournalContents j;
+  j.identity = {1, 2, 1, 10, 10, "x"};  // n = 2: 8 tasks, 4 blocks of 100 bytes
+  const TaskPlan plan(2, 1);
+  const std::vector<std::uint64_t> bytes(4, 100);
+  std::vector<bool> read(4, false);
+  double loads_total = 0;
+  for (std::uint64_t t = 0; t < 8; ++t) {  // measured on one rank: 1 s of counting, 1 s per block read first
+    const Task task = plan.decode(t);
+    double load = 0;
+    for (const BlockId& b : {task.hash_block(), task.one_hop_block(), task.two_hop_block()}) {
+      const std::size_t k = std::size_t(b.row_class) * 2 + b.col_class;
+      if (!read[k]) read[k] = true, load += 1.0;
+    }
+    loads_total += load;
+    j.records.push_back({t, 0, 1.0 + load, 1, 1.0, load});
+  }
+  ASSERT_DOUBLE_EQ(loads_total, 4.0);
+  const std::optional<BlockLoads> loads = measured_block_loads(j, bytes);
+  ASSERT_TRUE(loads.has_value());
+  EXPECT_DOUBLE_EQ(loads->seconds_per_byte, 0.01);
+
+  const SimulationPoint one = simulate_schedule(j, 1, 0, &*loads);
+  EXPECT_DOUBLE_EQ(one.predicted_seconds, 12.0);  // 8 counts + 4 block reads
+  EXPECT_DOUBLE_EQ(one.speedup, 1.0);
+  const SimulationPoint two = simulate_schedule(j, 2, 0, &*loads);
+  const SimulationPoint two_replayed = simulate_schedule(j, 2);
+  // Each worker counts 4 tasks and reads at least the 3 blocks of its first task.
+  EXPECT_GE(two.predicted_seconds, 7.0);
+  EXPECT_GT(two.predicted_seconds, two_replayed.predicted_seconds - 1e-9);
+  EXPECT_DOUBLE_EQ(two.speedup, 12.0 / two.predicted_seconds);
+
+  // Without the load column there is nothing to model.
+  JournalContents old = j;
+  for (JournalRecord& r : old.records) r.load_seconds = -1;
+  EXPECT_FALSE(measured_block_loads(old, bytes).has_value());
+}

@@ -87,7 +87,7 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
       stats.count_seconds += cs.count_seconds;
       stats.triangles += found;
       ++stats.tasks;
-      const TaskReport report{id, found, since(start)};
+      const TaskReport report{id, found, since(start), blocks.load_seconds};
       stats.busy_seconds += report.seconds;
       if (options.prefetch) {
         unreported = report;

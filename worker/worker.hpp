@@ -15,7 +15,8 @@ namespace tricount {
 struct TaskReport {
   std::uint64_t task = 0;
   count_t triangles = 0;
-  double seconds = 0;  // load + count of this task
+  double seconds = 0;       // load + count of this task
+  double load_seconds = 0;  // of which reading its blocks (0 when all were cached)
 };
 
 class TaskSource {
