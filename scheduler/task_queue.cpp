@@ -52,14 +52,13 @@ std::optional<std::uint64_t> TaskQueue::pop(int worker) {
   if (head_ >= order_.size()) return std::nullopt;
   std::size_t pick = head_;
   if (plan_ && worker >= 0) {
-    if (last_.size() <= static_cast<std::size_t>(worker)) last_.resize(static_cast<std::size_t>(worker) + 1);
-    const std::optional<Task>& prev = last_[static_cast<std::size_t>(worker)];
-    if (prev) {
-      const BlockId held[3] = {prev->hash_block(), prev->one_hop_block(), prev->two_hop_block()};
+    if (held_.size() <= static_cast<std::size_t>(worker)) held_.resize(static_cast<std::size_t>(worker) + 1);
+    const std::vector<BlockId>& held = held_[static_cast<std::size_t>(worker)].blocks;
+    if (!held.empty()) {
       auto shared = [&](const Task& t) {
         const BlockId need[3] = {t.hash_block(), t.one_hop_block(), t.two_hop_block()};
         int s = 0;
-        for (const BlockId& b : need) s += std::find(std::begin(held), std::end(held), b) != std::end(held);
+        for (const BlockId& b : need) s += std::find(held.begin(), held.end(), b) != held.end();
         return s;
       };
       const double floor = cost_[order_[head_]] * kAffinityCostFactor;
@@ -81,7 +80,19 @@ std::optional<std::uint64_t> TaskQueue::pop(int worker) {
   taken_[pick] = true;
   --remaining_;
   const std::uint64_t id = order_[pick];
-  if (plan_ && worker >= 0) last_[static_cast<std::size_t>(worker)] = plan_->decode(id);
+  if (plan_ && worker >= 0) {
+    Held& h = held_[static_cast<std::size_t>(worker)];
+    const Task t = plan_->decode(id);
+    for (const BlockId& b : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) {
+      if (std::find(h.blocks.begin(), h.blocks.end(), b) != h.blocks.end()) continue;
+      if (h.blocks.size() < 3 * kAffinityMemory) {
+        h.blocks.push_back(b);
+      } else {
+        h.blocks[h.next] = b;  // the oldest goes
+        h.next = (h.next + 1) % h.blocks.size();
+      }
+    }
+  }
   return id;
 }
 

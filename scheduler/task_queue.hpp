@@ -4,8 +4,9 @@
 // Longest processing time first: tasks go out by decreasing estimated cost (the
 // partitioner's per-subtask work estimates split evenly over the m workload splits; without
 // them, the three blocks' sizes). Block affinity: among the next few costliest tasks (a
-// window whose costs are within a factor of the costliest), a worker gets the one sharing
-// the most blocks with its previous task, so it reuses blocks it already holds. The window
+// window whose costs are within a factor of the costliest), a worker gets the one with the
+// most blocks among those of its last kAffinityMemory tasks, which it most likely still
+// holds (its cache keeps recently used blocks), so it reads fewer blocks. The window
 // is small and bounded by cost, so no task waits behind more than a window's worth of
 // lighter ones: nothing starves.
 #pragma once
@@ -37,6 +38,7 @@ class TaskQueue {
 
   static constexpr std::size_t kAffinityWindow = 8;
   static constexpr double kAffinityCostFactor = 0.5;
+  static constexpr std::size_t kAffinityMemory = 16;  // tasks whose blocks count as held
 
  private:
   std::optional<TaskPlan> plan_;
@@ -45,7 +47,12 @@ class TaskQueue {
   std::vector<bool> taken_;              // by position in order_
   std::size_t head_ = 0;                 // first untaken position
   std::uint64_t remaining_ = 0;
-  std::vector<std::optional<Task>> last_;  // per worker rank: its previous task
+  // Per worker rank: the blocks of its last kAffinityMemory tasks (3 per task, a ring).
+  struct Held {
+    std::vector<BlockId> blocks;
+    std::size_t next = 0;
+  };
+  std::vector<Held> held_;
 
   void sort_by_cost();
 };

@@ -41,6 +41,20 @@ TEST(TaskQueue, PrefersTasksSharingBlocksWithinTheWindow) {
   EXPECT_EQ(*q.pop(2), at(0, 0, 0)) << "worker 2 holds nothing: costliest first";
 }
 
+TEST(TaskQueue, RemembersTheBlocksOfEarlierTasksNotOnlyThePrevious) {
+  const TaskPlan plan(4, 1);
+  std::vector<std::uint64_t> work(64, 10);
+  const auto at = [&](std::uint32_t i, std::uint32_t j, std::uint32_t k) { return plan.encode({i, j, k, 0}); };
+  work[at(1, 2, 3)] = 100;  // A: P(1,3), P(1,2), P(2,3)
+  work[at(0, 0, 0)] = 90;   // B: P(0,0) only, alone above half of its cost
+  work[at(0, 3, 3)] = 40;   // first by id among the 40s, shares nothing with A or B
+  work[at(1, 2, 1)] = 40;   // shares P(1,2) with A
+  TaskQueue q(plan, work, {});
+  EXPECT_EQ(*q.pop(1), at(1, 2, 3));
+  EXPECT_EQ(*q.pop(1), at(0, 0, 0));
+  EXPECT_EQ(*q.pop(1), at(1, 2, 1)) << "worker 1 still holds P(1,2) from two tasks ago";
+}
+
 TEST(TaskQueue, AffinityNeverSkipsPastMuchCostlierWork) {
   // One task is 100x costlier than the rest; whoever asks next must get it, held blocks or not.
   const TaskPlan plan(2, 1);
