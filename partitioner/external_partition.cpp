@@ -27,7 +27,7 @@
 
 #include "partitioner/progress.hpp"
 #include "partitioner/run_files.hpp"
-#include "src/cores.hpp"
+#include "src/threads.hpp"
 
 namespace tricount {
 

@@ -13,7 +13,7 @@
 
 #include "partitioner/external_partition.hpp"
 #include "partitioner/run_files.hpp"
-#include "src/cores.hpp"
+#include "src/threads.hpp"
 
 namespace tricount {
 namespace {

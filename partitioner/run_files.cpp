@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -65,10 +66,14 @@ void throw_read_error(const std::string& path, int err) {
               (err ? std::generic_category().message(err) : std::string("unexpected end of file")));
 }
 
-void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
+namespace {
+
+// write(2), or pwrite(2) at `offset`, until every byte is written; a full disk is ENOSPC.
+void write_fully(int fd, const void* data, std::size_t bytes, std::optional<std::uint64_t> offset, const std::string& path) {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
-    const ssize_t w = ::write(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30));
+    const std::size_t n = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+    const ssize_t w = offset ? ::pwrite(fd, p, n, static_cast<off_t>(*offset)) : ::write(fd, p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
       throw_write_error(path, errno);
@@ -76,24 +81,19 @@ void write_all(int fd, const void* data, std::size_t bytes, const std::string& p
     if (w == 0) throw_write_error(path, ENOSPC);
     p += w;
     bytes -= static_cast<std::size_t>(w);
+    if (offset) *offset += static_cast<std::uint64_t>(w);
     g_scratch_bytes += static_cast<std::uint64_t>(w);
   }
 }
 
+}  // namespace
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
+  write_fully(fd, data, bytes, std::nullopt, path);
+}
+
 void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t w = ::pwrite(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(offset));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw_write_error(path, errno);
-    }
-    if (w == 0) throw_write_error(path, ENOSPC);
-    p += w;
-    bytes -= static_cast<std::size_t>(w);
-    offset += static_cast<std::uint64_t>(w);
-    g_scratch_bytes += static_cast<std::uint64_t>(w);
-  }
+  write_fully(fd, data, bytes, offset, path);
 }
 
 void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path) {

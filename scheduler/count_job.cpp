@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "scheduler/scheduler.hpp"
-#include "src/cores.hpp"
+#include "src/threads.hpp"
 
 #include <filesystem>
 #include <unordered_set>

@@ -18,6 +18,19 @@ std::array<std::size_t, 3> task_blocks(const TaskPlan& plan, std::uint64_t id) {
   return {at(t.hash_block()), at(t.one_hop_block()), at(t.two_hop_block())};
 }
 
+// Marks the task's blocks as held and returns the bytes of those that were not yet.
+std::uint64_t newly_read_bytes(const TaskPlan& plan, std::uint64_t task, const std::vector<std::uint64_t>& block_bytes,
+                               std::vector<bool>& held) {
+  if (held.empty()) held.assign(block_bytes.size(), false);
+  std::uint64_t bytes = 0;
+  for (std::size_t b : task_blocks(plan, task))
+    if (!held[b]) {
+      held[b] = true;
+      bytes += block_bytes[b];
+    }
+  return bytes;
+}
+
 }  // namespace
 
 std::optional<BlockLoads> measured_block_loads(const JournalContents& journal, std::vector<std::uint64_t> block_bytes) {
@@ -31,13 +44,7 @@ std::optional<BlockLoads> measured_block_loads(const JournalContents& journal, s
     if (r.load_seconds < 0) return std::nullopt;  // no load column
     if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
     load += r.load_seconds;
-    auto& mine = held[r.rank];
-    if (mine.empty()) mine.assign(block_bytes.size(), false);
-    for (std::size_t b : task_blocks(plan, r.task))
-      if (!mine[b]) {
-        mine[b] = true;
-        bytes += block_bytes[b];
-      }
+    bytes += newly_read_bytes(plan, r.task, block_bytes, held[r.rank]);
   }
   if (bytes == 0 || load <= 0) return std::nullopt;
   BlockLoads l;
@@ -60,25 +67,21 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
     seconds[r.task] = (loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds) + task_overhead_seconds;
     present[r.task] = true;
   }
+  auto read_seconds = [&](std::uint64_t task, std::vector<bool>& held) {
+    return loads ? static_cast<double>(newly_read_bytes(plan, task, loads->block_bytes, held)) * loads->seconds_per_byte
+                 : 0.0;
+  };
   // One worker's time, the base of the speedup: every task once, every block read once.
   double one_worker = 0;
-  std::vector<bool> used(loads ? loads->block_bytes.size() : 0, false);
-  for (std::uint64_t task = 0; task < plan.num_tasks(); ++task) {
-    if (!present[task]) continue;
-    one_worker += seconds[task];
-    if (loads)
-      for (std::size_t b : task_blocks(plan, task))
-        if (!used[b]) {
-          used[b] = true;
-          one_worker += static_cast<double>(loads->block_bytes[b]) * loads->seconds_per_byte;
-        }
-  }
+  std::vector<bool> used;
+  for (std::uint64_t task = 0; task < plan.num_tasks(); ++task)
+    if (present[task]) one_worker += seconds[task] + read_seconds(task, used);
   TaskQueue queue(plan, estimate, present);
   using Slot = std::pair<double, int>;  // (free at, worker)
   std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free_at;
   for (int w = 0; w < workers; ++w) free_at.push({0.0, w});
   std::vector<double> busy(static_cast<std::size_t>(workers), 0.0);
-  std::vector<std::vector<bool>> held(loads ? static_cast<std::size_t>(workers) : 0);
+  std::vector<std::vector<bool>> held(static_cast<std::size_t>(workers));  // per worker, when loads
   double makespan = 0;
   SimulationPoint p;
   p.workers = workers;
@@ -86,16 +89,7 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
     const auto [t, w] = free_at.top();
     free_at.pop();
     const std::uint64_t task = *queue.pop(w + 1);  // worker ranks start at 1
-    double cost = seconds[task];
-    if (loads) {
-      auto& mine = held[static_cast<std::size_t>(w)];
-      if (mine.empty()) mine.assign(loads->block_bytes.size(), false);
-      for (std::size_t b : task_blocks(plan, task))
-        if (!mine[b]) {
-          mine[b] = true;
-          cost += static_cast<double>(loads->block_bytes[b]) * loads->seconds_per_byte;
-        }
-    }
+    const double cost = seconds[task] + read_seconds(task, held[static_cast<std::size_t>(w)]);
     busy[static_cast<std::size_t>(w)] += cost;
     makespan = std::max(makespan, t + cost);
     free_at.push({t + cost, w});

@@ -13,7 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <thread>
+#include <optional>
+#include <utility>
 
 namespace tricount {
 namespace {
@@ -195,49 +196,30 @@ std::uint64_t CsrBlock::checksum(unsigned threads) const {
 
 namespace {
 
-// Runs body(first, last) over [0, n) cut into `threads` contiguous ranges, in parallel.
-template <class Body>
-void parallel_ranges(std::uint64_t n, unsigned threads, Body&& body) {
-  const std::uint64_t t = std::clamp<std::uint64_t>(threads, 1, std::max<std::uint64_t>(n, 1));
-  if (t <= 1) {
-    body(std::uint64_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (std::uint64_t k = 1; k < t; ++k) pool.emplace_back([&, k] { body(n * k / t, n * (k + 1) / t); });
-  body(std::uint64_t{0}, n / t);
-  for (auto& th : pool) th.join();
-}
-
-// The row checks of validate_block over rows [first, last): false at the first bad row.
-bool rows_valid(const CsrBlock& b, std::uint64_t first, std::uint64_t last, std::uint64_t& longest) {
+// The row checks of validate_block over rows [first, last) (offsets already start at 0 and
+// end at nnz): the message for the first bad row, if any; `longest` gets the longest row.
+std::optional<std::string> check_rows(const CsrBlock& b, std::uint64_t first, std::uint64_t last, std::uint64_t& longest,
+                                      const std::string& at) {
   for (std::uint64_t r = first; r < last; ++r) {
     const eoff_t lo = b.offsets[r], hi = b.offsets[r + 1];
-    if (hi < lo || hi > b.neighbors.size()) return false;
+    if (hi < lo) return at + ": offsets decrease at row " + std::to_string(r);
+    if (hi > b.neighbors.size())  // a later row must decrease; do not read past the end
+      return at + ": offsets pass the " + std::to_string(b.neighbors.size()) + " neighbours at row " + std::to_string(r);
     longest = std::max<std::uint64_t>(longest, hi - lo);
-    for (eoff_t e = lo; e < hi; ++e)
-      if (b.neighbors[e] >= b.cols || (e > lo && b.neighbors[e] <= b.neighbors[e - 1])) return false;
+    for (eoff_t e = lo; e < hi; ++e) {
+      if (b.neighbors[e] >= b.cols)
+        return at + ": row " + std::to_string(r) + " has neighbour " + std::to_string(b.neighbors[e]) +
+               " but the block has " + std::to_string(b.cols) + " columns";
+      if (e > lo && b.neighbors[e] <= b.neighbors[e - 1])
+        return at + ": row " + std::to_string(r) + " is not strictly increasing";
+    }
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
 
 void validate_block(const CsrBlock& b, const std::string& where, unsigned threads) {
-  if (threads > 1 && b.offsets.size() == b.rows + 1 && b.offsets[b.rows] == b.neighbors.size()) {
-    // Checked in parallel; any failure is checked again below, alone, for its message.
-    std::vector<std::uint64_t> longest(threads, 0);
-    std::vector<char> ok(threads, 1);
-    std::atomic<unsigned> slot{0};
-    parallel_ranges(b.rows, threads, [&](std::uint64_t first, std::uint64_t last) {
-      const unsigned k = slot++;
-      ok[k] = rows_valid(b, first, last, longest[k]);
-    });
-    const bool all_ok = std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
-    if (all_ok && b.offsets[0] == 0 && b.cols <= kMaxVertices &&
-        *std::max_element(longest.begin(), longest.end()) == b.max_degree)
-      return;
-  }
   const std::string at = where + ": block " + block_name(b.id);
   if (b.offsets.size() != b.rows + 1)
     throw Error(at + ": offsets has " + std::to_string(b.offsets.size()) + " entries, expected rows + 1 = " +
@@ -247,19 +229,19 @@ void validate_block(const CsrBlock& b, const std::string& where, unsigned thread
     throw Error(at + ": offsets end at " + std::to_string(b.offsets[b.rows]) + " but there are " +
                 std::to_string(b.neighbors.size()) + " neighbours");
   if (b.cols > kMaxVertices) throw Error(at + ": " + std::to_string(b.cols) + " columns exceed 32-bit ids");
+  // Rows in contiguous ranges, in parallel; the first range with a bad row has the first
+  // bad row, so the message is the one a serial check gives.
+  std::mutex m;
   std::uint64_t longest = 0;
-  for (std::uint64_t r = 0; r < b.rows; ++r) {
-    const eoff_t lo = b.offsets[r], hi = b.offsets[r + 1];
-    if (hi < lo) throw Error(at + ": offsets decrease at row " + std::to_string(r));
-    longest = std::max<std::uint64_t>(longest, hi - lo);
-    for (eoff_t e = lo; e < hi; ++e) {
-      if (b.neighbors[e] >= b.cols)
-        throw Error(at + ": row " + std::to_string(r) + " has neighbour " + std::to_string(b.neighbors[e]) +
-                    " but the block has " + std::to_string(b.cols) + " columns");
-      if (e > lo && b.neighbors[e] <= b.neighbors[e - 1])
-        throw Error(at + ": row " + std::to_string(r) + " is not strictly increasing");
-    }
-  }
+  std::optional<std::pair<std::uint64_t, std::string>> first_error;  // (range start, message)
+  parallel_ranges(b.rows, threads, [&](std::uint64_t first, std::uint64_t last) {
+    std::uint64_t mine = 0;
+    std::optional<std::string> error = check_rows(b, first, last, mine, at);
+    std::lock_guard lock(m);
+    longest = std::max(longest, mine);
+    if (error && (!first_error || first < first_error->first)) first_error.emplace(first, std::move(*error));
+  });
+  if (first_error) throw Error(first_error->second);
   if (longest != b.max_degree)
     throw Error(at + ": max_degree attribute is " + std::to_string(b.max_degree) + " but the longest row has " +
                 std::to_string(longest));
@@ -394,13 +376,19 @@ void select_slab(hid_t space, std::uint64_t first, std::uint64_t count, const st
   check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, n, nullptr), where + ": H5Sselect_hyperslab");
 }
 
-void write_slab(hid_t set, hid_t mem_type, std::uint64_t first, const void* data, std::uint64_t count,
-                const std::string& where, const char* name) {
-  if (count == 0) return;
+// The file and memory dataspaces of elements [first, first + count) of a 1-D dataset.
+std::pair<Handle, Handle> slab_spaces(hid_t set, std::uint64_t first, std::uint64_t count, const std::string& where) {
   Handle fspace(check(H5Dget_space(set), where + ": H5Dget_space"), H5Sclose);
   select_slab(fspace.get(), first, count, where);
   const hsize_t dims[1] = {static_cast<hsize_t>(count)};
   Handle mspace(check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  return {std::move(fspace), std::move(mspace)};
+}
+
+void write_slab(hid_t set, hid_t mem_type, std::uint64_t first, const void* data, std::uint64_t count,
+                const std::string& where, const char* name) {
+  if (count == 0) return;
+  const auto [fspace, mspace] = slab_spaces(set, first, count, where);
   check_status(H5Dwrite(set, mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data),
                where + ": cannot write dataset '" + name + "' (disk full?)");
 }
@@ -408,10 +396,7 @@ void write_slab(hid_t set, hid_t mem_type, std::uint64_t first, const void* data
 void read_slab(hid_t set, hid_t mem_type, std::uint64_t first, void* data, std::uint64_t count, const std::string& where,
                const char* name) {
   if (count == 0) return;
-  Handle fspace(check(H5Dget_space(set), where + ": H5Dget_space"), H5Sclose);
-  select_slab(fspace.get(), first, count, where);
-  const hsize_t dims[1] = {static_cast<hsize_t>(count)};
-  Handle mspace(check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  const auto [fspace, mspace] = slab_spaces(set, first, count, where);
   check_status(H5Dread(set, mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data),
                where + ": cannot read back dataset '" + name + "'");
 }

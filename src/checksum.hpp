@@ -7,8 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
+
+#include "src/threads.hpp"
 
 namespace tricount {
 
@@ -72,21 +73,12 @@ inline std::uint64_t array_digest(const void* data, std::size_t bytes, unsigned 
   const auto* p = static_cast<const unsigned char*>(data);
   const std::size_t n = (bytes + kChecksumPieceBytes - 1) / kChecksumPieceBytes;
   std::vector<std::uint64_t> pieces(n);
-  auto run = [&](std::size_t first, std::size_t step) {
-    for (std::size_t i = first; i < n; i += step) {
+  parallel_ranges(n, threads, [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t i = first; i < last; ++i) {
       const std::size_t at = i * kChecksumPieceBytes;
       pieces[i] = checksum_piece(p + at, std::min(kChecksumPieceBytes, bytes - at), i);
     }
-  };
-  const std::size_t t = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1));
-  if (t <= 1) {
-    run(0, 1);
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t k = 1; k < t; ++k) pool.emplace_back(run, k, t);
-    run(0, t);
-    for (auto& th : pool) th.join();
-  }
+  });
   return combine_pieces(bytes, pieces);
 }
 

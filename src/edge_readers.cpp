@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "src/edge_source.hpp"
-#include "src/cores.hpp"
+#include "src/threads.hpp"
 #include "src/types.hpp"
 
 namespace tricount {

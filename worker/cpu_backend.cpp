@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/cores.hpp"
+#include "src/threads.hpp"
 #include "worker/backend.hpp"
 
 namespace tricount {

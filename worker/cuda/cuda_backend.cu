@@ -95,13 +95,12 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <vector>
 
+#include "src/threads.hpp"
 #include "worker/cuda/bucket_table.cuh"
-#include "src/cores.hpp"
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_backend.hpp"
 #include "worker/cuda/cuda_check.cuh"
@@ -400,19 +399,11 @@ class CudaBackend final : public CountBackend {
                 "*n for the current n) so that each block triple fits");
   }
 
-  // The copy into a pinned staging buffer, on several threads: one thread copied at about
-  // 3 GB/s, the DMA behind it runs several times faster.
+  // The copy into a pinned staging buffer, on several threads (at least 4 MiB each): one
+  // thread copied at about 3 GB/s, the DMA behind it runs several times faster.
   void copy_to_staging(char* to, const char* from, std::size_t n) const {
-    const std::size_t threads = std::min<std::size_t>(staging_threads_, std::max<std::size_t>(1, n >> 22));  // >= 4 MiB each
-    if (threads <= 1) {
-      std::memcpy(to, from, n);
-      return;
-    }
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t)
-      pool.emplace_back([=] { std::memcpy(to + n * t / threads, from + n * t / threads, n * (t + 1) / threads - n * t / threads); });
-    std::memcpy(to, from, n / threads);
-    for (auto& th : pool) th.join();
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(staging_threads_, std::max<std::size_t>(1, n >> 22)));
+    parallel_ranges(n, threads, [&](std::uint64_t first, std::uint64_t last) { std::memcpy(to + first, from + first, last - first); });
   }
 
   // Uploads a block through the pinned staging buffers.
