@@ -45,7 +45,7 @@ void collective_step(MPI_Comm comm, Step&& step) {
   throw Error(message);
 }
 
-constexpr int kStatFields = 10;
+constexpr int kStatFields = 13;
 
 void pack(const RankStats& r, double* out) {
   const WorkerStats& s = r.stats;
@@ -58,7 +58,10 @@ void pack(const RankStats& r, double* out) {
   out[6] = s.busy_seconds;
   out[7] = static_cast<double>(s.bytes_loaded);
   out[8] = static_cast<double>(s.triangles);
-  out[9] = 0;
+  out[9] = s.load_steps.alloc;
+  out[10] = s.load_steps.read;
+  out[11] = s.load_steps.validate;
+  out[12] = s.load_steps.checksum;
 }
 
 RankStats unpack(int rank, const double* in) {
@@ -73,6 +76,7 @@ RankStats unpack(int rank, const double* in) {
   r.stats.busy_seconds = in[6];
   r.stats.bytes_loaded = static_cast<std::uint64_t>(in[7]);
   r.stats.triangles = static_cast<count_t>(in[8]);
+  r.stats.load_steps = {in[9], in[10], in[11], in[12]};
   return r;
 }
 
@@ -326,6 +330,12 @@ JsonObject CountResult::to_json() const {
         .add("idle_seconds", r.stats.idle_seconds)
         .add("busy_seconds", r.stats.busy_seconds)
         .add("bytes_loaded", r.stats.bytes_loaded);
+    JsonObject steps;
+    steps.add("alloc", r.stats.load_steps.alloc)
+        .add("read", r.stats.load_steps.read)
+        .add("validate", r.stats.load_steps.validate)
+        .add("checksum", r.stats.load_steps.checksum);
+    o.add("load_steps_seconds", steps);
     ranks_json.push_back(o);
   }
   const double count_s = max_of(per_rank, f_count);

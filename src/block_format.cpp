@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -734,7 +735,15 @@ std::vector<std::uint64_t> BlockFileReader::read_task_work() const {
   return read_dataset<std::uint64_t>(f, "task_work", H5T_NATIVE_UINT64, n * n * n, "'" + impl_->path + "'");
 }
 
-CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads) const {
+CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
+  using Clock = std::chrono::steady_clock;
+  auto mark = Clock::now();
+  BlockReadTimes spent;
+  auto lap = [&](double& into) {
+    const auto now = Clock::now();
+    into += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   const auto& h = impl_->header;
   const std::uint64_t nnz = block_nnz(id);
   CsrBlock b;
@@ -759,22 +768,31 @@ CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads) const 
     };
     raw_offsets = open_raw("offsets", H5T_NATIVE_UINT64, b.rows + 1, sizeof(eoff_t));
     raw_neighbors = open_raw("neighbors", H5T_NATIVE_UINT32, nnz, sizeof(vid_t));
+    lap(spent.alloc);
     if (!raw_offsets.direct) b.offsets = read_dataset<eoff_t>(g.get(), "offsets", H5T_NATIVE_UINT64, b.rows + 1, at);
     if (!raw_neighbors.direct) b.neighbors = read_dataset<vid_t>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
+    lap(spent.read);
   }
   if (raw_offsets.direct) {
     size_for_read(b.offsets, b.rows + 1, threads);
+    lap(spent.alloc);
     pread_parallel(impl_->raw_fd, raw_offsets.offset, b.offsets.data(), b.offsets.size() * sizeof(eoff_t), threads,
                    at + " offsets");
+    lap(spent.read);
   }
   if (raw_neighbors.direct) {
     size_for_read(b.neighbors, nnz, threads);
+    lap(spent.alloc);
     pread_parallel(impl_->raw_fd, raw_neighbors.offset, b.neighbors.data(), nnz * sizeof(vid_t), threads,
                    at + " neighbors");
+    lap(spent.read);
   }
   validate_block(b, where, threads);
+  lap(spent.validate);
   if (b.checksum(threads) != block_checksum(id))
     throw Error(at + ": checksum mismatch (the file is corrupt)");
+  lap(spent.checksum);
+  if (times) *times += spent;
   return b;
 }
 

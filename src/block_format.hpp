@@ -114,6 +114,19 @@ class BlockFileWriter {
   std::unique_ptr<Impl> impl_;
 };
 
+// Where a block read spends its time (BlockFileReader::read_block), summed over reads.
+struct BlockReadTimes {
+  double alloc = 0;     // metadata, sizing the arrays (first touch of their pages)
+  double read = 0;      // bytes from the file
+  double validate = 0;  // validate_block
+  double checksum = 0;  // the block checksum against the file's
+  double total() const { return alloc + read + validate + checksum; }
+  BlockReadTimes& operator+=(const BlockReadTimes& o) {
+    alloc += o.alloc, read += o.read, validate += o.validate, checksum += o.checksum;
+    return *this;
+  }
+};
+
 // Opens and checks a block file (format name, version, n, |V|, every block's presence and
 // sizes). Reading a block validates it. Errors name the file and the block.
 class BlockFileReader {
@@ -127,7 +140,8 @@ class BlockFileReader {
   const std::string& path() const;
   // Reads, validates and checks block P(i,j); threads > 1 reads contiguous datasets with
   // parallel pread() and validates and checksums in parallel (the same block either way).
-  CsrBlock read_block(const BlockId& id, unsigned threads = 1) const;
+  // Adds the time of each step to *times when given.
+  CsrBlock read_block(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr) const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
   std::vector<raw_id_t> read_vertex_map() const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.

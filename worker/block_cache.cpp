@@ -31,7 +31,7 @@ std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& lo
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto loaded = std::make_shared<LoadedBlock>();
-  loaded->block = file_.read_block(id, threads_);
+  loaded->block = file_.read_block(id, threads_, &read_times_);
   loaded->serial = next_serial_++;
   load_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bytes_loaded += loaded->block.bytes();

@@ -32,6 +32,12 @@ class BlockCache {
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
 
+  // Time spent in each step of the reads so far.
+  BlockReadTimes read_times() const {
+    std::lock_guard lock(mutex_);
+    return read_times_;
+  }
+
   std::uint64_t resident_bytes() const {
     std::lock_guard lock(mutex_);
     return resident_;
@@ -43,6 +49,7 @@ class BlockCache {
   std::uint64_t budget_;
   unsigned threads_;
   std::uint64_t resident_ = 0;
+  BlockReadTimes read_times_;
   std::uint64_t next_serial_ = 1;
   std::list<std::shared_ptr<const LoadedBlock>> lru_;  // front = most recent
 };

@@ -99,6 +99,7 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
       current = next;
     }
     if (unreported) source.report(*unreported);
+    stats.load_steps = cache.read_times();
   } catch (const std::exception& e) {
     if (prefetched.valid()) prefetched.wait();  // the loader thread uses `cache`
     source.fail(current ? describe(plan, *current) + ": " + e.what() : std::string(e.what()));

@@ -39,6 +39,7 @@ struct WorkerStats {
   double idle_seconds = 0;      // waiting for the scheduler's answer or for blocks not yet loaded
   double busy_seconds = 0;      // load + transfer + count
   std::uint64_t bytes_loaded = 0;
+  BlockReadTimes load_steps;    // where load_seconds went
 };
 
 inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};
