@@ -58,7 +58,7 @@ void pack(const RankStats& r, double* out) {
   out[6] = s.busy_seconds;
   out[7] = static_cast<double>(s.bytes_loaded);
   out[8] = static_cast<double>(s.triangles);
-  out[9] = s.load_steps.alloc;
+  out[9] = s.load_steps.metadata;
   out[10] = s.load_steps.read;
   out[11] = s.load_steps.validate;
   out[12] = s.load_steps.checksum;
@@ -331,7 +331,7 @@ JsonObject CountResult::to_json() const {
         .add("busy_seconds", r.stats.busy_seconds)
         .add("bytes_loaded", r.stats.bytes_loaded);
     JsonObject steps;
-    steps.add("alloc", r.stats.load_steps.alloc)
+    steps.add("metadata", r.stats.load_steps.metadata)
         .add("read", r.stats.load_steps.read)
         .add("validate", r.stats.load_steps.validate)
         .add("checksum", r.stats.load_steps.checksum);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/block_memory.hpp"
 #include "src/checksum.hpp"
 #include "src/task_plan.hpp"
 #include "src/types.hpp"
@@ -39,8 +40,8 @@ struct CsrBlock {
   std::uint64_t rows = 0;                // rows of class i
   std::uint64_t cols = 0;                // vertices of class j (bound on neighbour ids)
   std::uint32_t max_degree = 0;          // longest row
-  std::vector<eoff_t> offsets;           // rows + 1 entries, offsets[0] == 0
-  std::vector<vid_t> neighbors;          // offsets[rows] entries
+  BlockArray<eoff_t> offsets;            // rows + 1 entries, offsets[0] == 0
+  BlockArray<vid_t> neighbors;           // offsets[rows] entries
   std::uint64_t nnz() const { return neighbors.size(); }
   std::uint64_t rows_with_two() const;  // rows with at least two neighbours
   std::uint64_t checksum(unsigned threads = 1) const;  // of shape, offsets and neighbours (block_checksum)
@@ -116,13 +117,13 @@ class BlockFileWriter {
 
 // Where a block read spends its time (BlockFileReader::read_block), summed over reads.
 struct BlockReadTimes {
-  double alloc = 0;     // metadata, sizing the arrays (first touch of their pages)
-  double read = 0;      // bytes from the file
+  double metadata = 0;  // HDF5 group, attributes and dataset layouts
+  double read = 0;      // bytes from the file (and, for contiguous datasets, their checksums)
   double validate = 0;  // validate_block
   double checksum = 0;  // the block checksum against the file's
-  double total() const { return alloc + read + validate + checksum; }
+  double total() const { return metadata + read + validate + checksum; }
   BlockReadTimes& operator+=(const BlockReadTimes& o) {
-    alloc += o.alloc, read += o.read, validate += o.validate, checksum += o.checksum;
+    metadata += o.metadata, read += o.read, validate += o.validate, checksum += o.checksum;
     return *this;
   }
 };
