@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
       ("journal", cli::po::value(&options.journal), "append each finished task to this journal (fsynced per record)")
       ("resume", "skip the tasks that --journal records as finished and add their counts")
       ("no-prefetch", "do not load the next task's blocks while counting")
+      ("no-mmap", "read blocks into memory instead of mapping the block file (for file systems where mapping is slow)")
       ("verify", "re-count on rank 0 with an independent merge-based counter and fail if the counts differ")
       ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout)")
       ("quiet,q", "print no summary line");
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
     if (options.backend_options.chunk_size > (1u << 20)) throw UsageError("--chunk-size must be at most 2^20");
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
+    options.worker_options.map_blocks = vm.count("no-mmap") == 0;
     options.worker_options.fault_at_task = fault_task;
     options.worker_options.crash_on_fault = vm.count("test-crash") > 0;
     options.backend = parse_backend_kind(backend);

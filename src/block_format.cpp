@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -198,15 +200,15 @@ namespace {
 
 // The row checks of validate_block over rows [first, last) (offsets already start at 0 and
 // end at nnz): the message for the first bad row, if any; `longest` gets the longest row.
-std::optional<std::string> check_rows(const CsrBlock& b, std::uint64_t first, std::uint64_t last, std::uint64_t& longest,
+std::optional<std::string> check_rows(const CsrSpan& b, std::uint64_t first, std::uint64_t last, std::uint64_t& longest,
                                       const std::string& at) {
-  const vid_t* nb = b.neighbors.data();
+  const vid_t* nb = b.neighbors;
   const vid_t cols = static_cast<vid_t>(std::min<std::uint64_t>(b.cols, kMaxVertices));
   for (std::uint64_t r = first; r < last; ++r) {
     const eoff_t lo = b.offsets[r], hi = b.offsets[r + 1];
     if (hi < lo) return at + ": offsets decrease at row " + std::to_string(r);
-    if (hi > b.neighbors.size())  // a later row must decrease; do not read past the end
-      return at + ": offsets pass the " + std::to_string(b.neighbors.size()) + " neighbours at row " + std::to_string(r);
+    if (hi > b.nnz)  // a later row must decrease; do not read past the end
+      return at + ": offsets pass the " + std::to_string(b.nnz) + " neighbours at row " + std::to_string(r);
     longest = std::max<std::uint64_t>(longest, hi - lo);
     if (hi == lo) continue;
     // Branch-free over the row (it vectorises); the message is looked for only when bad.
@@ -226,10 +228,10 @@ std::optional<std::string> check_rows(const CsrBlock& b, std::uint64_t first, st
 // Row ranges of about equal work (rows plus neighbours) for `parts` threads: rows split
 // evenly would give one thread all the long rows of a degree-ordered block. The offsets are
 // not yet checked, so the cuts are only forced to increase; any cut gives the same checks.
-std::vector<std::uint64_t> balanced_row_cuts(const CsrBlock& b, std::uint64_t parts) {
+std::vector<std::uint64_t> balanced_row_cuts(const CsrSpan& b, std::uint64_t parts) {
   std::vector<std::uint64_t> cuts(parts + 1, 0);
   cuts[parts] = b.rows;
-  const std::uint64_t total = b.rows + b.neighbors.size();
+  const std::uint64_t total = b.rows + b.nnz;
   for (std::uint64_t k = 1; k < parts; ++k) {
     const std::uint64_t target = total / parts * k;
     std::uint64_t lo = cuts[k - 1], hi = b.rows;  // first row r with r + offsets[r] >= target
@@ -245,15 +247,23 @@ std::vector<std::uint64_t> balanced_row_cuts(const CsrBlock& b, std::uint64_t pa
 
 }  // namespace
 
+CsrSpan CsrBlock::span() const {
+  return {id, rows, cols, max_degree, offsets.data(), neighbors.data(), neighbors.size()};
+}
+
 void validate_block(const CsrBlock& b, const std::string& where, unsigned threads) {
-  const std::string at = where + ": block " + block_name(b.id);
   if (b.offsets.size() != b.rows + 1)
-    throw Error(at + ": offsets has " + std::to_string(b.offsets.size()) + " entries, expected rows + 1 = " +
-                std::to_string(b.rows + 1));
+    throw Error(where + ": block " + block_name(b.id) + ": offsets has " + std::to_string(b.offsets.size()) +
+                " entries, expected rows + 1 = " + std::to_string(b.rows + 1));
+  validate_block(b.span(), where, threads);
+}
+
+void validate_block(const CsrSpan& b, const std::string& where, unsigned threads) {
+  const std::string at = where + ": block " + block_name(b.id);
   if (b.offsets[0] != 0) throw Error(at + ": offsets[0] is not 0");
-  if (b.offsets[b.rows] != b.neighbors.size())
-    throw Error(at + ": offsets end at " + std::to_string(b.offsets[b.rows]) + " but there are " +
-                std::to_string(b.neighbors.size()) + " neighbours");
+  if (b.offsets[b.rows] != b.nnz)
+    throw Error(at + ": offsets end at " + std::to_string(b.offsets[b.rows]) + " but there are " + std::to_string(b.nnz) +
+                " neighbours");
   if (b.cols > kMaxVertices) throw Error(at + ": " + std::to_string(b.cols) + " columns exceed 32-bit ids");
   // Rows in contiguous ranges, in parallel; the first range with a bad row has the first
   // bad row, so the message is the one a serial check gives.
@@ -298,7 +308,11 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   if (header.parts == 0) throw UsageError("--parts must be at least 1");
   s.written.assign(std::size_t(header.parts) * header.parts, false);
   s.checksums.assign(s.written.size(), 0);
-  s.file = Handle(H5Fcreate(s.temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them
+  // (BlockFileReader::map_block needs their elements aligned; pages are the unit of mmap).
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0) throw Error("cannot set up HDF5 file access properties");
+  s.file = Handle(H5Fcreate(s.temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
   if (!s.file.valid())
     throw Error("cannot create '" + s.temp + "' (for output '" + path + "'): " + std::strerror(errno ? errno : EIO));
   const std::string where = "'" + s.temp + "'";
@@ -817,6 +831,83 @@ CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockR
   lap(spent.checksum);
   if (times) *times += spent;
   return b;
+}
+
+namespace {
+
+// Maps [offset, offset + bytes) of fd read-only; *data points at offset.
+std::shared_ptr<void> map_range(int fd, std::uint64_t offset, std::uint64_t bytes, const void** data, const std::string& where) {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t start = offset / page * page, length = offset + bytes - start;
+  void* p = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+  if (p == MAP_FAILED) throw Error(where + ": cannot map it: " + std::strerror(errno));
+  *data = static_cast<const char*>(p) + (offset - start);
+  return std::shared_ptr<void>(p, [length](void* q) { ::munmap(q, length); });
+}
+
+}  // namespace
+
+std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
+  using Clock = std::chrono::steady_clock;
+  auto mark = Clock::now();
+  BlockReadTimes spent;
+  auto lap = [&](double& into) {
+    const auto now = Clock::now();
+    into += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
+  const auto& h = impl_->header;
+  MappedBlock m;
+  CsrSpan& b = m.span_;
+  b.id = id;
+  b.nnz = block_nnz(id);
+  b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
+  b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
+  const std::string where = "'" + impl_->path + "'";
+  const std::string at = where + " block " + block_name(id);
+  const std::uint64_t offsets_bytes = (b.rows + 1) * sizeof(eoff_t), neighbors_bytes = b.nnz * sizeof(vid_t);
+  RawExtent raw_offsets, raw_neighbors;
+  {
+    std::lock_guard lock(h5_mutex());
+    Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
+    b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", at), "max_degree");
+    if (impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (impl_->raw_fd < 0) return std::nullopt;
+    auto extent = [&](const char* name, hid_t mem_type, std::uint64_t length, std::uint64_t bytes) {
+      RawExtent r;
+      if (dataset_length(g.get(), name, at) != length) return r;  // read_block gives the message
+      Handle set(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
+      if (set.valid()) r = raw_extent(impl_->file.get(), set.get(), mem_type, bytes);
+      return r;
+    };
+    raw_offsets = extent("offsets", H5T_NATIVE_UINT64, b.rows + 1, offsets_bytes);
+    if (b.nnz > 0) raw_neighbors = extent("neighbors", H5T_NATIVE_UINT32, b.nnz, neighbors_bytes);
+  }
+  if (!raw_offsets.direct || raw_offsets.offset % alignof(eoff_t) != 0) return std::nullopt;
+  if (b.nnz > 0 && (!raw_neighbors.direct || raw_neighbors.offset % alignof(vid_t) != 0)) return std::nullopt;
+  // Bytes past the end of the file would be a SIGBUS when touched: refuse them here.
+  struct stat st {};
+  if (::fstat(impl_->raw_fd, &st) != 0) throw Error(at + ": cannot stat the file: " + std::strerror(errno));
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (raw_offsets.offset + offsets_bytes > size || (b.nnz > 0 && raw_neighbors.offset + neighbors_bytes > size))
+    throw Error(at + ": the file ends early (truncated?)");
+  const void* data = nullptr;
+  m.offsets_map_ = map_range(impl_->raw_fd, raw_offsets.offset, offsets_bytes, &data, at + " offsets");
+  b.offsets = static_cast<const eoff_t*>(data);
+  if (b.nnz > 0) {
+    m.neighbors_map_ = map_range(impl_->raw_fd, raw_neighbors.offset, neighbors_bytes, &data, at + " neighbors");
+    b.neighbors = static_cast<const vid_t*>(data);
+  }
+  lap(spent.metadata);
+  // The first pass over the pages (mapping them in) is the checksum's.
+  const std::uint64_t digest = tricount::block_checksum(b.rows, b.cols, array_digest(b.offsets, offsets_bytes, threads),
+                                                        array_digest(b.neighbors, neighbors_bytes, threads));
+  lap(spent.read);
+  validate_block(b, where, threads);
+  lap(spent.validate);
+  if (digest != block_checksum(id)) throw Error(at + ": checksum mismatch (the file is corrupt)");
+  if (times) *times += spent;
+  return m;
 }
 
 std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {

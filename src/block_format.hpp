@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ struct GraphHeader {
   std::uint64_t graph_checksum = 0;   // checksum of all blocks' checksums (set by the writer)
 };
 
+// A block's shape and arrays wherever they live (a CsrBlock's vectors, a mapped file).
+struct CsrSpan {
+  BlockId id;
+  std::uint64_t rows = 0, cols = 0;
+  std::uint32_t max_degree = 0;
+  const eoff_t* offsets = nullptr;   // rows + 1
+  const vid_t* neighbors = nullptr;  // nnz
+  std::uint64_t nnz = 0;
+  std::uint64_t bytes() const { return (rows + 1) * sizeof(eoff_t) + nnz * sizeof(vid_t); }
+};
+
 // One block P(i,j) in host memory: a CSR over the rows of class i (local row r is global
 // vertex r*n + i), neighbour ids local to class j (global y is stored as y / n), each row's
 // neighbours sorted ascending.
@@ -46,6 +58,7 @@ struct CsrBlock {
   std::uint64_t rows_with_two() const;  // rows with at least two neighbours
   std::uint64_t checksum(unsigned threads = 1) const;  // of shape, offsets and neighbours (block_checksum)
   std::uint64_t bytes() const { return offsets.size() * sizeof(eoff_t) + neighbors.size() * sizeof(vid_t); }
+  CsrSpan span() const;
 };
 
 // "P(i,j)" as messages and the HDF5 group name spell it.
@@ -56,6 +69,19 @@ std::string block_name(const BlockId& id);
 // `where` and the block. With threads > 1 the rows are checked in parallel (the message
 // for a bad block is the same).
 void validate_block(const CsrBlock& block, const std::string& where, unsigned threads = 1);
+void validate_block(const CsrSpan& block, const std::string& where, unsigned threads = 1);
+
+// A block whose arrays are the block file's own bytes, mapped read-only (see
+// BlockFileReader::map_block). Unmapped when the last copy goes.
+class MappedBlock {
+ public:
+  const CsrSpan& span() const { return span_; }
+
+ private:
+  friend class BlockFileReader;
+  CsrSpan span_;
+  std::shared_ptr<void> offsets_map_, neighbors_map_;
+};
 
 // Writes to `path + ".tmp.<pid>"` and renames to `path` only in commit(); a writer destroyed
 // without commit() (an exception, a crash) removes its temporary file, so an output that
@@ -143,6 +169,13 @@ class BlockFileReader {
   // parallel pread() and validates and checksums in parallel (the same block either way).
   // Adds the time of each step to *times when given.
   CsrBlock read_block(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr) const;
+  // Block P(i,j) without a copy: its two datasets are mapped from the file (mmap, shared
+  // read-only), then validated and checksummed like read_block, on up to `threads` threads.
+  // The pages are the page cache's, shared by every worker of the node, and nothing is
+  // copied or zero-filled. Returns nullopt where a dataset is not stored as plain
+  // contiguous, aligned bytes (read_block handles those). The file must not be changed in
+  // place while mapped (tricount-partition never does: it writes a new file and renames).
+  std::optional<MappedBlock> map_block(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr) const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
   std::vector<raw_id_t> read_vertex_map() const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.

@@ -3,7 +3,9 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "partitioner/partition.hpp"
@@ -140,6 +142,17 @@ TEST(BlockFormat, ParallelReadsGiveTheSameBlocksAndCatchCorruption) {
           EXPECT_EQ(b.offsets, g.block(i, j).offsets);
           EXPECT_EQ(b.neighbors, g.block(i, j).neighbors);
           EXPECT_EQ(b.checksum(threads), g.block(i, j).checksum());
+          // Mapped: the file's own bytes, the same block.
+          const std::optional<MappedBlock> m = reader.map_block({i, j}, threads);
+          ASSERT_TRUE(m.has_value());
+          const CsrSpan& s = m->span();
+          const CsrBlock& want = g.block(i, j);
+          EXPECT_EQ(s.rows, want.rows);
+          EXPECT_EQ(s.cols, want.cols);
+          EXPECT_EQ(s.max_degree, want.max_degree);
+          ASSERT_EQ(s.nnz, want.nnz());
+          EXPECT_TRUE(std::equal(want.offsets.begin(), want.offsets.end(), s.offsets));
+          EXPECT_TRUE(std::equal(want.neighbors.begin(), want.neighbors.end(), s.neighbors));
         }
   }
   // Find a neighbour that can go down by one and stay strictly above its predecessor.
@@ -171,14 +184,56 @@ TEST(BlockFormat, ParallelReadsGiveTheSameBlocksAndCatchCorruption) {
   BlockFileReader reader(path);
   for (unsigned threads : {1u, 4u}) {
     SCOPED_TRACE(threads);
-    try {
-      reader.read_block({1, 0}, threads);
-      FAIL() << "expected a checksum mismatch";
-    } catch (const Error& err) {
-      EXPECT_NE(std::string(err.what()).find("block P(1,0): checksum mismatch"), std::string::npos) << err.what();
-      EXPECT_NE(std::string(err.what()).find(path), std::string::npos) << err.what();
+    for (bool mapped : {false, true}) {
+      SCOPED_TRACE(mapped ? "map_block" : "read_block");
+      try {
+        if (mapped) reader.map_block({1, 0}, threads);
+        else reader.read_block({1, 0}, threads);
+        FAIL() << "expected a checksum mismatch";
+      } catch (const Error& err) {
+        EXPECT_NE(std::string(err.what()).find("block P(1,0): checksum mismatch"), std::string::npos) << err.what();
+        EXPECT_NE(std::string(err.what()).find(path), std::string::npos) << err.what();
+      }
     }
     EXPECT_EQ(reader.read_block({0, 1}, threads).neighbors, g.block(0, 1).neighbors);  // others still read
+    EXPECT_TRUE(reader.map_block({0, 1}, threads).has_value());
+  }
+}
+
+// A block file cut short after it was opened: mapping the missing bytes would be a SIGBUS
+// on first touch; it is an error naming the file and the block instead.
+TEST(BlockFormat, MappingATruncatedFileIsAClearError) {
+  TempDir dir;
+  PartitionOptions o;
+  o.parts = 2;
+  const PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 12)), o);
+  const std::string path = dir.file("g.h5");
+  write_block_file(g, path);
+  BlockFileReader reader(path);  // header and attributes read while the file is whole
+  std::uint64_t last_end = 0;    // the block whose data ends last
+  BlockId last{0, 0};
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    for (std::uint32_t i = 0; i < 2; ++i)
+      for (std::uint32_t j = 0; j < 2; ++j) {
+        const std::string name = "/blocks/P_" + std::to_string(i) + "_" + std::to_string(j) + "/neighbors";
+        const hid_t set = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+        ASSERT_GE(set, 0);
+        const std::uint64_t end = H5Dget_offset(set) + g.block(i, j).nnz() * sizeof(vid_t);
+        if (end > last_end) last_end = end, last = BlockId{i, j};
+        H5Dclose(set);
+      }
+    H5Fclose(f);
+  }
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(last_end - 4096)), 0);
+  try {
+    reader.map_block(last, 4);
+    FAIL() << "expected an error";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find(path), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("block " + block_name(last) + ": the file ends early"), std::string::npos)
+        << err.what();
   }
 }
 

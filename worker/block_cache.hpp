@@ -8,6 +8,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "src/block_format.hpp"
 #include "worker/backend.hpp"
@@ -15,19 +16,25 @@
 namespace tricount {
 
 // A view of a block in host memory; `serial` must identify these bytes (BlockView::serial).
-BlockView make_block_view(const CsrBlock& block, std::uint64_t serial);
+BlockView make_block_view(const CsrSpan& block, std::uint64_t serial);
+inline BlockView make_block_view(const CsrBlock& block, std::uint64_t serial) { return make_block_view(block.span(), serial); }
 
+// A block in this process: mapped from the file where its datasets allow (no copy), else
+// read into memory.
 struct LoadedBlock {
-  CsrBlock block;
+  std::optional<MappedBlock> mapped;
+  CsrBlock block;            // when not mapped
   std::uint64_t serial = 0;  // unique per load in this process (see BlockView::serial)
-  BlockView view() const;
+  CsrSpan span() const { return mapped ? mapped->span() : block.span(); }
+  BlockView view() const { return make_block_view(span(), serial); }
 };
 
 class BlockCache {
  public:
-  // threads: how many threads read, validate and checksum one block (BlockFileReader::read_block).
-  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes, unsigned threads = 1)
-      : file_(file), budget_(budget_bytes), threads_(threads) {}
+  // threads: how many threads read, validate and checksum one block; map: map blocks from
+  // the file where possible (BlockFileReader::map_block), else read them (read_block).
+  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes, unsigned threads = 1, bool map = true)
+      : file_(file), budget_(budget_bytes), threads_(threads), map_(map) {}
 
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
@@ -48,6 +55,7 @@ class BlockCache {
   const BlockFileReader& file_;
   std::uint64_t budget_;
   unsigned threads_;
+  bool map_;
   std::uint64_t resident_ = 0;
   BlockReadTimes read_times_;
   std::uint64_t next_serial_ = 1;

@@ -39,7 +39,7 @@ std::string describe(const TaskPlan& plan, std::uint64_t id) {
 WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
                        const WorkerOptions& options) {
   WorkerStats stats;
-  BlockCache cache(file, options.cache_bytes, options.loader_threads);
+  BlockCache cache(file, options.cache_bytes, options.loader_threads, options.map_blocks);
   std::optional<std::uint64_t> current;
   std::optional<TaskReport> unreported;
   std::future<TaskBlocks> prefetched;  // blocks of `current`, loading in the background

@@ -47,6 +47,7 @@ inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};
 struct WorkerOptions {
   std::uint64_t cache_bytes = std::uint64_t{4} << 30;  // host block cache budget
   bool prefetch = true;  // ask for the next task early and load its blocks while counting
+  bool map_blocks = true;  // map blocks from the file where possible (BlockFileReader::map_block)
   unsigned loader_threads = 0;  // threads that read, validate and checksum each block (0: run_count picks)
   // Fault injection, for tests only: on this task the worker throws (or, with
   // crash_on_fault, kills itself with SIGKILL as `kill -9` would).
