@@ -9,6 +9,7 @@
 #include <random>
 
 #include "partitioner/partition.hpp"
+#include "worker/block_cache.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tricount;
@@ -274,5 +275,35 @@ TEST(BlockFormat, ReaderNamesTheFileForMissingAndForeignFiles) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("text.h5"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("not an HDF5 file"), std::string::npos) << e.what();
+  }
+}
+
+// Blocks mapped from the file cost the worker's host cache nothing: with a budget far below
+// the file every block is still read (mapped and checked) once; blocks read into memory
+// are evicted to keep within the budget, and read again when needed.
+TEST(BlockCache, MappedBlocksAreReadOnceWhateverTheBudget) {
+  TempDir dir;
+  PartitionOptions o;
+  o.parts = 4;
+  const PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 13)), o);
+  const std::string path = dir.file("g.h5");
+  write_block_file(g, path);
+  std::uint64_t file_bytes = 0;
+  for (const CsrBlock& b : g.blocks) file_bytes += b.bytes();
+  BlockFileReader reader(path);
+  for (bool map : {true, false}) {
+    SCOPED_TRACE(map ? "mapped" : "read");
+    BlockCache cache(reader, /*budget_bytes=*/1, /*threads=*/2, map);
+    double seconds = 0;
+    std::uint64_t bytes = 0;
+    for (int round = 0; round < 2; ++round)
+      for (std::uint32_t i = 0; i < 4; ++i)
+        for (std::uint32_t j = 0; j < 4; ++j) {
+          const auto b = cache.get({i, j}, seconds, bytes);
+          EXPECT_EQ(b->mapped.has_value(), map);
+          EXPECT_TRUE(std::equal(g.block(i, j).neighbors.begin(), g.block(i, j).neighbors.end(), b->view().neighbors));
+        }
+    EXPECT_EQ(bytes, map ? file_bytes : 2 * file_bytes);
+    if (map) EXPECT_EQ(cache.resident_bytes(), 0u);
   }
 }

@@ -1,4 +1,5 @@
-// Host-side cache of loaded blocks, least recently used out first, within a byte budget.
+// Host-side cache of loaded blocks, least recently used out first, within a byte budget of
+// private memory (blocks mapped from the file cost none).
 // Consecutive subtasks share blocks (P(i,j) and P(i,k) across k, j), so a worker reads
 // each block from the HDF5 file far fewer times than it uses it. Thread-safe: the worker's
 // prefetch thread loads the next task's blocks while the current task counts.
@@ -45,12 +46,14 @@ class BlockCache {
     return read_times_;
   }
 
+  // Bytes of blocks held in private memory (mapped blocks are not counted).
   std::uint64_t resident_bytes() const {
     std::lock_guard lock(mutex_);
     return resident_;
   }
 
  private:
+  static std::uint64_t charged(const LoadedBlock& b);
   mutable std::mutex mutex_;
   const BlockFileReader& file_;
   std::uint64_t budget_;
