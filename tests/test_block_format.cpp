@@ -304,6 +304,8 @@ TEST(BlockCache, MappedBlocksAreReadOnceWhateverTheBudget) {
           EXPECT_TRUE(std::equal(g.block(i, j).neighbors.begin(), g.block(i, j).neighbors.end(), b->view().neighbors));
         }
     EXPECT_EQ(bytes, map ? file_bytes : 2 * file_bytes);
-    if (map) EXPECT_EQ(cache.resident_bytes(), 0u);
+    if (map) {
+      EXPECT_EQ(cache.resident_bytes(), 0u);
+    }
   }
 }
