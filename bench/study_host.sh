@@ -25,8 +25,8 @@ read -r -a count_args <<< "${COUNT_ARGS:---backend cuda --workload-splits auto}"
 . "$here/scripts/mpi-env"
 [ -f "$graph" ] || { echo "study_host: no graph file '$graph'" >&2; exit 2; }
 mkdir -p "$results/runs" "$results/journal" "$results/journal2"
-json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
-json_list() { local IFS=,; echo "[$*]"; }
+# shellcheck source=slurm/lib.sh
+. "$here/slurm/lib.sh"  # json_str, json_list, json_strs (sourcing it starts nothing)
 count() {  # W JSON [more options]
   local w=$1 json=$2
   shift 2
@@ -43,14 +43,14 @@ write_study() {  # STATUS
   "status": $(json_str "$1"),
   "job_id": "none (bench/study_host.sh)",
   "cluster": $(json_str "$(hostname)"),
-  "nodes": [$(json_str "$(hostname)")],
+  "nodes": $(json_strs "$(hostname)"),
   "gpus_per_node": $(nvidia-smi -L 2>/dev/null | wc -l),
   "device": $(json_str "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)"),
   "input": $(json_str "$graph"),
   "sizes": $(json_list "${sizes[@]}"),
   "repeats": $repeats,
   "predicted_sizes": $(json_list "${predicted[@]}"),
-  "count_args": [$(for a in "${count_args[@]}"; do printf '%s,' "$(json_str "$a")"; done | sed 's/,$//')],
+  "count_args": $(json_strs "${count_args[@]}"),
   "programs": $(json_str "$build/bin"),
   "started": $(json_str "$started"),
   "finished": $(json_str "$(date -u +%FT%TZ)")

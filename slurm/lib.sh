@@ -26,6 +26,10 @@
 
 tricount_log() { echo "[$(date '+%F %T')] $*"; }
 tricount_die() { echo "tricount: error: $1" >&2; exit "${2:-1}"; }
+# JSON values for the results files: a string, a list of numbers, a list of strings.
+json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
+json_list() { local IFS=,; echo "[$*]"; }
+json_strs() { local out=() a; for a in "$@"; do out+=("$(json_str "$a")"); done; local IFS=,; echo "[${out[*]}]"; }
 
 # Loads modules, lets Open MPI run as root (containers, CI), finds the programs, and sets
 # TRICOUNT_NODES (the job's node names, in order), TRICOUNT_GPUS_PER_NODE and

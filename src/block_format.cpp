@@ -673,6 +673,19 @@ std::uint64_t pread_digest(int fd, std::uint64_t offset, void* out, std::uint64_
   return combine_pieces(bytes, digests);
 }
 
+// Adds the time since the previous lap to one step of a BlockReadTimes.
+class StepTimer {
+ public:
+  void lap(double& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double>(now - mark_).count();
+    mark_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point mark_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -769,66 +782,83 @@ std::vector<std::uint64_t> BlockFileReader::read_task_work() const {
   return read_dataset<std::uint64_t>(f, "task_work", H5T_NATIVE_UINT64, n * n * n, "'" + impl_->path + "'");
 }
 
-CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
-  using Clock = std::chrono::steady_clock;
-  auto mark = Clock::now();
-  BlockReadTimes spent;
-  auto lap = [&](double& into) {
-    const auto now = Clock::now();
-    into += std::chrono::duration<double>(now - mark).count();
-    mark = now;
-  };
+// A block's shape and where its datasets lie (read_block and map_block share it).
+struct BlockFileReader::Placement {
+  CsrSpan shape;  // id, rows, cols, nnz, max_degree; no arrays yet
+  std::string where, at;
+  RawExtent offsets, neighbors;  // direct: plain contiguous bytes at .offset of the file
+};
+
+// Under the HDF5 lock: the shape and max_degree attribute, and with `raw` (opening the file
+// for pread and mmap) where each dataset's bytes lie, if they can be read directly.
+BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool raw) const {
   const auto& h = impl_->header;
-  const std::uint64_t nnz = block_nnz(id);
-  CsrBlock b;
+  Placement p;
+  CsrSpan& b = p.shape;
   b.id = id;
+  b.nnz = block_nnz(id);
   b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
   b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
-  const std::string where = "'" + impl_->path + "'";
-  const std::string at = where + " block " + block_name(id);
-  RawExtent raw_offsets, raw_neighbors;
-  {
+  p.where = "'" + impl_->path + "'";
+  p.at = p.where + " block " + block_name(id);
+  std::lock_guard lock(h5_mutex());
+  Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), p.at + ": cannot open group"), H5Gclose);
+  b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", p.at), "max_degree");
+  if (raw && impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Sizes and types are checked here; a dataset of another length is left to read_dataset,
+  // which gives the message.
+  auto extent = [&](const char* name, hid_t mem_type, std::uint64_t length, std::size_t width) {
+    RawExtent r;
+    if (!raw || impl_->raw_fd < 0 || length == 0 || dataset_length(g.get(), name, p.at) != length) return r;
+    Handle set(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
+    if (set.valid()) r = raw_extent(impl_->file.get(), set.get(), mem_type, length * width);
+    return r;
+  };
+  p.offsets = extent("offsets", H5T_NATIVE_UINT64, b.rows + 1, sizeof(eoff_t));
+  p.neighbors = extent("neighbors", H5T_NATIVE_UINT32, b.nnz, sizeof(vid_t));
+  return p;
+}
+
+CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
+  StepTimer timer;
+  BlockReadTimes spent;
+  const Placement p = place_block(id, threads > 1);
+  const std::uint64_t nnz = p.shape.nnz;
+  const std::string& at = p.at;
+  CsrBlock b;
+  b.id = id;
+  b.rows = p.shape.rows;
+  b.cols = p.shape.cols;
+  b.max_degree = p.shape.max_degree;
+  timer.lap(spent.metadata);
+  if (!p.offsets.direct || !p.neighbors.direct) {
     std::lock_guard lock(h5_mutex());
     Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
-    b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", at), "max_degree");
-    if (threads > 1 && impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
-    // Sizes and types are checked here; contiguous datasets are read below, in parallel.
-    auto open_raw = [&](const char* name, hid_t mem_type, std::uint64_t length, std::size_t width) {
-      RawExtent r;
-      if (threads <= 1 || impl_->raw_fd < 0 || length == 0 || dataset_length(g.get(), name, at) != length) return r;
-      Handle set(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
-      if (set.valid()) r = raw_extent(impl_->file.get(), set.get(), mem_type, length * width);
-      return r;
-    };
-    raw_offsets = open_raw("offsets", H5T_NATIVE_UINT64, b.rows + 1, sizeof(eoff_t));
-    raw_neighbors = open_raw("neighbors", H5T_NATIVE_UINT32, nnz, sizeof(vid_t));
-    lap(spent.metadata);
-    if (!raw_offsets.direct)
+    if (!p.offsets.direct)
       b.offsets = read_dataset<eoff_t, BlockArray<eoff_t>>(g.get(), "offsets", H5T_NATIVE_UINT64, b.rows + 1, at);
-    if (!raw_neighbors.direct)
+    if (!p.neighbors.direct)
       b.neighbors = read_dataset<vid_t, BlockArray<vid_t>>(g.get(), "neighbors", H5T_NATIVE_UINT32, nnz, at);
-    lap(spent.read);
   }
   // Contiguous datasets: read and hashed together, in parallel (see pread_digest).
   std::uint64_t offsets_digest = 0, neighbors_digest = 0;
-  if (raw_offsets.direct) {
+  if (p.offsets.direct) {
     b.offsets.resize(b.rows + 1);
-    offsets_digest = pread_digest(impl_->raw_fd, raw_offsets.offset, b.offsets.data(), b.offsets.size() * sizeof(eoff_t),
+    offsets_digest = pread_digest(impl_->raw_fd, p.offsets.offset, b.offsets.data(), b.offsets.size() * sizeof(eoff_t),
                                   threads, at + " offsets");
   }
-  if (raw_neighbors.direct) {
+  if (p.neighbors.direct) {
     b.neighbors.resize(nnz);
     neighbors_digest =
-        pread_digest(impl_->raw_fd, raw_neighbors.offset, b.neighbors.data(), nnz * sizeof(vid_t), threads, at + " neighbors");
+        pread_digest(impl_->raw_fd, p.neighbors.offset, b.neighbors.data(), nnz * sizeof(vid_t), threads, at + " neighbors");
   }
-  lap(spent.read);
-  validate_block(b, where, threads);
-  lap(spent.validate);
-  if (!raw_offsets.direct) offsets_digest = array_digest(b.offsets.data(), b.offsets.size() * sizeof(eoff_t), threads);
-  if (!raw_neighbors.direct) neighbors_digest = array_digest(b.neighbors.data(), nnz * sizeof(vid_t), threads);
+  timer.lap(spent.read);
+  validate_block(b, p.where, threads);
+  timer.lap(spent.validate);
+  if (!p.offsets.direct) offsets_digest = array_digest(b.offsets.data(), b.offsets.size() * sizeof(eoff_t), threads);
+  if (!p.neighbors.direct) neighbors_digest = array_digest(b.neighbors.data(), nnz * sizeof(vid_t), threads);
   if (tricount::block_checksum(b.rows, b.cols, offsets_digest, neighbors_digest) != block_checksum(id))
     throw Error(at + ": checksum mismatch (the file is corrupt)");
-  lap(spent.checksum);
+  timer.lap(spent.checksum);
   if (times) *times += spent;
   return b;
 }
@@ -850,63 +880,36 @@ std::shared_ptr<void> map_range(int fd, std::uint64_t offset, std::uint64_t byte
 }  // namespace
 
 std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
-  using Clock = std::chrono::steady_clock;
-  auto mark = Clock::now();
+  StepTimer timer;
   BlockReadTimes spent;
-  auto lap = [&](double& into) {
-    const auto now = Clock::now();
-    into += std::chrono::duration<double>(now - mark).count();
-    mark = now;
-  };
-  const auto& h = impl_->header;
+  const Placement p = place_block(id, /*raw=*/true);
+  const std::string& at = p.at;
   MappedBlock m;
   CsrSpan& b = m.span_;
-  b.id = id;
-  b.nnz = block_nnz(id);
-  b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
-  b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
-  const std::string where = "'" + impl_->path + "'";
-  const std::string at = where + " block " + block_name(id);
+  b = p.shape;
   const std::uint64_t offsets_bytes = (b.rows + 1) * sizeof(eoff_t), neighbors_bytes = b.nnz * sizeof(vid_t);
-  RawExtent raw_offsets, raw_neighbors;
-  {
-    std::lock_guard lock(h5_mutex());
-    Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
-    b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", at), "max_degree");
-    if (impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (impl_->raw_fd < 0) return std::nullopt;
-    auto extent = [&](const char* name, hid_t mem_type, std::uint64_t length, std::uint64_t bytes) {
-      RawExtent r;
-      if (dataset_length(g.get(), name, at) != length) return r;  // read_block gives the message
-      Handle set(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose);
-      if (set.valid()) r = raw_extent(impl_->file.get(), set.get(), mem_type, bytes);
-      return r;
-    };
-    raw_offsets = extent("offsets", H5T_NATIVE_UINT64, b.rows + 1, offsets_bytes);
-    if (b.nnz > 0) raw_neighbors = extent("neighbors", H5T_NATIVE_UINT32, b.nnz, neighbors_bytes);
-  }
-  if (!raw_offsets.direct || raw_offsets.offset % alignof(eoff_t) != 0) return std::nullopt;
-  if (b.nnz > 0 && (!raw_neighbors.direct || raw_neighbors.offset % alignof(vid_t) != 0)) return std::nullopt;
+  if (!p.offsets.direct || p.offsets.offset % alignof(eoff_t) != 0) return std::nullopt;
+  if (b.nnz > 0 && (!p.neighbors.direct || p.neighbors.offset % alignof(vid_t) != 0)) return std::nullopt;
   // Bytes past the end of the file would be a SIGBUS when touched: refuse them here.
   struct stat st {};
   if (::fstat(impl_->raw_fd, &st) != 0) throw Error(at + ": cannot stat the file: " + std::strerror(errno));
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (raw_offsets.offset + offsets_bytes > size || (b.nnz > 0 && raw_neighbors.offset + neighbors_bytes > size))
+  if (p.offsets.offset + offsets_bytes > size || (b.nnz > 0 && p.neighbors.offset + neighbors_bytes > size))
     throw Error(at + ": the file ends early (truncated?)");
   const void* data = nullptr;
-  m.offsets_map_ = map_range(impl_->raw_fd, raw_offsets.offset, offsets_bytes, &data, at + " offsets");
+  m.offsets_map_ = map_range(impl_->raw_fd, p.offsets.offset, offsets_bytes, &data, at + " offsets");
   b.offsets = static_cast<const eoff_t*>(data);
   if (b.nnz > 0) {
-    m.neighbors_map_ = map_range(impl_->raw_fd, raw_neighbors.offset, neighbors_bytes, &data, at + " neighbors");
+    m.neighbors_map_ = map_range(impl_->raw_fd, p.neighbors.offset, neighbors_bytes, &data, at + " neighbors");
     b.neighbors = static_cast<const vid_t*>(data);
   }
-  lap(spent.metadata);
+  timer.lap(spent.metadata);
   // The first pass over the pages (mapping them in) is the checksum's.
   const std::uint64_t digest = tricount::block_checksum(b.rows, b.cols, array_digest(b.offsets, offsets_bytes, threads),
                                                         array_digest(b.neighbors, neighbors_bytes, threads));
-  lap(spent.read);
-  validate_block(b, where, threads);
-  lap(spent.validate);
+  timer.lap(spent.read);
+  validate_block(b, p.where, threads);
+  timer.lap(spent.validate);
   if (digest != block_checksum(id)) throw Error(at + ": checksum mismatch (the file is corrupt)");
   if (times) *times += spent;
   return m;

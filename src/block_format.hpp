@@ -183,6 +183,8 @@ class BlockFileReader {
   std::uint64_t block_checksum(const BlockId& id) const;  // from the attributes
 
  private:
+  struct Placement;
+  Placement place_block(const BlockId& id, bool raw) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

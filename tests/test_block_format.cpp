@@ -17,11 +17,13 @@ using namespace tricount::testing;
 
 namespace {
 
-PartitionedGraph small_graph(std::uint32_t parts) {
+PartitionedGraph random_blocks(std::uint32_t parts, std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed) {
   PartitionOptions o;
   o.parts = parts;
-  return partition_edges(to_raw(random_graph(200, 1500, 7)), o);
+  return partition_edges(to_raw(random_graph(vertices, edges, seed)), o);
 }
+
+PartitionedGraph small_graph(std::uint32_t parts) { return random_blocks(parts, 200, 1500, 7); }
 
 }  // namespace
 
@@ -129,9 +131,7 @@ TEST(BlockFormat, ArrayDigestIsTheSameOnThreadsAndInSlices) {
 // the block valid (only the checksum can see it).
 TEST(BlockFormat, ParallelReadsGiveTheSameBlocksAndCatchCorruption) {
   TempDir dir;
-  PartitionOptions o;
-  o.parts = 2;
-  const PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 11)), o);
+  const PartitionedGraph g = random_blocks(2, 3000, 60000, 11);
   const std::string path = dir.file("g.h5");
   write_block_file(g, path);
   {
@@ -205,9 +205,7 @@ TEST(BlockFormat, ParallelReadsGiveTheSameBlocksAndCatchCorruption) {
 // on first touch; it is an error naming the file and the block instead.
 TEST(BlockFormat, MappingATruncatedFileIsAClearError) {
   TempDir dir;
-  PartitionOptions o;
-  o.parts = 2;
-  const PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 12)), o);
+  const PartitionedGraph g = random_blocks(2, 3000, 60000, 12);
   const std::string path = dir.file("g.h5");
   write_block_file(g, path);
   BlockFileReader reader(path);  // header and attributes read while the file is whole
@@ -283,9 +281,7 @@ TEST(BlockFormat, ReaderNamesTheFileForMissingAndForeignFiles) {
 // are evicted to keep within the budget, and read again when needed.
 TEST(BlockCache, MappedBlocksAreReadOnceWhateverTheBudget) {
   TempDir dir;
-  PartitionOptions o;
-  o.parts = 4;
-  const PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 13)), o);
+  const PartitionedGraph g = random_blocks(4, 3000, 60000, 13);
   const std::string path = dir.file("g.h5");
   write_block_file(g, path);
   std::uint64_t file_bytes = 0;
