@@ -5,8 +5,9 @@
 // (TRICOUNT_CUDA_DEBUG_*, read when a backend is made; see cuda_backend.cu): tiny shared
 // tables (levels in global memory, linear probing across buckets), every key in one
 // bucket, binary search instead of a table, CTA-row key bitmaps of every size (or none),
-// the reverse search of long 2-hop lists on the warp path (or none), and a device memory
-// cap (eviction, and the error for a block triple that does not fit).
+// the reverse search of long 2-hop lists on the warp path (or none), the edge split (every
+// subtask, any ratio, none), and a device memory cap (eviction, and the error for a block
+// triple that does not fit).
 //
 // DISABLED_Benchmark is the GPU benchmark driver (bench/bench_cuda.sh runs it): it times
 // the count of a graph with its blocks already on the GPU.
@@ -236,6 +237,28 @@ TEST(CudaBackend, CountPastTwoToThe32) {
   }
 }
 
+// A triangular lattice (a w x h grid with one diagonal per cell): every degree at most 6,
+// so every subtask takes the thread-per-row kernel, with 2 (w - 1)(h - 1) triangles.
+TEST(CudaBackend, TinyRowsOneThreadPerRow) {
+  REQUIRE_GPU();
+  const std::uint64_t w = 300, h = 200;
+  EdgePairs e;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint64_t a = y * w + x;
+      if (x + 1 < w) e.emplace_back(a, a + 1);
+      if (y + 1 < h) e.emplace_back(a, a + w);
+      if (x + 1 < w && y + 1 < h) e.emplace_back(a, a + w + 1);
+    }
+  const count_t want = 2 * (w - 1) * (h - 1);
+  for (const char* on : {"1", "0"}) {
+    SCOPED_TRACE(std::string("TRICOUNT_CUDA_DEBUG_THREAD_ROWS=") + on);
+    ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", on}});
+    auto gpu = cuda_backend();
+    expect_all_layouts(e, want, *gpu, 3, 2);
+  }
+}
+
 // Hand-made blocks: u's keys are multiples of 2^shift (congruent modulo a large power of
 // two), 2-hop lists mix keys and near misses. Exercises the hash with keys a modulo hash
 // would put in one bucket.
@@ -364,6 +387,17 @@ const std::vector<ForcedPath>& forced_paths() {
       {"8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_TILE", "8"}}},
       {"32-lane tiles (whatever the rows' work)", {{"TRICOUNT_CUDA_DEBUG_TILE", "32"}}},
       {"16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
+      {"no thread-per-row kernel", {{"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", "0"}}},
+      {"CTA kernel without a register cap, CTA path", {{"TRICOUNT_CUDA_DEBUG_CTA_OCC", "1"}}, 1},
+      {"no edge split", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "0"}}},
+      {"edge split in every subtask", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}}},
+      {"edge split, every edge with a 2-hop list on v's side", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "0"}}},
+      {"edge split, quarter ratio, CTA path", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "1"}}, 1},
+      {"edge split, CTA tables, colliding", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 2},
+      {"edge split, 64-word tables", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "2"}}},
+      {"edge split, 8-lane tiles, trimmed lists", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
+      {"edge split with the reverse search", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "16"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
+      {"edge split, profiling", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
   };
   return paths;
 }
@@ -421,7 +455,7 @@ HandBlocks span_blocks(std::uint64_t kmin, std::uint64_t span) {
 TEST(CudaBackend, BitmapSpanBoundaries) {
   REQUIRE_GPU();
   auto cpu = cpu_backend();
-  for (const char* words : {"1", "3", "4096"}) {
+  for (const char* words : {"1", "3", "4096", "8192"}) {
     SCOPED_TRACE(std::string("bitmap words ") + words);
     ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", words}});
     auto gpu = cuda_backend(1);
@@ -459,6 +493,10 @@ TEST(CudaBackend, KroneckerWithEveryProbePath) {
       {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "16384"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
       {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "4"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
       {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "16"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "8192"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "2"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "32"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
   };
   for (std::size_t s = 0; s < settings.size(); ++s) {
     ScopedEnv env(settings[s]);

@@ -1,5 +1,6 @@
 // The counting kernels of the CUDA backend (see cuda_backend.cu for the algorithm and its
-// assumptions). Three launches per subtask:
+// assumptions). Subtasks of tiny rows only run count_thread_rows (at the end); the others
+// three launches per side (the u side, and v's side of the edge split, edge_split.cuh):
 //   1. classify: a CUB three-way partition of the rows of class i into the CTA list
 //      (degree >= threshold, or a table too large for a warp), the warp list (the rest),
 //      and the rows skipped (other workload split, or no hash or no 1-hop neighbour);
@@ -24,6 +25,7 @@
 #include "src/task_plan.hpp"
 #include "src/types.hpp"
 #include "worker/cuda/bucket_table.cuh"
+#include "worker/cuda/edge_split.cuh"
 
 namespace tricount::cuda {
 
@@ -58,6 +60,10 @@ struct CountParams {
                                             // times u's keys are searched for u's keys (0: off)
   std::uint32_t cta_bitmap_words = 0;       // CTA rows whose key span fits this many words
                                             // of bits use a bitmap (0: off)
+  bool edge_split = false;                  // edges that defers_edge() gives to v's side are
+  std::uint32_t split_quarters = 4;         // left out here, counted per v in split_counts
+  unsigned long long* split_counts = nullptr;  // and marked in split_bits (edge_split.cuh)
+  std::uint32_t* split_bits = nullptr;
 };
 
 // Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
@@ -202,8 +208,9 @@ struct ReverseSearch {
 // lane's hits.
 template <int G, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
-                                                           eoff_t o0, eoff_t o1, NextChunk next_chunk,
-                                                           LongLists&& long_lists, const ReverseSearch& rev = {}) {
+                                                           eoff_t o0, eoff_t o1, std::uint32_t row_keys,
+                                                           NextChunk next_chunk, LongLists&& long_lists,
+                                                           const ReverseSearch& rev = {}) {
   const std::uint32_t lane = tile.thread_rank();
   unsigned long long found = 0;
   for (std::uint64_t c; next_chunk(c);) {
@@ -211,11 +218,21 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     if (base >= o1) break;
     const eoff_t t = base + lane;
     eoff_t begin = 0, end = 0;
+    bool deferred = false;
     if (t < o1) {
       const vid_t v = p.one_hop.neighbors[t];
       begin = p.two_hop.offsets[v];
       end = p.two_hop.offsets[v + 1];
+      if (p.edge_split && defers_edge(end - begin, row_keys, p.split_quarters)) {
+        deferred = true;  // v's side counts it: one more entry in T's row v
+        end = begin;
+        atomicAdd(&p.split_counts[v], 1ull);
+      }
       if (p.trim_min && end - begin >= p.trim_min) trim_list(p.two_hop.neighbors, begin, end, probe.kmin, probe.kmax);
+    }
+    if (p.edge_split) {  // uniform: the whole tile records which of its G edges went
+      const std::uint32_t m = tile.ballot(deferred);
+      if (lane == 0 && m) record_deferred(p.split_bits, base, m);
     }
     std::uint32_t len = static_cast<std::uint32_t>(end - begin);
     if constexpr (kReverse) {
@@ -300,7 +317,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   tile.sync();
   std::uint64_t next = 0;
   const unsigned long long found = probe_two_hop<G, kReverse>(
-      tile, p, probe, o0, o1,
+      tile, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         c = next++;
         return true;
@@ -362,12 +379,12 @@ struct CtaShared {
 
 template <class Probe>
 __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
-                                                           CtaShared& sh, void* scan_storage) {
+                                                           std::uint32_t keys, CtaShared& sh, void* scan_storage) {
   using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
   const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
   const std::uint32_t lane = warp.thread_rank();
   unsigned long long found = probe_two_hop<32>(
-      warp, p, probe, o0, o1,
+      warp, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         unsigned long long x = 0;
         if (lane == 0) x = atomicAdd(&sh.chunk, 1ull);
@@ -431,7 +448,9 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
   return found;
 }
 
-__global__ void __launch_bounds__(kCtaThreads) count_cta_rows(CountParams p) {
+// kMinBlocks: CTAs per SM the register allocation must allow (1: no cap).
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
   using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
@@ -481,17 +500,74 @@ __global__ void __launch_bounds__(kCtaThreads) count_cta_rows(CountParams p) {
     __syncthreads();  // table built; sh.idx read by every thread
 
     if (use_bitmap) {
-      found += cta_probe_row(p, BitmapProber{smem, kmin, kmax}, o0, o1, sh, &temp.scan);
+      found += cta_probe_row(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else if (!use_table) {
-      found += cta_probe_row(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
+      found += cta_probe_row(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else if (!shape.all_shared()) {
-      found += cta_probe_row(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
+      found += cta_probe_row(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else {
-      found += cta_probe_row(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, sh, &temp.scan);
+      found += cta_probe_row(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     }
     __syncthreads();  // the table, the queue and the counters are reused by the next row
   }
   const unsigned long long block_total = Reduce(temp.reduce).Sum(found);
+  if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
+}
+
+// Subtasks whose rows are all tiny (hash and 1-hop rows of at most kThreadMaxRow entries,
+// 2-hop rows of at most kThreadMaxList: 3D grids, meshes): one thread per row, u's keys
+// and 1-hop entries in registers, the 2-hop lists compared against the keys directly. No
+// classification, no table, no warp waiting on one row's chain of dependent loads: the
+// warp path spends a grid's time in that chain (2 M rows of 3 x 3 elements), here every
+// thread runs its own and all of a row's 1-hop lookups are issued before any list is read.
+inline constexpr std::uint32_t kThreadMaxRow = 8;
+inline constexpr std::uint32_t kThreadMaxList = 64;
+inline constexpr int kThreadBlockThreads = 256;
+
+__global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
+                                                                         std::uint32_t splits) {
+  using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
+  __shared__ typename Reduce::TempStorage reduce_storage;
+  unsigned long long found = 0;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * kThreadBlockThreads;
+  for (std::uint64_t u = std::uint64_t(blockIdx.x) * kThreadBlockThreads + threadIdx.x; u < rows; u += stride) {
+    if (splits > 1 && split_of_row(u, splits) != split) continue;
+    const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
+    const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
+    const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
+    const std::uint32_t ones = static_cast<std::uint32_t>(o1 - o0);
+    if (keys == 0 || ones == 0) continue;
+    vid_t key[kThreadMaxRow], v[kThreadMaxRow];
+#pragma unroll
+    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      key[q] = q < keys ? p.hash.neighbors[h0 + q] : 0;
+      v[q] = q < ones ? p.one_hop.neighbors[o0 + q] : 0;
+    }
+    eoff_t b[kThreadMaxRow], e[kThreadMaxRow];
+#pragma unroll
+    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      b[q] = e[q] = 0;
+      if (q < ones) {
+        b[q] = p.two_hop.offsets[v[q]];
+        e[q] = p.two_hop.offsets[v[q] + 1];
+      }
+    }
+    const vid_t kmin = key[0];
+    vid_t kmax = key[0];
+#pragma unroll
+    for (std::uint32_t q = 1; q < kThreadMaxRow; ++q)
+      if (q < keys) kmax = key[q];  // keys are sorted (no dynamic register indexing)
+#pragma unroll
+    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      for (eoff_t f = b[q]; f < e[q]; ++f) {
+        const vid_t w = p.two_hop.neighbors[f];
+        if (w < kmin || w > kmax) continue;
+#pragma unroll
+        for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) found += (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
+      }
+    }
+  }
+  const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
   if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
 }
 

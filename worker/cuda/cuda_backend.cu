@@ -43,11 +43,22 @@
 //    of 128 elements shared by all warps, so one hub's list does not hold up the row. A
 //    row whose table does not fit even with the global area is probed by binary search in
 //    its sorted hash list instead. A CTA row whose key span max H(u) - min H(u) fits the
-//    bitmap (default 262,144 bits: 32 KiB of shared memory, taken only when the subtask
+//    bitmap (default 131,072 bits: 16 KiB of shared memory, taken only when the subtask
 //    can have CTA rows) holds its keys as a bitmap instead of a table: a probe is one range
 //    check, one shared load and a bit test. Under the degree order a heavy row's keys all
 //    lie above it, among the heavy rows, so the spans of the rows with the most work are
 //    short. Nothing is ever dropped.
+//  * Edge split (edge_split.cuh), in subtasks whose 2-hop block has a row of at least 128:
+//    an edge (u, v) whose 2-hop list N2(v) is longer than u's keys H(u) is not walked on
+//    u's side; those edges are gathered per v into a transposed block T, and the same two
+//    kernels run again with hash P(j,k), 1-hop T and 2-hop P(i,k): v's table (or bitmap)
+//    of N2(v) is probed with the keys of each u. Every edge is probed from its shorter
+//    side, about the fewest probes a hash-based intersection can make (Kronecker 20: 1.4 G
+//    instead of 3.9 G).
+//  * Subtasks whose rows are all tiny (hash and 1-hop rows of at most 8 entries, 2-hop of
+//    at most 64: grids, meshes) skip all of the above: one thread per row holds u's keys
+//    and 1-hop entries in registers and compares the 2-hop elements against the keys
+//    (count_thread_rows, one launch).
 //  * Dynamic assignment: warps and CTAs take rows from global atomic counters (warps in
 //    chunks of BackendOptions::chunk_size rows; by default 1 to 16, growing with the row
 //    count: one counter shared by every warp is the bottleneck on grids).
@@ -74,14 +85,23 @@
 //   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 6 (default) or 8 CTAs per SM,
 //                                     0 for none
 //   TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS  shared words of a CTA table (default 4096)
-//   TRICOUNT_CUDA_DEBUG_BITMAP_WORDS  shared words of a CTA row's key bitmap (default 8192:
-//                                     262,144 bits in 32 KiB); 0 turns bitmaps off
+//   TRICOUNT_CUDA_DEBUG_BITMAP_WORDS  shared words of a CTA row's key bitmap (default 4096:
+//                                     131,072 bits in 16 KiB); 0 turns bitmaps off
 //   TRICOUNT_CUDA_DEBUG_SEARCH_RATIO  warp rows: 2-hop lists longer than this many times u's keys
 //                                     are searched for u's keys (default 16); 0 turns it off
 //   TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST  the warp kernel with the reverse search runs only
 //                                     when the 2-hop block has a row this long (default 128)
-//   TRICOUNT_CUDA_DEBUG_PROFILE=1     run the two counting kernels one after the other and
-//                                     print each one's time and work lists to stderr
+//   TRICOUNT_CUDA_DEBUG_SPLIT         edge split: 0 never, 1 where a 2-hop row reaches
+//                                     SPLIT_MIN_LIST (default), 2 in every subtask
+//   TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS  an edge goes to v's side when |N2(v)| > this / 4 * |H(u)|
+//                                     (default 4; 0: every edge with a 2-hop list)
+//   TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST  see SPLIT (default 128)
+//   TRICOUNT_CUDA_DEBUG_CTA_OCC       CTA kernel register cap for 6 CTAs per SM (default 6), or
+//                                     none (1)
+//   TRICOUNT_CUDA_DEBUG_THREAD_ROWS=0 never the thread-per-row kernel (default 1: for
+//                                     subtasks whose rows are all tiny)
+//   TRICOUNT_CUDA_DEBUG_PROFILE=1     run every step one after the other and print each
+//                                     one's time and work lists to stderr
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -92,6 +112,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cub/device/device_partition.cuh>
+#include <cub/device/device_scan.cuh>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +125,7 @@
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_backend.hpp"
 #include "worker/cuda/cuda_check.cuh"
+#include "worker/cuda/edge_split.cuh"
 
 namespace tricount {
 
@@ -135,9 +157,14 @@ constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: 
 // upper levels in the per-CTA global area (measured: 48 KiB tables, 3 CTAs per SM, were
 // slower on Kronecker graphs).
 constexpr std::uint32_t kCtaSharedWords = 4096;
-// Default bitmap of a CTA row: 32 KiB (262,144 bits; measured on Kronecker 23: 16 KiB 184
-// ms, 32 KiB 159 ms, 64 KiB 191 ms, the last at 3 CTAs per SM).
-constexpr std::uint32_t kCtaBitmapWords = 8192;
+// Default bitmap of a CTA row: 16 KiB (131,072 bits), with the CTA kernel's registers capped
+// for 6 CTAs per SM. Without the edge split 32 KiB was best (Kronecker 23: 16 KiB 184 ms,
+// 32 KiB 159, 64 KiB 191); with it, whose v's-side rows are lighter, 16 KiB and the cap
+// gave (H200, Kronecker 18 / 20 / 23 / 24) 1.24 / 5.62 / 60.3 / 141 ms against 1.31 / 6.01 /
+// 64.4 / 145 with 32 KiB and 1.67 / 8.20 / 92.2 / 207 with neither (66 registers: 3 CTAs
+// per SM).
+constexpr std::uint32_t kCtaBitmapWords = 4096;
+constexpr int kCtaOcc = 6;
 constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
 constexpr std::uint64_t kMaxTileChunk = 16;
 // The warp kernel with the reverse search runs only for 2-hop blocks with a row this long.
@@ -145,6 +172,11 @@ constexpr std::uint32_t kSearchMinList = 128;
 // Subtasks whose average row has less 2-hop work than this (1-hop times 2-hop average
 // degree) run the warp path with 8 lanes per row.
 constexpr double kSmallRowWork = 32;
+// Edge split (edge_split.cuh): an edge goes to v's side when v's 2-hop list is longer than
+// kSplitQuarters / 4 times u's keys, in subtasks whose 2-hop block has a row at least
+// kSplitMinList long.
+constexpr std::uint32_t kSplitQuarters = 4;
+constexpr std::uint32_t kSplitMinList = 128;
 constexpr std::uint32_t kSearchRatio = 16;  // warp rows: search lists longer than this times u's keys (32: 3% slower on Kronecker)
 
 std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
@@ -185,6 +217,12 @@ void with_tile_kernel(TileVariant v, bool reverse, F&& f) {
   if (reverse) with_tile_kernel_r<true>(v, f);
   else with_tile_kernel_r<false>(v, f);
 }
+// CTA kernel: a register cap for 6 CTAs per SM, or none.
+template <class F>
+void with_cta_kernel(int occ, F&& f) {
+  if (occ == 6) f(count_cta_rows<6>);
+  else f(count_cta_rows<1>);
+}
 std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
 
 struct Knobs {
@@ -200,6 +238,11 @@ struct Knobs {
   std::uint32_t bitmap_words = kCtaBitmapWords;  // 0: no bitmaps
   std::uint32_t search_ratio = kSearchRatio;     // 0: always probe
   std::uint32_t search_min_list = kSearchMinList;  // reverse search only with 2-hop lists this long
+  std::uint32_t split = 1;                          // edge split: 0 never, 1 by the blocks, 2 always
+  bool thread_rows = true;                          // one thread per row where every row is tiny
+  int cta_occ = kCtaOcc;                            // CTA kernel register cap: 1 (none) or 6 CTAs per SM
+  std::uint32_t split_quarters = kSplitQuarters;
+  std::uint32_t split_min_list = kSplitMinList;
   bool profile = false;
   TileVariant variant(std::uint32_t lanes) const {
     return lanes == 8 ? TileVariant::G8 : lanes == 16 ? TileVariant::G16 : occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
@@ -226,6 +269,14 @@ struct Knobs {
         std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", kSearchRatio), 0xFFFFFFFFu));
     k.search_min_list = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", kSearchMinList), 0xFFFFFFFFu));
+    k.split = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT", 1));
+    if (k.split > 2) throw Error("TRICOUNT_CUDA_DEBUG_SPLIT must be 0 (never), 1 (automatic) or 2 (always)");
+    k.split_quarters = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", kSplitQuarters), 0xFFFFFFFFu));
+    k.split_min_list = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST", kSplitMinList), 0xFFFFFFFFu));
+    k.thread_rows = env_u64("TRICOUNT_CUDA_DEBUG_THREAD_ROWS", 1) != 0;
+    k.cta_occ = env_u64("TRICOUNT_CUDA_DEBUG_CTA_OCC", kCtaOcc) == 6 ? 6 : 1;
     k.profile = env_u64("TRICOUNT_CUDA_DEBUG_PROFILE", 0) != 0;
     return k;
   }
@@ -266,11 +317,11 @@ class CudaBackend final : public CountBackend {
     for (auto& e : staging_done_) e = std::make_unique<Event>(false);
     for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
     host_result_ = PinnedBuffer(sizeof(unsigned long long));
-    small_.allocate(8);  // [0..1] list sizes, [2..3] counters, [4..5] result (u64)
+    small_.allocate(16);  // [0..1] list sizes, [2..3] counters, [4..5] result (u64), [8..11] v's side
 
     // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
     cudaFuncAttributes attr{};
-    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows));
+    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<1>));
     const std::size_t optin = prop_.sharedMemPerBlockOptin;
     cta_budget_words_ = static_cast<std::uint32_t>(
         std::min<std::size_t>({kCtaSharedBudgetWords, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
@@ -278,8 +329,11 @@ class CudaBackend final : public CountBackend {
     // A bitmap may take more than a table, up to what the device lets a CTA have.
     bitmap_words_ = static_cast<std::uint32_t>(
         std::min<std::size_t>({knobs_.bitmap_words, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
-    TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(count_cta_rows, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
+    for (int occ : {1, 6})
+      with_cta_kernel(occ, [&](auto kernel) {
+        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
+      });
     for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
       for (bool reverse : {false, true})
         with_tile_kernel(v, reverse, [](auto kernel) {
@@ -322,7 +376,10 @@ class CudaBackend final : public CountBackend {
     v.offsets = offsets.data();
     v.neighbors = neighbors.data();
     CountStats unused;
+    const count_t thread = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
+    thread_rows_override_ = false;  // the warp kernel
     const count_t warp = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
+    thread_rows_override_.reset();
     const std::uint32_t saved = options_.cta_degree_threshold;
     options_.cta_degree_threshold = 1;  // the same triangle on the CTA path
     const count_t cta = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
@@ -330,10 +387,14 @@ class CudaBackend final : public CountBackend {
     force_reverse_ = true;  // the warp kernel with the reverse search
     const count_t reverse = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
     force_reverse_ = false;
-    if (warp != 1 || cta != 1 || reverse != 1)
-      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + std::to_string(warp) + ", " +
-                  std::to_string(cta) + " and " + std::to_string(reverse) +
-                  " triangles in a triangle (expected 1, 1 and 1)");
+    split_override_ = 0;  // every edge with a 2-hop list to v's side: edge (0, 1)
+    const count_t split = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
+    split_override_.reset();
+    if (thread != 1 || warp != 1 || cta != 1 || reverse != 1 || split != 1)
+      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + std::to_string(thread) + ", " +
+                  std::to_string(warp) + ", " + std::to_string(cta) + ", " + std::to_string(reverse) + " and " +
+                  std::to_string(split) +
+                  " triangles in a triangle (expected 1 each: thread, warp, CTA, reverse search and edge split paths)");
     drop_unserialed();
   }
 
@@ -350,7 +411,8 @@ class CudaBackend final : public CountBackend {
     return s;
   }
   std::uint64_t scratch_bytes() const {
-    return rows_a_.bytes() + rows_b_.bytes() + cub_temp_.bytes() + cta_scratch_.bytes();
+    return rows_a_.bytes() + rows_b_.bytes() + rows_c_.bytes() + rows_d_.bytes() + split_counts_.bytes() + t_offsets_.bytes() +
+           t_neighbors_.bytes() + split_bits_.bytes() + cub_temp_.bytes() + cta_scratch_.bytes();
   }
   void drop_unserialed() {
     std::erase_if(cache_, [](const auto& d) { return d->serial == 0; });
@@ -423,76 +485,203 @@ class CudaBackend final : public CountBackend {
 
   // ---- one subtask --------------------------------------------------------------------
 
-  count_t run(const SubtaskBlocks& b, CountStats& stats, bool timed) {
-    drop_unserialed();
-    const std::uint64_t rows = b.one_hop.rows;
+  // What planning a side needs of a block.
+  struct BlockMeta {
+    std::uint64_t rows = 0, nnz = 0;
+    std::uint32_t max_degree = 0;
+  };
+  static BlockMeta meta(const BlockView& v) { return {v.rows, v.nnz, v.max_degree}; }
 
-    // Table configurations for this subtask.
-    const std::uint32_t max_keys = std::min<std::uint32_t>(b.hash.max_degree, knobs_.table_limit);
+  // One pass of the counting kernels over a (hash, 1-hop, 2-hop) triple: the u side (the
+  // subtask's own blocks) or v's side of the edge split (P(j,k), T, P(i,k)).
+  struct SidePlan {
+    std::uint64_t rows = 0;
+    TableConfig tile_cfg, cta_cfg;
+    std::uint32_t tile_max_keys = 0;
+    TileVariant variant = TileVariant::G32;
+    std::uint32_t G = 32;
+    bool reverse = false;
+    std::uint32_t bitmap_words = 0, cta_smem_words = 0;
+    std::size_t tile_smem = 0;
+    std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
+    std::uint32_t tile_chunk = 1;
+    RowClassifier classifier{};
+    std::size_t cub_bytes = 0;
+  };
+
+  // Table configurations, kernel variants and grids for one side. split_edges: the u side
+  // leaves the edges defers_edge() gives away (so its reverse search may never be taken).
+  SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
+                     std::uint32_t splits, bool split_edges, std::uint32_t quarters) const {
+    SidePlan sp;
+    sp.rows = one_hop.rows;
+    const std::uint64_t rows = one_hop.rows;
+    const std::uint32_t max_keys = std::min<std::uint32_t>(hash.max_degree, knobs_.table_limit);
     const std::uint32_t threshold = options_.cta_degree_threshold;
     // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
     // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
     // chain of loads), else 32. Measured on an H200: grid 128^3 0.87 ms with 32 lanes, 0.44
     // with 8; uniform 2^20 (16 x 16 per row) 1.30 with 32, 2.05 with 8.
-    const double work_per_row = (double(b.one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
-                                (double(b.two_hop.nnz) / double(std::max<std::uint64_t>(1, b.two_hop.rows)));
+    const double work_per_row = (double(one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
+                                (double(two_hop.nnz) / double(std::max<std::uint64_t>(1, two_hop.rows)));
     const std::uint32_t lanes = knobs_.tile ? knobs_.tile : work_per_row < kSmallRowWork ? 8 : 32;
-    const TileVariant variant = knobs_.variant(lanes);
-    const std::uint32_t G = tile_lanes(variant);
+    sp.variant = knobs_.variant(lanes);
+    sp.G = tile_lanes(sp.variant);
     // The warp kernel with the reverse search only where a 2-hop list is long enough for it
     // to pay: Kronecker graphs have lists of hundreds to thousands, uniform and grid graphs
     // of tens, where the search would never be taken and its register spills would cost.
-    const bool reverse = force_reverse_ || (knobs_.search_ratio != 0 && b.two_hop.max_degree >= knobs_.search_min_list &&
-                                            b.two_hop.max_degree > knobs_.search_ratio);
+    // Under the edge split, lists longer than quarters/4 times u's keys are v's side's, so
+    // a ratio at least that large is never reached.
+    const bool search_reachable = !split_edges || std::uint64_t(knobs_.search_ratio) * 4 < quarters;
+    sp.reverse = force_reverse_ || (knobs_.search_ratio != 0 && search_reachable && two_hop.max_degree >= knobs_.search_min_list &&
+                                    two_hop.max_degree > knobs_.search_ratio);
     TableConfig unbounded;
     unbounded.shared_words = 0xFFFFFFFFu;
     unbounded.log2_buckets_per_key = knobs_.buckets_log2;
-    TableConfig tile_cfg = unbounded, cta_cfg = unbounded;
-    const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / G), knobs_.shared_words_cap);
-    const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, b.hash.max_degree) : 0;
-    tile_cfg.shared_words = static_cast<std::uint32_t>(
+    sp.tile_cfg = unbounded;
+    sp.cta_cfg = unbounded;
+    const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / sp.G), knobs_.shared_words_cap);
+    const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, hash.max_degree) : 0;
+    sp.tile_cfg.shared_words = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(make_table_shape(tile_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
-    cta_cfg.shared_words = static_cast<std::uint32_t>(
+    sp.cta_cfg.shared_words = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(make_table_shape(max_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, cta_words_)));
-    if (knobs_.collide) tile_cfg.hash_multiplier = cta_cfg.hash_multiplier = 0;
+    if (knobs_.collide) sp.tile_cfg.hash_multiplier = sp.cta_cfg.hash_multiplier = 0;
     // Largest table a warp takes (every level in shared memory).
-    std::uint32_t tile_max_keys = 0;
-    while (tile_max_keys < std::min(tile_keys, knobs_.table_limit) && make_table_shape(tile_max_keys + 1, tile_cfg).all_shared())
-      ++tile_max_keys;
+    while (sp.tile_max_keys < std::min(tile_keys, knobs_.table_limit) && make_table_shape(sp.tile_max_keys + 1, sp.tile_cfg).all_shared())
+      ++sp.tile_max_keys;
 
     // Global levels for the CTA path: sized for the largest row, as many CTAs as fit.
-    const std::uint64_t need_words = make_table_shape(max_keys, cta_cfg).global_words();
+    const std::uint64_t need_words = make_table_shape(max_keys, sp.cta_cfg).global_words();
     // The CTA kernel's dynamic shared memory: its table or its bitmap, whichever is larger.
     // No bitmap where no row can be a CTA row (the classifier's test on the blocks' largest
     // degrees): a CTA kernel with nothing to do then takes no more shared memory than
     // before beside the warp kernel (measured: 1% on uniform 2^24 otherwise).
-    const bool cta_rows_possible = b.hash.max_degree >= threshold || b.one_hop.max_degree >= threshold ||
-                                   b.hash.max_degree > tile_max_keys;
-    const std::uint32_t bitmap_words = cta_rows_possible ? bitmap_words_ : 0;
-    const std::uint32_t cta_smem_words = std::max(cta_cfg.shared_words, bitmap_words);
+    const bool cta_rows_possible = hash.max_degree >= threshold || one_hop.max_degree >= threshold ||
+                                   hash.max_degree > sp.tile_max_keys;
+    sp.bitmap_words = cta_rows_possible ? bitmap_words_ : 0;
+    sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
     int cta_per_sm = 0, tile_per_sm = 0;
-    TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, count_cta_rows, kCtaThreads,
-                                                                    std::size_t{cta_smem_words} * 4));
-    const std::size_t tile_smem = std::size_t{tile_cfg.shared_words} * 4 * (kTileBlockThreads / G);
-    with_tile_kernel(variant, reverse, [&](auto kernel) {
-      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, tile_smem));
+    with_cta_kernel(knobs_.cta_occ, [&](auto kernel) {
+      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
     });
-    std::uint64_t cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
-    std::uint64_t scratch_words = 0;
+    sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
+    with_tile_kernel(sp.variant, sp.reverse, [&](auto kernel) {
+      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
+    });
+    sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
     if (need_words > 0) {
       const std::uint64_t budget_words = kCtaScratchBudget / sizeof(vid_t);
-      cta_grid = std::clamp<std::uint64_t>(budget_words / need_words, 1, cta_grid);
-      scratch_words = std::min(need_words, budget_words);  // rows needing more use binary search
+      sp.cta_grid = std::clamp<std::uint64_t>(budget_words / need_words, 1, sp.cta_grid);
+      sp.scratch_words = std::min(need_words, budget_words);  // rows needing more use binary search
     }
-    const std::uint64_t tile_grid = std::uint64_t(std::max(1, tile_per_sm)) * prop_.multiProcessorCount;
+    sp.tile_grid = std::uint64_t(std::max(1, tile_per_sm)) * prop_.multiProcessorCount;
+    // Rows per grab: 1 for small row counts (hubs make rows uneven), more for many rows
+    // (one atomic counter shared by every warp would be the bottleneck).
+    const std::uint64_t tile_warps = sp.tile_grid * (kTileBlockThreads / sp.G);
+    sp.tile_chunk = options_.chunk_size ? options_.chunk_size
+                                        : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
 
-    // Partition (classification) temporary storage.
-    const RowClassifier classifier{nullptr, nullptr, b.split, b.splits, threshold, tile_max_keys};
-    std::size_t cub_bytes = 0;
-    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
+    sp.classifier = RowClassifier{nullptr, nullptr, split, splits, threshold, sp.tile_max_keys};
+    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, sp.cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
                                                (vid_t*)nullptr, thrust::make_discard_iterator(), (std::uint32_t*)nullptr,
-                                               static_cast<std::int64_t>(rows), IsCtaRow{classifier},
-                                               IsTileRow{classifier}, *stream_));
+                                               static_cast<std::int64_t>(rows), IsCtaRow{sp.classifier},
+                                               IsTileRow{sp.classifier}, *stream_));
+    return sp;
+  }
+
+  // Kernel parameters of a side over device blocks; `small` holds its list sizes [0..1] and
+  // row counters [2..3], the result is shared.
+  CountParams side_params(const SidePlan& sp, CsrView hash, CsrView one_hop, CsrView two_hop, vid_t* cta_rows, vid_t* tile_rows,
+                          std::uint32_t* small, unsigned long long* result) const {
+    CountParams p;
+    p.hash = hash;
+    p.one_hop = one_hop;
+    p.two_hop = two_hop;
+    p.cta_rows = cta_rows;
+    p.tile_rows = tile_rows;
+    p.list_sizes = small;
+    p.next = small + 2;
+    p.result = result;
+    p.tile_table = sp.tile_cfg;
+    p.cta_table = sp.cta_cfg;
+    p.cta_scratch = cta_scratch_.get();
+    p.cta_scratch_words = sp.scratch_words;
+    p.table_limit = knobs_.table_limit;
+    p.tile_chunk = sp.tile_chunk;
+    p.trim_min = knobs_.trim_min;
+    p.cta_bitmap_words = sp.bitmap_words;
+    p.search_ratio = knobs_.search_ratio;
+    return p;
+  }
+
+  // Classification of a side's rows into its CTA and warp lists (on stream s).
+  void classify(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
+    RowClassifier rc = sp.classifier;
+    rc.hash_offsets = p.hash.offsets;
+    rc.one_hop_offsets = p.one_hop.offsets;
+    std::size_t temp_bytes = cub_temp_.bytes();
+    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(cub_temp_.get(), temp_bytes, thrust::counting_iterator<vid_t>(0),
+                                               const_cast<vid_t*>(p.cta_rows), const_cast<vid_t*>(p.tile_rows),
+                                               thrust::make_discard_iterator(), const_cast<std::uint32_t*>(p.list_sizes),
+                                               static_cast<std::int64_t>(sp.rows), IsCtaRow{rc}, IsTileRow{rc}, s));
+  }
+
+  void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
+    with_cta_kernel(knobs_.cta_occ, [&](auto kernel) {
+      kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
+    });
+    TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
+  }
+  void launch_tile(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
+    with_tile_kernel(sp.variant, sp.reverse, [&](auto kernel) {
+      kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
+    });
+    TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
+  }
+
+  // Whether this subtask splits its edges between the two sides (edge_split.cuh): where a
+  // 2-hop list is long enough for the other direction to pay (skewed graphs; uniform and
+  // grid graphs would pay the transposition for nothing).
+  std::optional<std::uint32_t> edge_split_quarters(const SubtaskBlocks& b) const {
+    if (split_override_) return split_override_;
+    if (knobs_.split == 0) return std::nullopt;
+    if (knobs_.split == 1 && b.two_hop.max_degree < knobs_.split_min_list) return std::nullopt;
+    return knobs_.split_quarters;
+  }
+
+  count_t run(const SubtaskBlocks& b, CountStats& stats, bool timed) {
+    drop_unserialed();
+    const std::uint64_t rows = b.one_hop.rows;       // class i
+    const std::uint64_t rows_j = b.two_hop.rows;     // class j: rows of T
+    // Every row tiny (hash and 1-hop rows of at most 8, 2-hop of at most 64): one thread
+    // per row and nothing else (count_thread_rows).
+    const bool thread_rows = thread_rows_override_.value_or(knobs_.thread_rows) && !force_reverse_ && !split_override_ && b.hash.max_degree <= kThreadMaxRow &&
+                             b.one_hop.max_degree <= kThreadMaxRow && b.two_hop.max_degree <= kThreadMaxList &&
+                             options_.cta_degree_threshold > kThreadMaxRow;
+    const std::optional<std::uint32_t> quarters = thread_rows ? std::nullopt : edge_split_quarters(b);
+    const bool split = quarters.has_value();
+    if (split)
+      TRICOUNT_EXPECTS(std::uint64_t(b.hash.max_degree) * kCtaThreads < (std::uint64_t{1} << 32),
+                       "block " + block_label(b.hash) + ": a row of " + std::to_string(b.hash.max_degree) +
+                           " neighbours is beyond the CUDA backend's 32-bit prefix sums");
+
+    const std::uint64_t split_words = b.one_hop.nnz / 32 + 2;  // a bit per edge of P(i,j)
+    const SidePlan side_u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, split, quarters.value_or(0));
+    std::optional<SidePlan> side_v;
+    std::size_t cub_bytes = side_u.cub_bytes;
+    if (split) {
+      // v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
+      // long), 2-hop P(i,k); no workload split (T holds only this split's edges).
+      const BlockMeta t{rows_j, b.one_hop.nnz, static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, 0xFFFFFFFFu))};
+      side_v = plan_side(meta(b.two_hop), t, meta(b.hash), 0, 1, false, 0);
+      std::size_t scan_bytes = 0;
+      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
+                                                      static_cast<std::int64_t>(rows_j + 1), *stream_));
+      cub_bytes = std::max({cub_bytes, side_v->cub_bytes, scan_bytes});
+    }
+    const std::uint64_t cta_scratch_words = std::max(side_u.cta_grid * side_u.scratch_words,
+                                                     side_v ? side_v->cta_grid * side_v->scratch_words : 0);
 
     // Blocks on the device: reuse cached ones, make room, upload the rest. A role whose
     // block is the same as an earlier role's (same serial; same pointer when serial is 0)
@@ -512,7 +701,10 @@ class CudaBackend final : public CountBackend {
       if (dev[r]) keep.push_back(dev[r]);
       else missing_bytes += view_bytes(*views[r]);
     }
-    const std::uint64_t scratch_need = 2 * rows * sizeof(vid_t) + cub_bytes + cta_grid * scratch_words * sizeof(vid_t);
+    std::uint64_t scratch_need = 2 * rows * sizeof(vid_t) + cub_bytes + cta_scratch_words * sizeof(vid_t);
+    if (split)
+      scratch_need += 2 * rows_j * sizeof(vid_t) + 2 * (rows_j + 1) * sizeof(eoff_t) + b.one_hop.nnz * sizeof(vid_t) +
+                      split_words * sizeof(std::uint32_t);
     const std::uint64_t scratch_grow = scratch_need > scratch_bytes() ? scratch_need : 0;  // may reallocate all
     if (missing_bytes + scratch_grow > 0 && !make_room(missing_bytes + scratch_grow, keep))
       throw_too_big(b, triple_bytes, scratch_need);
@@ -555,66 +747,97 @@ class CudaBackend final : public CountBackend {
       rows_a_.reserve(rows);
       rows_b_.reserve(rows);
       cub_temp_.reserve(std::max<std::size_t>(cub_bytes, 1));
-      cta_scratch_.reserve(std::max<std::uint64_t>(cta_grid * scratch_words, 1));
+      cta_scratch_.reserve(std::max<std::uint64_t>(cta_scratch_words, 1));
+      if (split) {
+        rows_c_.reserve(rows_j);
+        rows_d_.reserve(rows_j);
+        split_counts_.reserve(rows_j + 1);
+        t_offsets_.reserve(rows_j + 1);
+        t_neighbors_.reserve(std::max<std::uint64_t>(b.one_hop.nnz, 1));
+        split_bits_.reserve(split_words);
+      }
     } catch (const Error&) {
       throw_too_big(b, triple_bytes, scratch_need);
     }
 
-    CountParams p;
-    p.hash = dev[0]->view();
-    p.one_hop = dev[1]->view();
-    p.two_hop = dev[2]->view();
-    p.cta_rows = rows_a_.get();
-    p.tile_rows = rows_b_.get();
-    std::uint32_t* small = small_.get();
-    p.list_sizes = small;
-    p.next = small + 2;
-    p.result = reinterpret_cast<unsigned long long*>(small + 4);
-    p.tile_table = tile_cfg;
-    p.cta_table = cta_cfg;
-    p.cta_scratch = cta_scratch_.get();
-    p.cta_scratch_words = scratch_words;
-    p.table_limit = knobs_.table_limit;
-    // Rows per grab: 1 for small row counts (hubs make rows uneven), more for many rows
-    // (one atomic counter shared by every warp would be the bottleneck).
-    const std::uint64_t tile_warps = tile_grid * (kTileBlockThreads / G);
-    p.tile_chunk = options_.chunk_size ? options_.chunk_size
-                                       : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
-    p.trim_min = knobs_.trim_min;
-    p.cta_bitmap_words = bitmap_words;
-    p.search_ratio = knobs_.search_ratio;
-    RowClassifier rc = classifier;
-    rc.hash_offsets = p.hash.offsets;
-    rc.one_hop_offsets = p.one_hop.offsets;
+    std::uint32_t* small = small_.get();  // [0..3] u side, [4..5] result, [8..11] v's side
+    unsigned long long* result = reinterpret_cast<unsigned long long*>(small + 4);
+    CountParams pu = side_params(side_u, dev[0]->view(), dev[1]->view(), dev[2]->view(), rows_a_.get(), rows_b_.get(), small, result);
+    pu.edge_split = split;
+    pu.split_quarters = quarters.value_or(0);
+    pu.split_counts = split_counts_.get();
+    pu.split_bits = split_bits_.get();
+    CountParams pv;
+    if (split)
+      pv = side_params(*side_v, dev[2]->view(), CsrView{t_offsets_.get(), t_neighbors_.get()}, dev[0]->view(), rows_c_.get(),
+                       rows_d_.get(), small + 8, result);
 
     cudaStream_t s = *stream_;
-    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
-    TRICOUNT_CUDA_TRY(cudaMemsetAsync(small, 0, 8 * sizeof(std::uint32_t), s));
-    std::size_t temp_bytes = cub_temp_.bytes();
-    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(cub_temp_.get(), temp_bytes, thrust::counting_iterator<vid_t>(0), rows_a_.get(),
-                                               rows_b_.get(), thrust::make_discard_iterator(), small,
-                                               static_cast<std::int64_t>(rows), IsCtaRow{rc}, IsTileRow{rc}, s));
-    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
-    TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
-    // Profiling (debug): the two kernels one after the other, each timed.
+    // Profiling (debug): everything on one stream, each step timed.
     cudaStream_t tile_stream = knobs_.profile ? s : side_->get();
-    std::optional<Event> prof_a, prof_b;
-    if (knobs_.profile) {
-      prof_a.emplace();
-      prof_b.emplace();
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_a, s));
+    std::vector<std::pair<const char*, std::unique_ptr<Event>>> marks;
+    auto mark = [&](const char* what) {
+      if (!knobs_.profile) return;
+      marks.emplace_back(what, std::make_unique<Event>());
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*marks.back().second, s));
+    };
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
+    TRICOUNT_CUDA_TRY(cudaMemsetAsync(small, 0, 16 * sizeof(std::uint32_t), s));
+    if (thread_rows) {
+      const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
+          (rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(prop_.multiProcessorCount) * 8));
+      count_thread_rows<<<grid, kThreadBlockThreads, 0, s>>>(pu, rows, b.split, b.splits);
+      TRICOUNT_CUDA_CHECK_LAUNCH("count_thread_rows");
+      mark("thread rows");
+    } else {
+      if (split) {  // the u side counts and marks the edges it leaves to v's side
+        TRICOUNT_CUDA_TRY(cudaMemsetAsync(split_counts_.get(), 0, (rows_j + 1) * sizeof(unsigned long long), s));
+        TRICOUNT_CUDA_TRY(cudaMemsetAsync(split_bits_.get(), 0, split_words * sizeof(std::uint32_t), s));
+      }
+      classify(side_u, pu, s);
+      mark("classify");
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
+      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
+      launch_cta(side_u, pu, s);
+      mark("u: CTA rows");
+      launch_tile(side_u, pu, tile_stream);
+      mark("u: warp rows");
     }
-    count_cta_rows<<<static_cast<unsigned>(cta_grid), kCtaThreads, std::size_t{cta_smem_words} * 4, s>>>(p);
-    TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
-    if (knobs_.profile) TRICOUNT_CUDA_TRY(cudaEventRecord(*prof_b, s));
-    with_tile_kernel(variant, reverse, [&](auto kernel) {
-      kernel<<<static_cast<unsigned>(tile_grid), kTileBlockThreads, tile_smem, tile_stream>>>(p);
-    });
-    TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
+    if (split) {
+      // T from what the u side left: row ends (inclusive sum of the counts), then entries.
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, tile_stream));
+      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
+      std::size_t temp_bytes = cub_temp_.bytes();
+      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(cub_temp_.get(), temp_bytes, split_counts_.get(), t_offsets_.get(),
+                                                      static_cast<std::int64_t>(rows_j + 1), s));
+      mark("T sum");
+      EdgeSplitParams ep;
+      ep.one_hop_offsets = pu.one_hop.offsets;
+      ep.one_hop_neighbors = pu.one_hop.neighbors;
+      ep.rows = rows;
+      ep.nnz = b.one_hop.nnz;
+      ep.bits = split_bits_.get();
+      ep.t_ends = t_offsets_.get();
+      ep.t_neighbors = t_neighbors_.get();
+      const std::uint64_t per_block = std::uint64_t{kSplitBlockThreads} * kSplitEdgesPerThread;
+      const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
+          (b.one_hop.nnz + per_block - 1) / per_block, 1, std::uint64_t(prop_.multiProcessorCount) * 8));
+      scatter_deferred_edges<<<grid, kSplitBlockThreads, 0, s>>>(ep);
+      TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
+      mark("T scatter");
+      classify(*side_v, pv, s);
+      mark("v: classify");
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
+      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
+      launch_cta(*side_v, pv, s);
+      mark("v: CTA rows");
+      launch_tile(*side_v, pv, tile_stream);
+      mark("v: warp rows");
+    }
     TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, tile_stream));
     TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
     TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_stop_, s));
-    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), p.result, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), result, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
     TRICOUNT_CUDA_TRY(cudaStreamSynchronize(s));
     if (timed) {
       float ms = 0;
@@ -622,18 +845,26 @@ class CudaBackend final : public CountBackend {
       stats.count_seconds += ms * 1e-3;
     }
     if (knobs_.profile && timed) {
-      float classify = 0, cta = 0, tile = 0;
-      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&classify, *ev_start_, *prof_a));
-      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&cta, *prof_a, *prof_b));
-      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&tile, *prof_b, *ev_stop_));
-      std::uint32_t sizes[2] = {0, 0};
+      std::uint32_t sizes[12] = {};
       TRICOUNT_CUDA_TRY(cudaMemcpy(sizes, small, sizeof sizes, cudaMemcpyDeviceToHost));
-      std::fprintf(stderr,
-                   "[cuda profile] rows %llu: classify %.3f ms | CTA rows %u (grid %llu, %u smem words, %u bitmap words, %llu global words) "
-                   "%.3f ms | warp rows %u (grid %llu, G %u, chunk %u, %u smem words, max keys %u, reverse %d) %.3f ms\n",
-                   (unsigned long long)rows, classify, sizes[0], (unsigned long long)cta_grid, cta_cfg.shared_words, bitmap_words,
-                   (unsigned long long)scratch_words, cta, sizes[1], (unsigned long long)tile_grid, G, p.tile_chunk,
-                   tile_cfg.shared_words, tile_max_keys, int(reverse), tile);
+      std::string line = "[cuda profile] rows " + std::to_string(rows);
+      cudaEvent_t prev = *ev_start_;
+      char buf[160];
+      for (const auto& [what, ev] : marks) {
+        float ms = 0;
+        TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&ms, prev, *ev));
+        std::snprintf(buf, sizeof buf, " | %s %.3f ms", what, ms);
+        line += buf;
+        prev = *ev;
+      }
+      auto describe = [&](const char* who, const SidePlan& sp, const std::uint32_t* sz) {
+        std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d)", who, sz[0],
+                      (unsigned long long)sp.cta_grid, sp.bitmap_words, sz[1], sp.G, int(sp.reverse));
+        line += buf;
+      };
+      if (!thread_rows) describe("u", side_u, sizes);
+      if (split) describe("v", *side_v, sizes + 8);
+      std::fprintf(stderr, "%s\n", line.c_str());
     }
     return *static_cast<const unsigned long long*>(host_result_.get());
   }
@@ -646,6 +877,8 @@ class CudaBackend final : public CountBackend {
   std::uint32_t cta_words_ = 0;         // what a CTA table takes at most
   std::uint32_t bitmap_words_ = 0;      // a CTA row's key bitmap (0: none)
   bool force_reverse_ = false;          // self-test: the warp kernel with the reverse search
+  std::optional<std::uint32_t> split_override_;  // self-test: the edge split with these quarters
+  std::optional<bool> thread_rows_override_;     // self-test: the thread-per-row kernel on or off
   unsigned staging_threads_ = std::clamp(usable_cores() / 2, 1u, 8u);
   std::unique_ptr<Stream> stream_, side_;
   std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
@@ -656,7 +889,12 @@ class CudaBackend final : public CountBackend {
   std::vector<std::unique_ptr<DeviceBlock>> cache_;
   std::uint64_t use_clock_ = 0;
   DeviceBuffer<std::uint32_t> small_;
-  DeviceBuffer<vid_t> rows_a_, rows_b_;
+  DeviceBuffer<vid_t> rows_a_, rows_b_;  // the u side's CTA and warp rows
+  DeviceBuffer<vid_t> rows_c_, rows_d_;  // v's side's
+  DeviceBuffer<unsigned long long> split_counts_;  // edges per row of T while T is built
+  DeviceBuffer<eoff_t> t_offsets_;
+  DeviceBuffer<vid_t> t_neighbors_;
+  DeviceBuffer<std::uint32_t> split_bits_;  // which edges of P(i,j) v's side takes, a bit each
   DeviceBuffer<unsigned char> cub_temp_;
   DeviceBuffer<vid_t> cta_scratch_;
 };
