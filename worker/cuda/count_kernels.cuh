@@ -122,6 +122,16 @@ __device__ __forceinline__ bool sorted_contains(const vid_t* list, eoff_t begin,
   return false;
 }
 
+// OR of v over the 32 lanes of a converged warp.
+__device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(0xFFFFFFFFu, v);
+#else
+  for (int s = 16; s > 0; s >>= 1) v |= __shfl_xor_sync(0xFFFFFFFFu, v, s);
+  return v;
+#endif
+}
+
 inline constexpr std::uint32_t kUnroll = 4;  // 2-hop elements in flight per lane on long lists
 // Rounds of the virtual (short-list) walk whose loads are issued before any is probed: a
 // warp row of a uniform graph walks ~8 rounds, each a dependent HBM load, so issuing them
@@ -206,7 +216,7 @@ struct ReverseSearch {
 // (ReverseSearch); without it the code is that of version 4 (the reverse search costs the
 // register-capped warp kernel spills, which rows with little work feel). Returns this
 // lane's hits.
-template <int G, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
+template <int G, bool kSplit, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
                                                            eoff_t o0, eoff_t o1, std::uint32_t row_keys,
                                                            NextChunk next_chunk, LongLists&& long_lists,
@@ -223,14 +233,14 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       const vid_t v = p.one_hop.neighbors[t];
       begin = p.two_hop.offsets[v];
       end = p.two_hop.offsets[v + 1];
-      if (p.edge_split && defers_edge(end - begin, row_keys, p.split_quarters)) {
+      if (kSplit && defers_edge(end - begin, row_keys, p.split_quarters)) {
         deferred = true;  // v's side counts it: one more entry in T's row v
         end = begin;
         atomicAdd(&p.split_counts[v], 1ull);
       }
       if (p.trim_min && end - begin >= p.trim_min) trim_list(p.two_hop.neighbors, begin, end, probe.kmin, probe.kmax);
     }
-    if (p.edge_split) {  // uniform: the whole tile records which of its G edges went
+    if constexpr (kSplit) {  // the whole tile records which of its G edges went
       const std::uint32_t m = tile.ballot(deferred);
       if (lane == 0 && m) record_deferred(p.split_bits, base, m);
     }
@@ -268,26 +278,28 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     const std::uint32_t incl = cg::inclusive_scan(tile, short_len);
     const std::uint32_t total = tile.shfl(incl, G - 1);
     const eoff_t adj = begin - (incl - short_len);  // element e, if in this list, is at adj + e
-    for (std::uint32_t eb = 0; eb < total; eb += kShortUnroll * G) {
-      vid_t w[kShortUnroll];
+    {
+      for (std::uint32_t eb = 0; eb < total; eb += kShortUnroll * G) {
+        vid_t w[kShortUnroll];
 #pragma unroll
-      for (std::uint32_t q = 0; q < kShortUnroll; ++q) {
-        w[q] = 0;
-        if (eb + q * G < total) {  // the same on every lane: the shuffles stay converged
-          const std::uint32_t e = eb + q * G + lane;
-          std::uint32_t pos = 0;  // lists wholly before e
+        for (std::uint32_t q = 0; q < kShortUnroll; ++q) {
+          w[q] = 0;
+          if (eb + q * G < total) {  // the same on every lane: the shuffles stay converged
+            const std::uint32_t e = eb + q * G + lane;
+            std::uint32_t pos = 0;  // lists wholly before e
 #pragma unroll
-          for (int s = G / 2; s > 0; s >>= 1) {
-            const std::uint32_t x = tile.shfl(incl, pos + s - 1);
-            if (x <= e) pos += s;
+            for (int s = G / 2; s > 0; s >>= 1) {
+              const std::uint32_t x = tile.shfl(incl, pos + s - 1);
+              if (x <= e) pos += s;
+            }
+            const eoff_t a = tile.shfl(adj, pos);
+            if (e < total) w[q] = p.two_hop.neighbors[a + e];
           }
-          const eoff_t a = tile.shfl(adj, pos);
-          if (e < total) w[q] = p.two_hop.neighbors[a + e];
         }
-      }
 #pragma unroll
-      for (std::uint32_t q = 0; q < kShortUnroll; ++q)
-        if (eb + q * G + lane < total) found += probe(w[q]);
+        for (std::uint32_t q = 0; q < kShortUnroll; ++q)
+          if (eb + q * G + lane < total) found += probe(w[q]);
+      }
     }
 
     // Long lists: walked now by this tile, or handed to the CTA (long_lists decides).
@@ -297,7 +309,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 }
 
 // One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
-template <int G, bool kReverse, class Tile>
+template <int G, bool kSplit, bool kReverse, class Tile>
 __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
                                                       std::uint32_t* smem_table) {
   const std::uint32_t lane = tile.thread_rank();
@@ -316,7 +328,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   probe.kmax = p.hash.neighbors[h1 - 1];
   tile.sync();
   std::uint64_t next = 0;
-  const unsigned long long found = probe_two_hop<G, kReverse>(
+  const unsigned long long found = probe_two_hop<G, kSplit, kReverse>(
       tile, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         c = next++;
@@ -331,7 +343,9 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 }
 
 // kReverse: 2-hop lists much longer than u's key list are searched (p.search_ratio).
-template <int G, int kMinBlocks, bool kReverse>
+// kSplit: the u side of the edge split (p.edge_split), a template parameter so that the
+// kernel without it carries none of its registers (uniform graphs felt them: 6%).
+template <int G, int kMinBlocks, bool kReverse, bool kSplit>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
@@ -349,7 +363,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     if (first >= rows) break;
     const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
     for (std::uint32_t idx = first; idx < last; ++idx)
-      found += tile_row<G, kReverse>(tile, p, p.tile_rows[rows - 1 - idx], table_smem);
+      found += tile_row<G, kSplit, kReverse>(tile, p, p.tile_rows[rows - 1 - idx], table_smem);
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
   if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
@@ -377,13 +391,13 @@ struct CtaShared {
   std::uint32_t segments;
 };
 
-template <class Probe>
+template <bool kSplit, class Probe>
 __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
                                                            std::uint32_t keys, CtaShared& sh, void* scan_storage) {
   using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
   const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
   const std::uint32_t lane = warp.thread_rank();
-  unsigned long long found = probe_two_hop<32>(
+  unsigned long long found = probe_two_hop<32, kSplit>(
       warp, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         unsigned long long x = 0;
@@ -448,8 +462,9 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
   return found;
 }
 
-// kMinBlocks: CTAs per SM the register allocation must allow (1: no cap).
-template <int kMinBlocks>
+// kMinBlocks: CTAs per SM the register allocation must allow (1: no cap). kSplit: as for
+// count_tile_rows.
+template <int kMinBlocks, bool kSplit>
 __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
@@ -500,13 +515,13 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     __syncthreads();  // table built; sh.idx read by every thread
 
     if (use_bitmap) {
-      found += cta_probe_row(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kSplit>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else if (!use_table) {
-      found += cta_probe_row(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kSplit>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else if (!shape.all_shared()) {
-      found += cta_probe_row(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kSplit>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else {
-      found += cta_probe_row(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kSplit>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     }
     __syncthreads();  // the table, the queue and the counters are reused by the next row
   }

@@ -201,27 +201,38 @@ std::string block_label(const BlockView& v) {
 // Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
 enum class TileVariant { G32, G32Occ6, G32Occ8, G16, G8 };
 
-template <bool kReverse, class F>
-void with_tile_kernel_r(TileVariant v, F&& f) {
+template <bool kReverse, bool kSplit, class F>
+void with_tile_kernel_rs(TileVariant v, F&& f) {
   switch (v) {
-    case TileVariant::G32: f(count_tile_rows<32, 1, kReverse>); break;
-    case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse>); break;
-    case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse>); break;
-    case TileVariant::G16: f(count_tile_rows<16, 1, kReverse>); break;
-    case TileVariant::G8: f(count_tile_rows<8, 1, kReverse>); break;
+    case TileVariant::G32: f(count_tile_rows<32, 1, kReverse, kSplit>); break;
+    case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse, kSplit>); break;
+    case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse, kSplit>); break;
+    case TileVariant::G16: f(count_tile_rows<16, 1, kReverse, kSplit>); break;
+    case TileVariant::G8: f(count_tile_rows<8, 1, kReverse, kSplit>); break;
   }
 }
-// reverse: the kernel with the reverse search (ReverseSearch in count_kernels.cuh).
+// reverse: the kernel with the reverse search (ReverseSearch in count_kernels.cuh); split:
+// the u side of the edge split.
 template <class F>
-void with_tile_kernel(TileVariant v, bool reverse, F&& f) {
-  if (reverse) with_tile_kernel_r<true>(v, f);
-  else with_tile_kernel_r<false>(v, f);
+void with_tile_kernel(TileVariant v, bool reverse, bool split, F&& f) {
+  if (reverse) {
+    if (split) with_tile_kernel_rs<true, true>(v, f);
+    else with_tile_kernel_rs<true, false>(v, f);
+  } else {
+    if (split) with_tile_kernel_rs<false, true>(v, f);
+    else with_tile_kernel_rs<false, false>(v, f);
+  }
 }
-// CTA kernel: a register cap for 6 CTAs per SM, or none.
+// CTA kernel: a register cap for 6 CTAs per SM, or none; split as above.
 template <class F>
-void with_cta_kernel(int occ, F&& f) {
-  if (occ == 6) f(count_cta_rows<6>);
-  else f(count_cta_rows<1>);
+void with_cta_kernel(int occ, bool split, F&& f) {
+  if (occ == 6) {
+    if (split) f(count_cta_rows<6, true>);
+    else f(count_cta_rows<6, false>);
+  } else {
+    if (split) f(count_cta_rows<1, true>);
+    else f(count_cta_rows<1, false>);
+  }
 }
 std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
 
@@ -321,7 +332,7 @@ class CudaBackend final : public CountBackend {
 
     // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
     cudaFuncAttributes attr{};
-    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<1>));
+    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<1, true>));
     const std::size_t optin = prop_.sharedMemPerBlockOptin;
     cta_budget_words_ = static_cast<std::uint32_t>(
         std::min<std::size_t>({kCtaSharedBudgetWords, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
@@ -330,16 +341,18 @@ class CudaBackend final : public CountBackend {
     bitmap_words_ = static_cast<std::uint32_t>(
         std::min<std::size_t>({knobs_.bitmap_words, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
     for (int occ : {1, 6})
-      with_cta_kernel(occ, [&](auto kernel) {
-        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
-      });
+      for (bool split : {false, true})
+        with_cta_kernel(occ, split, [&](auto kernel) {
+          TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
+        });
     for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
       for (bool reverse : {false, true})
-        with_tile_kernel(v, reverse, [](auto kernel) {
-          TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(kTileBlockSharedWords * 4)));
-        });
+        for (bool split : {false, true})
+          with_tile_kernel(v, reverse, split, [](auto kernel) {
+            TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(kTileBlockSharedWords * 4)));
+          });
     self_test();
   }
 
@@ -562,11 +575,11 @@ class CudaBackend final : public CountBackend {
     sp.bitmap_words = cta_rows_possible ? bitmap_words_ : 0;
     sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
     int cta_per_sm = 0, tile_per_sm = 0;
-    with_cta_kernel(knobs_.cta_occ, [&](auto kernel) {
+    with_cta_kernel(knobs_.cta_occ, split_edges, [&](auto kernel) {
       TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
     });
     sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
-    with_tile_kernel(sp.variant, sp.reverse, [&](auto kernel) {
+    with_tile_kernel(sp.variant, sp.reverse, split_edges, [&](auto kernel) {
       TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
     });
     sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
@@ -628,13 +641,13 @@ class CudaBackend final : public CountBackend {
   }
 
   void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_cta_kernel(knobs_.cta_occ, [&](auto kernel) {
+    with_cta_kernel(knobs_.cta_occ, p.edge_split, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
   void launch_tile(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_tile_kernel(sp.variant, sp.reverse, [&](auto kernel) {
+    with_tile_kernel(sp.variant, sp.reverse, p.edge_split, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
