@@ -98,6 +98,7 @@
 //   TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST  see SPLIT (default 128)
 //   TRICOUNT_CUDA_DEBUG_CTA_OCC       CTA kernel register cap for 6 CTAs per SM (default 6), or
 //                                     none (1)
+//   TRICOUNT_CUDA_DEBUG_SCATTER=1     T scatter with 8 edges per thread (default 16)
 //   TRICOUNT_CUDA_DEBUG_THREAD_ROWS=0 never the thread-per-row kernel (default 1: for
 //                                     subtasks whose rows are all tiny)
 //   TRICOUNT_CUDA_DEBUG_PROFILE=1     run every step one after the other and print each
@@ -251,6 +252,7 @@ struct Knobs {
   std::uint32_t search_min_list = kSearchMinList;  // reverse search only with 2-hop lists this long
   std::uint32_t split = 1;                          // edge split: 0 never, 1 by the blocks, 2 always
   bool thread_rows = true;                          // one thread per row where every row is tiny
+  int scatter = 0;                                  // T scatter: 0 = 16 edges per thread, 1 = 8 (8 CTAs per SM)
   int cta_occ = kCtaOcc;                            // CTA kernel register cap: 1 (none) or 6 CTAs per SM
   std::uint32_t split_quarters = kSplitQuarters;
   std::uint32_t split_min_list = kSplitMinList;
@@ -287,6 +289,7 @@ struct Knobs {
     k.split_min_list = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST", kSplitMinList), 0xFFFFFFFFu));
     k.thread_rows = env_u64("TRICOUNT_CUDA_DEBUG_THREAD_ROWS", 1) != 0;
+    k.scatter = env_u64("TRICOUNT_CUDA_DEBUG_SCATTER", 0) == 1 ? 1 : 0;
     k.cta_occ = env_u64("TRICOUNT_CUDA_DEBUG_CTA_OCC", kCtaOcc) == 6 ? 6 : 1;
     k.profile = env_u64("TRICOUNT_CUDA_DEBUG_PROFILE", 0) != 0;
     return k;
@@ -832,10 +835,12 @@ class CudaBackend final : public CountBackend {
       ep.bits = split_bits_.get();
       ep.t_ends = t_offsets_.get();
       ep.t_neighbors = t_neighbors_.get();
-      const std::uint64_t per_block = std::uint64_t{kSplitBlockThreads} * kSplitEdgesPerThread;
+      const std::uint64_t per_thread = knobs_.scatter == 1 ? 8 : 16;
+      const std::uint64_t per_block = std::uint64_t{kSplitBlockThreads} * per_thread;
       const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
           (b.one_hop.nnz + per_block - 1) / per_block, 1, std::uint64_t(prop_.multiProcessorCount) * 8));
-      scatter_deferred_edges<<<grid, kSplitBlockThreads, 0, s>>>(ep);
+      if (knobs_.scatter == 1) scatter_deferred_edges<8, 4, 8><<<grid, kSplitBlockThreads, 0, s>>>(ep);
+      else scatter_deferred_edges<16, 8, 1><<<grid, kSplitBlockThreads, 0, s>>>(ep);
       TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
       mark("T scatter");
       classify(*side_v, pv, s);
