@@ -63,10 +63,10 @@ inline constexpr int kSplitBlockThreads = 256;
 // once per entry, so it ends as the start of row v: T's offsets. Each thread takes
 // kSplitEdgesPerThread consecutive edges, so hub rows are spread over many threads; it
 // skips its edges if none is deferred, else finds the row of its first edge by binary
-// search over the offsets and steps on from there.
-// kSplitEdgesPerThread edges per thread, kSplitLoads atomics in flight, kMinBlocks CTAs per SM
-// (the kernel is latency-bound: Nsight Compute on Kronecker 18 with 16 / 8 / none, 93 cycles
-// per issued instruction at 46% occupancy).
+// search over the offsets and steps on from there. Template: edges per thread, atomics in
+// flight, CTAs per SM for the register cap. The default <16, 8, 1> is latency-bound on the
+// slot atomics (Nsight Compute, Kronecker 18: 93 cycles per issued instruction at 46%
+// occupancy); <8, 4, 8> was no faster.
 template <std::uint32_t kSplitEdgesPerThread, std::uint32_t kSplitLoads, int kMinBlocks>
 __global__ void __launch_bounds__(kSplitBlockThreads, kMinBlocks) scatter_deferred_edges(EdgeSplitParams p) {
   static_assert(sizeof(eoff_t) == sizeof(unsigned long long), "row ends are decremented with 64-bit atomics");
