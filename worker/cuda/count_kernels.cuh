@@ -1,6 +1,6 @@
 // The counting kernels of the CUDA backend (see cuda_backend.cu for the algorithm and its
-// assumptions). Subtasks of tiny rows only run count_thread_rows (at the end); the others
-// three launches per side (the u side, and v's side of the edge split, edge_split.cuh):
+// assumptions). Subtasks of tiny rows run only count_thread_rows (at the end); the others
+// run three launches per side (the u side, and v's side of the edge split, edge_split.cuh):
 //   1. classify: a CUB three-way partition of the rows of class i into the CTA list
 //      (degree >= threshold, or a table too large for a warp), the warp list (the rest),
 //      and the rows skipped (other workload split, or no hash or no 1-hop neighbour);
