@@ -397,7 +397,6 @@ const std::vector<ForcedPath>& forced_paths() {
       {"edge split, 64-word tables", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "2"}}},
       {"edge split, 8-lane tiles, trimmed lists", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
       {"edge split with the reverse search", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "16"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"edge split, T scattered 8 edges per thread", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SCATTER", "1"}}},
       {"edge split, profiling", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
   };
   return paths;

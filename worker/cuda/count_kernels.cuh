@@ -60,9 +60,10 @@ struct CountParams {
                                             // times u's keys are searched for u's keys (0: off)
   std::uint32_t cta_bitmap_words = 0;       // CTA rows whose key span fits this many words
                                             // of bits use a bitmap (0: off)
-  bool edge_split = false;                  // edges that defers_edge() gives to v's side are
-  std::uint32_t split_quarters = 4;         // left out here, counted per v in split_counts
-  unsigned long long* split_counts = nullptr;  // and marked in split_bits (edge_split.cuh)
+  // The u side of the edge split (kernels with kSplit): edges that defers_edge() gives to
+  // v's side are left out here, counted per v in split_counts and marked in split_bits.
+  std::uint32_t split_quarters = 4;
+  unsigned long long* split_counts = nullptr;
   std::uint32_t* split_bits = nullptr;
 };
 
@@ -120,16 +121,6 @@ __device__ __forceinline__ bool sorted_contains(const vid_t* list, eoff_t begin,
     else end = mid;
   }
   return false;
-}
-
-// OR of v over the 32 lanes of a converged warp.
-__device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_or_sync(0xFFFFFFFFu, v);
-#else
-  for (int s = 16; s > 0; s >>= 1) v |= __shfl_xor_sync(0xFFFFFFFFu, v, s);
-  return v;
-#endif
 }
 
 inline constexpr std::uint32_t kUnroll = 4;  // 2-hop elements in flight per lane on long lists
@@ -278,28 +269,26 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     const std::uint32_t incl = cg::inclusive_scan(tile, short_len);
     const std::uint32_t total = tile.shfl(incl, G - 1);
     const eoff_t adj = begin - (incl - short_len);  // element e, if in this list, is at adj + e
-    {
-      for (std::uint32_t eb = 0; eb < total; eb += kShortUnroll * G) {
-        vid_t w[kShortUnroll];
+    for (std::uint32_t eb = 0; eb < total; eb += kShortUnroll * G) {
+      vid_t w[kShortUnroll];
 #pragma unroll
-        for (std::uint32_t q = 0; q < kShortUnroll; ++q) {
-          w[q] = 0;
-          if (eb + q * G < total) {  // the same on every lane: the shuffles stay converged
-            const std::uint32_t e = eb + q * G + lane;
-            std::uint32_t pos = 0;  // lists wholly before e
+      for (std::uint32_t q = 0; q < kShortUnroll; ++q) {
+        w[q] = 0;
+        if (eb + q * G < total) {  // the same on every lane: the shuffles stay converged
+          const std::uint32_t e = eb + q * G + lane;
+          std::uint32_t pos = 0;  // lists wholly before e
 #pragma unroll
-            for (int s = G / 2; s > 0; s >>= 1) {
-              const std::uint32_t x = tile.shfl(incl, pos + s - 1);
-              if (x <= e) pos += s;
-            }
-            const eoff_t a = tile.shfl(adj, pos);
-            if (e < total) w[q] = p.two_hop.neighbors[a + e];
+          for (int s = G / 2; s > 0; s >>= 1) {
+            const std::uint32_t x = tile.shfl(incl, pos + s - 1);
+            if (x <= e) pos += s;
           }
+          const eoff_t a = tile.shfl(adj, pos);
+          if (e < total) w[q] = p.two_hop.neighbors[a + e];
         }
-#pragma unroll
-        for (std::uint32_t q = 0; q < kShortUnroll; ++q)
-          if (eb + q * G + lane < total) found += probe(w[q]);
       }
+#pragma unroll
+      for (std::uint32_t q = 0; q < kShortUnroll; ++q)
+        if (eb + q * G + lane < total) found += probe(w[q]);
     }
 
     // Long lists: walked now by this tile, or handed to the CTA (long_lists decides).
@@ -343,7 +332,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 }
 
 // kReverse: 2-hop lists much longer than u's key list are searched (p.search_ratio).
-// kSplit: the u side of the edge split (p.edge_split), a template parameter so that the
+// kSplit: the u side of the edge split (CountParams::split_*), a template parameter so that the
 // kernel without it carries none of its registers (uniform graphs felt them: 6%).
 template <int G, int kMinBlocks, bool kReverse, bool kSplit>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {

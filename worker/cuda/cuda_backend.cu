@@ -98,7 +98,6 @@
 //   TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST  see SPLIT (default 128)
 //   TRICOUNT_CUDA_DEBUG_CTA_OCC       CTA kernel register cap for 6 CTAs per SM (default 6), or
 //                                     none (1)
-//   TRICOUNT_CUDA_DEBUG_SCATTER=1     T scatter with 8 edges per thread (default 16)
 //   TRICOUNT_CUDA_DEBUG_THREAD_ROWS=0 never the thread-per-row kernel (default 1: for
 //                                     subtasks whose rows are all tiny)
 //   TRICOUNT_CUDA_DEBUG_PROFILE=1     run every step one after the other and print each
@@ -252,7 +251,6 @@ struct Knobs {
   std::uint32_t search_min_list = kSearchMinList;  // reverse search only with 2-hop lists this long
   std::uint32_t split = 1;                          // edge split: 0 never, 1 by the blocks, 2 always
   bool thread_rows = true;                          // one thread per row where every row is tiny
-  int scatter = 0;                                  // T scatter: 0 = 16 edges per thread, 1 = 8 (8 CTAs per SM)
   int cta_occ = kCtaOcc;                            // CTA kernel register cap: 1 (none) or 6 CTAs per SM
   std::uint32_t split_quarters = kSplitQuarters;
   std::uint32_t split_min_list = kSplitMinList;
@@ -289,7 +287,6 @@ struct Knobs {
     k.split_min_list = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST", kSplitMinList), 0xFFFFFFFFu));
     k.thread_rows = env_u64("TRICOUNT_CUDA_DEBUG_THREAD_ROWS", 1) != 0;
-    k.scatter = env_u64("TRICOUNT_CUDA_DEBUG_SCATTER", 0) == 1 ? 1 : 0;
     k.cta_occ = env_u64("TRICOUNT_CUDA_DEBUG_CTA_OCC", kCtaOcc) == 6 ? 6 : 1;
     k.profile = env_u64("TRICOUNT_CUDA_DEBUG_PROFILE", 0) != 0;
     return k;
@@ -517,6 +514,7 @@ class CudaBackend final : public CountBackend {
     TileVariant variant = TileVariant::G32;
     std::uint32_t G = 32;
     bool reverse = false;
+    bool split_edges = false;  // the u side of an edge split: the kernels with kSplit
     std::uint32_t bitmap_words = 0, cta_smem_words = 0;
     std::size_t tile_smem = 0;
     std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
@@ -531,6 +529,7 @@ class CudaBackend final : public CountBackend {
                      std::uint32_t splits, bool split_edges, std::uint32_t quarters) const {
     SidePlan sp;
     sp.rows = one_hop.rows;
+    sp.split_edges = split_edges;
     const std::uint64_t rows = one_hop.rows;
     const std::uint32_t max_keys = std::min<std::uint32_t>(hash.max_degree, knobs_.table_limit);
     const std::uint32_t threshold = options_.cta_degree_threshold;
@@ -644,13 +643,13 @@ class CudaBackend final : public CountBackend {
   }
 
   void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_cta_kernel(knobs_.cta_occ, p.edge_split, [&](auto kernel) {
+    with_cta_kernel(knobs_.cta_occ, sp.split_edges, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
   void launch_tile(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_tile_kernel(sp.variant, sp.reverse, p.edge_split, [&](auto kernel) {
+    with_tile_kernel(sp.variant, sp.reverse, sp.split_edges, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
@@ -779,7 +778,6 @@ class CudaBackend final : public CountBackend {
     std::uint32_t* small = small_.get();  // [0..3] u side, [4..5] result, [8..11] v's side
     unsigned long long* result = reinterpret_cast<unsigned long long*>(small + 4);
     CountParams pu = side_params(side_u, dev[0]->view(), dev[1]->view(), dev[2]->view(), rows_a_.get(), rows_b_.get(), small, result);
-    pu.edge_split = split;
     pu.split_quarters = quarters.value_or(0);
     pu.split_counts = split_counts_.get();
     pu.split_bits = split_bits_.get();
@@ -835,12 +833,10 @@ class CudaBackend final : public CountBackend {
       ep.bits = split_bits_.get();
       ep.t_ends = t_offsets_.get();
       ep.t_neighbors = t_neighbors_.get();
-      const std::uint64_t per_thread = knobs_.scatter == 1 ? 8 : 16;
-      const std::uint64_t per_block = std::uint64_t{kSplitBlockThreads} * per_thread;
+      const std::uint64_t per_block = std::uint64_t{kSplitBlockThreads} * kSplitEdgesPerThread;
       const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
           (b.one_hop.nnz + per_block - 1) / per_block, 1, std::uint64_t(prop_.multiProcessorCount) * 8));
-      if (knobs_.scatter == 1) scatter_deferred_edges<8, 4, 8><<<grid, kSplitBlockThreads, 0, s>>>(ep);
-      else scatter_deferred_edges<16, 8, 1><<<grid, kSplitBlockThreads, 0, s>>>(ep);
+      scatter_deferred_edges<<<grid, kSplitBlockThreads, 0, s>>>(ep);
       TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
       mark("T scatter");
       classify(*side_v, pv, s);

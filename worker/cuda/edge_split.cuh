@@ -57,18 +57,18 @@ __device__ __forceinline__ void record_deferred(std::uint32_t* bits, std::uint64
 }
 
 inline constexpr int kSplitBlockThreads = 256;
+inline constexpr std::uint32_t kSplitEdgesPerThread = 16;  // consecutive edges per thread
+inline constexpr std::uint32_t kSplitLoads = 8;            // slot atomics in flight per thread
 
 // Writes u into v's row of T for every deferred edge (u, v) (the bits the u side set).
 // t_ends[v] holds the end of row v (an inclusive sum of the counts) and is decremented
 // once per entry, so it ends as the start of row v: T's offsets. Each thread takes
 // kSplitEdgesPerThread consecutive edges, so hub rows are spread over many threads; it
 // skips its edges if none is deferred, else finds the row of its first edge by binary
-// search over the offsets and steps on from there. Template: edges per thread, atomics in
-// flight, CTAs per SM for the register cap. The default <16, 8, 1> is latency-bound on the
-// slot atomics (Nsight Compute, Kronecker 18: 93 cycles per issued instruction at 46%
-// occupancy); <8, 4, 8> was no faster.
-template <std::uint32_t kSplitEdgesPerThread, std::uint32_t kSplitLoads, int kMinBlocks>
-__global__ void __launch_bounds__(kSplitBlockThreads, kMinBlocks) scatter_deferred_edges(EdgeSplitParams p) {
+// search over the offsets and steps on from there. The kernel is latency-bound on the slot
+// atomics (Nsight Compute, Kronecker 18: 93 cycles per issued instruction at 46%
+// occupancy); 8 edges per thread, 4 atomics in flight and 8 CTAs per SM were no faster.
+__global__ void __launch_bounds__(kSplitBlockThreads) scatter_deferred_edges(EdgeSplitParams p) {
   static_assert(sizeof(eoff_t) == sizeof(unsigned long long), "row ends are decremented with 64-bit atomics");
   static_assert(32 % kSplitEdgesPerThread == 0, "a thread's decision bits lie in one word");
   const std::uint64_t stride = std::uint64_t(gridDim.x) * kSplitBlockThreads * kSplitEdgesPerThread;
