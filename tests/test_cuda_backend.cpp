@@ -387,6 +387,7 @@ const std::vector<ForcedPath>& forced_paths() {
       {"8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_TILE", "8"}}},
       {"32-lane tiles (whatever the rows' work)", {{"TRICOUNT_CUDA_DEBUG_TILE", "32"}}},
       {"16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
+      {"16-lane tiles, no register cap", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_OCC", "0"}}},
       {"no thread-per-row kernel", {{"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", "0"}}},
       {"CTA kernel without a register cap, CTA path", {{"TRICOUNT_CUDA_DEBUG_CTA_OCC", "1"}}, 1},
       {"no edge split", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "0"}}},
@@ -398,6 +399,11 @@ const std::vector<ForcedPath>& forced_paths() {
       {"edge split, 8-lane tiles, trimmed lists", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
       {"edge split with the reverse search", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "16"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
       {"edge split, profiling", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
+      {"edge split, v's side untrimmed", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "0"}}},
+      {"edge split, every list of both sides trimmed, CTA path", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "1"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}, 1},
+      {"edge split, v's lists trimmed, colliding tables", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "2"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 2},
+      {"rows always classified (no unclassified warp path)", {{"TRICOUNT_CUDA_DEBUG_DIRECT", "0"}}},
+      {"rows always classified, 8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_DIRECT", "0"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", "0"}}},
   };
   return paths;
 }
@@ -497,6 +503,8 @@ TEST(CudaBackend, KroneckerWithEveryProbePath) {
       {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "0"}},
       {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "2"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}},
       {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "32"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
+      {{"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "1"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}},
+      {{"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "0"}, {"TRICOUNT_CUDA_DEBUG_DIRECT", "0"}},
   };
   for (std::size_t s = 0; s < settings.size(); ++s) {
     ScopedEnv env(settings[s]);

@@ -45,7 +45,8 @@ struct CountParams {
   CsrView one_hop;  // P(i,j)
   CsrView two_hop;  // P(j,k)
   const vid_t* cta_rows = nullptr;
-  const vid_t* tile_rows = nullptr;
+  const vid_t* tile_rows = nullptr;           // nullptr: every row of the block, 0 .. direct_rows-1
+  std::uint32_t direct_rows = 0;
   const std::uint32_t* list_sizes = nullptr;  // [0] CTA rows, [1] warp rows (written by the partition)
   std::uint32_t* next = nullptr;              // [0] next CTA row, [1] next warp row
   unsigned long long* result = nullptr;
@@ -55,7 +56,8 @@ struct CountParams {
   std::uint64_t cta_scratch_words = 0;
   std::uint32_t table_limit = 0xFFFFFFFFu;  // rows with more keys use binary search
   std::uint32_t tile_chunk = 8;             // rows a warp takes per atomic grab
-  std::uint32_t trim_min = 0;               // 2-hop lists at least this long are trimmed (0: off)
+  std::uint32_t trim_min = 0;               // 2-hop lists at least this long skip their elements
+                                            // below u's smallest key (0: off)
   std::uint32_t search_ratio = 0;           // warp rows: 2-hop lists longer than this many
                                             // times u's keys are searched for u's keys (0: off)
   std::uint32_t cta_bitmap_words = 0;       // CTA rows whose key span fits this many words
@@ -93,23 +95,15 @@ struct IsTileRow {
   __device__ bool operator()(vid_t u) const { return c(u) == 2; }
 };
 
-// Narrows the 2-hop list [begin, end) to the keys within [kmin, kmax] (lists are sorted
-// ascending), so elements that cannot be in u's table are neither read nor probed.
-__device__ __forceinline__ void trim_list(const vid_t* list, eoff_t& begin, eoff_t& end, vid_t kmin, vid_t kmax) {
-  eoff_t lo = begin, hi = end;
-  while (lo < hi) {  // first >= kmin
-    const eoff_t mid = lo + (hi - lo) / 2;
-    if (list[mid] < kmin) lo = mid + 1;
-    else hi = mid;
+// The first position of the sorted 2-hop list [begin, end) whose element is >= kmin: the
+// elements before it cannot be among u's keys, so they are neither read nor probed.
+__device__ __forceinline__ eoff_t first_not_below(const vid_t* list, eoff_t begin, eoff_t end, vid_t kmin) {
+  while (begin < end) {
+    const eoff_t mid = begin + (end - begin) / 2;
+    if (list[mid] < kmin) begin = mid + 1;
+    else end = mid;
   }
-  begin = lo;
-  hi = end;
-  while (lo < hi) {  // first > kmax
-    const eoff_t mid = lo + (hi - lo) / 2;
-    if (list[mid] <= kmax) lo = mid + 1;
-    else hi = mid;
-  }
-  end = lo;
+  return begin;
 }
 
 __device__ __forceinline__ bool sorted_contains(const vid_t* list, eoff_t begin, eoff_t end, vid_t key) {
@@ -229,7 +223,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
         end = begin;
         atomicAdd(&p.split_counts[v], 1ull);
       }
-      if (p.trim_min && end - begin >= p.trim_min) trim_list(p.two_hop.neighbors, begin, end, probe.kmin, probe.kmax);
+      if (p.trim_min && end - begin >= p.trim_min) begin = first_not_below(p.two_hop.neighbors, begin, end, probe.kmin);
     }
     if constexpr (kSplit) {  // the whole tile records which of its G edges went
       const std::uint32_t m = tile.ballot(deferred);
@@ -304,8 +298,9 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   const std::uint32_t lane = tile.thread_rank();
   const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
   const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
+  if (h1 == h0 || o1 == o0) return 0;  // unclassified rows (CountParams::direct_rows): no triangle
   const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
-  const TableShape shape = make_table_shape(keys, p.tile_table);  // all levels shared: the classifier saw to it
+  const TableShape shape = make_table_shape(keys, p.tile_table);  // all levels shared: the host saw to it
   Prober<false, false> probe;
   probe.table.place(smem_table, shape, nullptr, p.tile_table.hash_multiplier);
   probe.hash_list = p.hash.neighbors + h0;
@@ -342,7 +337,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
 
   const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
   std::uint32_t* table_smem = smem + (threadIdx.x / G) * p.tile_table.shared_words;
-  const std::uint32_t rows = p.list_sizes[1];
+  const std::uint32_t rows = p.tile_rows ? p.list_sizes[1] : p.direct_rows;
   const std::uint32_t max_chunk = p.tile_chunk;  // rows per grab (host: 1 to 16 by row count)
   unsigned long long found = 0;
   for (;;) {
@@ -351,8 +346,10 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     first = tile.shfl(first, 0);
     if (first >= rows) break;
     const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
-    for (std::uint32_t idx = first; idx < last; ++idx)
-      found += tile_row<G, kSplit, kReverse>(tile, p, p.tile_rows[rows - 1 - idx], table_smem);
+    for (std::uint32_t idx = first; idx < last; ++idx) {
+      const vid_t u = p.tile_rows ? p.tile_rows[rows - 1 - idx] : rows - 1 - idx;
+      found += tile_row<G, kSplit, kReverse>(tile, p, u, table_smem);
+    }
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
   if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
@@ -428,25 +425,35 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
   }
   __syncthreads();
   const std::uint32_t segments = sh.segments;
+  std::uint32_t lo = 0;  // the list of this warp's previous segment (a warp takes its segments in order)
   for (std::uint32_t sgm = threadIdx.x / 32; sgm < segments; sgm += kCtaThreads / 32) {
-    std::uint32_t lo = 0, hi = queued;  // last list whose first segment is <= sgm
-    while (hi - lo > 1) {
-      const std::uint32_t mid = (lo + hi) / 2;
-      if (sh.q_seg[mid] <= sgm) lo = mid;
-      else hi = mid;
+    // The last list whose first segment is <= sgm, looked up in a window of 32 lists from
+    // the previous one with one ballot (q_seg is non-decreasing, so the lanes that pass
+    // are a prefix; lane 0 always passes) instead of a binary search per segment.
+    for (;;) {
+      const std::uint32_t i = lo + lane;
+      const std::uint32_t m = warp.ballot(i < queued && sh.q_seg[i] <= sgm);
+      lo += __popc(m) - 1;
+      if (m != 0xFFFFFFFFu) break;
     }
     const std::uint32_t off = (sgm - sh.q_seg[lo]) * kSegment;
-    const std::uint32_t len = sh.q_len[lo];
-    const vid_t* list = p.two_hop.neighbors + sh.q_begin[lo];
+    const std::uint32_t rest = sh.q_len[lo] - off;
+    const std::uint32_t left = rest < kSegment ? rest : kSegment;  // this segment's elements (> 0)
+    const vid_t* list = p.two_hop.neighbors + sh.q_begin[lo] + off;
+    // Only the rounds of 32 the segment has are issued (the test is the same on every
+    // lane): lists of 32 to 127 elements are most of a Kronecker graph's long lists.
     vid_t w[kUnroll];
 #pragma unroll
     for (std::uint32_t q = 0; q < kUnroll; ++q) {
-      const std::uint32_t k = off + q * 32 + lane;
-      w[q] = k < len ? list[k] : 0;
+      if (q * 32 >= left) break;
+      const std::uint32_t k = q * 32 + lane;
+      w[q] = k < left ? list[k] : 0;
     }
 #pragma unroll
-    for (std::uint32_t q = 0; q < kUnroll; ++q)
-      if (off + q * 32 + lane < len) found += probe(w[q]);
+    for (std::uint32_t q = 0; q < kUnroll; ++q) {
+      if (q * 32 >= left) break;
+      if (q * 32 + lane < left) found += probe(w[q]);
+    }
   }
   return found;
 }

@@ -79,7 +79,11 @@
 //   TRICOUNT_CUDA_DEBUG_COLLIDE=1     every key hashes to bucket 0 (linear probing only)
 //   TRICOUNT_CUDA_DEBUG_DEVICE_BYTES  device memory the backend may use (eviction, errors)
 //   TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2  buckets per key, log2 (default 1)
-//   TRICOUNT_CUDA_DEBUG_TRIM          trim 2-hop lists at least this long (0 = off)
+//   TRICOUNT_CUDA_DEBUG_TRIM          the u side's 2-hop lists at least this long skip the elements
+//                                     below u's smallest key, by binary search (0 = off, default)
+//   TRICOUNT_CUDA_DEBUG_SPLIT_TRIM    the same for v's side of the edge split (default 32)
+//   TRICOUNT_CUDA_DEBUG_DIRECT=0      always classify rows (default 1: subtasks with no possible
+//                                     CTA row give the warp kernel every row, no row list)
 //   TRICOUNT_CUDA_DEBUG_TILE          lanes per row on the warp path: 8, 16 or 32 (default 0:
 //                                     8 for subtasks of tiny rows, else 32)
 //   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 6 (default) or 8 CTAs per SM,
@@ -177,6 +181,10 @@ constexpr double kSmallRowWork = 32;
 // kSplitMinList long.
 constexpr std::uint32_t kSplitQuarters = 4;
 constexpr std::uint32_t kSplitMinList = 128;
+// v's side's 2-hop lists are the keys H(u) of rows u below v, and much of H(u) lies below
+// v's smallest key (Kronecker 18: 45% of what v's CTA rows walk); lists at least this long
+// skip that part by binary search.
+constexpr std::uint32_t kSplitTrimMin = 32;
 constexpr std::uint32_t kSearchRatio = 16;  // warp rows: search lists longer than this times u's keys (32: 3% slower on Kronecker)
 
 std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
@@ -199,7 +207,7 @@ std::string block_label(const BlockView& v) {
 }
 
 // Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
-enum class TileVariant { G32, G32Occ6, G32Occ8, G16, G8 };
+enum class TileVariant { G32, G32Occ6, G32Occ8, G16, G16Occ6, G8 };
 
 template <bool kReverse, bool kSplit, class F>
 void with_tile_kernel_rs(TileVariant v, F&& f) {
@@ -208,6 +216,7 @@ void with_tile_kernel_rs(TileVariant v, F&& f) {
     case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse, kSplit>); break;
     case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse, kSplit>); break;
     case TileVariant::G16: f(count_tile_rows<16, 1, kReverse, kSplit>); break;
+    case TileVariant::G16Occ6: f(count_tile_rows<16, 6, kReverse, kSplit>); break;
     case TileVariant::G8: f(count_tile_rows<8, 1, kReverse, kSplit>); break;
   }
 }
@@ -234,7 +243,9 @@ void with_cta_kernel(int occ, bool split, F&& f) {
     else f(count_cta_rows<1, false>);
   }
 }
-std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
+std::uint32_t tile_lanes(TileVariant v) {
+  return v == TileVariant::G16 || v == TileVariant::G16Occ6 ? 16 : v == TileVariant::G8 ? 8 : 32;
+}
 
 struct Knobs {
   std::uint32_t shared_words_cap = 0xFFFFFFFFu;
@@ -243,6 +254,8 @@ struct Knobs {
   std::uint64_t device_bytes = 0;  // 0: no cap
   std::uint32_t buckets_log2 = 1;
   std::uint32_t trim_min = 0;
+  std::uint32_t split_trim_min = kSplitTrimMin;
+  bool direct = true;                               // no classification where no row can be a CTA row
   std::uint32_t tile = 0;  // lanes per warp row: 8, 16, 32, or 0 = by the subtask (tile_for)
   std::uint32_t occ = 6;  // warp path: CTAs per SM the register allocation must allow (0, 6, 8)
   std::uint32_t cta_shared_words = kCtaSharedWords;
@@ -256,7 +269,9 @@ struct Knobs {
   std::uint32_t split_min_list = kSplitMinList;
   bool profile = false;
   TileVariant variant(std::uint32_t lanes) const {
-    return lanes == 8 ? TileVariant::G8 : lanes == 16 ? TileVariant::G16 : occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
+    if (lanes == 8) return TileVariant::G8;
+    if (lanes == 16) return occ == 6 ? TileVariant::G16Occ6 : TileVariant::G16;
+    return occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
   }
 
   static Knobs from_env() {
@@ -267,7 +282,10 @@ struct Knobs {
     k.collide = env_u64("TRICOUNT_CUDA_DEBUG_COLLIDE", 0) != 0;
     k.device_bytes = env_u64("TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", 0);
     k.buckets_log2 = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", 1), 3));
-    k.trim_min = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TRIM", 0));
+    k.trim_min = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TRIM", 0), 0xFFFFFFFFu));
+    k.split_trim_min =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", kSplitTrimMin), 0xFFFFFFFFu));
+    k.direct = env_u64("TRICOUNT_CUDA_DEBUG_DIRECT", 1) != 0;
     k.tile = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE", 0));
     if (k.tile != 0 && k.tile != 8 && k.tile != 16 && k.tile != 32)
       throw Error("TRICOUNT_CUDA_DEBUG_TILE must be 0 (automatic), 8, 16 or 32");
@@ -346,7 +364,7 @@ class CudaBackend final : public CountBackend {
           TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
         });
-    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
+    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G16Occ6, TileVariant::G8})
       for (bool reverse : {false, true})
         for (bool split : {false, true})
           with_tile_kernel(v, reverse, split, [](auto kernel) {
@@ -519,6 +537,8 @@ class CudaBackend final : public CountBackend {
     std::size_t tile_smem = 0;
     std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
     std::uint32_t tile_chunk = 1;
+    std::uint32_t trim_min = 0;
+    bool direct = false;  // no row can be a CTA row: the warp kernel takes every row, unclassified
     RowClassifier classifier{};
     std::size_t cub_bytes = 0;
   };
@@ -575,6 +595,11 @@ class CudaBackend final : public CountBackend {
     const bool cta_rows_possible = hash.max_degree >= threshold || one_hop.max_degree >= threshold ||
                                    hash.max_degree > sp.tile_max_keys;
     sp.bitmap_words = cta_rows_possible ? bitmap_words_ : 0;
+    // Nor a classification then: the warp kernel walks the rows themselves, skipping the
+    // empty ones (uniform 2^24: the partition took 0.2 ms, and each row's id was one more
+    // dependent load).
+    sp.direct = knobs_.direct && !cta_rows_possible && splits == 1;
+    sp.trim_min = knobs_.trim_min;
     sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
     int cta_per_sm = 0, tile_per_sm = 0;
     with_cta_kernel(knobs_.cta_occ, split_edges, [&](auto kernel) {
@@ -624,7 +649,11 @@ class CudaBackend final : public CountBackend {
     p.cta_scratch_words = sp.scratch_words;
     p.table_limit = knobs_.table_limit;
     p.tile_chunk = sp.tile_chunk;
-    p.trim_min = knobs_.trim_min;
+    p.trim_min = sp.trim_min;
+    if (sp.direct) {
+      p.tile_rows = nullptr;
+      p.direct_rows = static_cast<std::uint32_t>(sp.rows);
+    }
     p.cta_bitmap_words = sp.bitmap_words;
     p.search_ratio = knobs_.search_ratio;
     return p;
@@ -690,6 +719,7 @@ class CudaBackend final : public CountBackend {
       // long), 2-hop P(i,k); no workload split (T holds only this split's edges).
       const BlockMeta t{rows_j, b.one_hop.nnz, static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, 0xFFFFFFFFu))};
       side_v = plan_side(meta(b.two_hop), t, meta(b.hash), 0, 1, false, 0);
+      side_v->trim_min = knobs_.split_trim_min;
       std::size_t scan_bytes = 0;
       TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
                                                       static_cast<std::int64_t>(rows_j + 1), *stream_));
@@ -795,6 +825,23 @@ class CudaBackend final : public CountBackend {
       marks.emplace_back(what, std::make_unique<Event>());
       TRICOUNT_CUDA_TRY(cudaEventRecord(*marks.back().second, s));
     };
+    // A side's kernels: the classification, then the CTA and warp kernels on two streams; or,
+    // where no row can be a CTA row, the warp kernel alone over every row.
+    auto launch_side = [&](const SidePlan& sp, const CountParams& p, const std::array<const char*, 4>& labels) {
+      if (sp.direct) {
+        launch_tile(sp, p, s);
+        mark(labels[3]);
+        return;
+      }
+      classify(sp, p, s);
+      mark(labels[0]);
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
+      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
+      launch_cta(sp, p, s);
+      mark(labels[1]);
+      launch_tile(sp, p, tile_stream);
+      mark(labels[2]);
+    };
     TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
     TRICOUNT_CUDA_TRY(cudaMemsetAsync(small, 0, 16 * sizeof(std::uint32_t), s));
     if (thread_rows) {
@@ -808,14 +855,7 @@ class CudaBackend final : public CountBackend {
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(split_counts_.get(), 0, (rows_j + 1) * sizeof(unsigned long long), s));
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(split_bits_.get(), 0, split_words * sizeof(std::uint32_t), s));
       }
-      classify(side_u, pu, s);
-      mark("classify");
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
-      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
-      launch_cta(side_u, pu, s);
-      mark("u: CTA rows");
-      launch_tile(side_u, pu, tile_stream);
-      mark("u: warp rows");
+      launch_side(side_u, pu, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel"});
     }
     if (split) {
       // T from what the u side left: row ends (inclusive sum of the counts), then entries.
@@ -839,14 +879,7 @@ class CudaBackend final : public CountBackend {
       scatter_deferred_edges<<<grid, kSplitBlockThreads, 0, s>>>(ep);
       TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
       mark("T scatter");
-      classify(*side_v, pv, s);
-      mark("v: classify");
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
-      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
-      launch_cta(*side_v, pv, s);
-      mark("v: CTA rows");
-      launch_tile(*side_v, pv, tile_stream);
-      mark("v: warp rows");
+      launch_side(*side_v, pv, {"v: classify", "v: CTA rows", "v: warp rows", "v: every row, warp kernel"});
     }
     TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, tile_stream));
     TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
@@ -872,8 +905,11 @@ class CudaBackend final : public CountBackend {
         prev = *ev;
       }
       auto describe = [&](const char* who, const SidePlan& sp, const std::uint32_t* sz) {
-        std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d)", who, sz[0],
-                      (unsigned long long)sp.cta_grid, sp.bitmap_words, sz[1], sp.G, int(sp.reverse));
+        if (sp.direct)
+          std::snprintf(buf, sizeof buf, " | %s: every row to the warp kernel (G %u, reverse %d)", who, sp.G, int(sp.reverse));
+        else
+          std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d)", who,
+                        sz[0], (unsigned long long)sp.cta_grid, sp.bitmap_words, sz[1], sp.G, int(sp.reverse));
         line += buf;
       };
       if (!thread_rows) describe("u", side_u, sizes);
