@@ -27,8 +27,9 @@
 //    consecutive words; when a bucket is full, linear probing into the next bucket.
 //  * Warp path: a warp builds u's table in its shared memory, then takes the 1-hop list
 //    32 entries at a time: the 2-hop lists shorter than 32 are walked as one virtual list
-//    (TRUST's virtual combination: a warp prefix sum of their lengths, each lane finding
-//    its list by binary search; 4 rounds of 32 elements loaded before any is probed), the
+//    (TRUST's virtual combination: a warp prefix sum of their lengths in slots of 4
+//    consecutive elements, each lane finding its slot's list by binary search and loading
+//    the slot's 4 elements before probing them), the
 //    longer ones one at a time by the whole warp with 4 loads in flight per lane. Subtasks
 //    whose rows have almost no 2-hop work (grids) use tiles of 8 lanes per row instead of
 //    a warp. Elements outside [min H(u), max H(u)] are not probed. A
@@ -40,7 +41,9 @@
 //  * CTA path: 256 threads build a larger table (levels past the shared ones in a per-CTA
 //    global-memory area reused across rows); the warps take the 1-hop chunks from a shared
 //    counter and probe as above, except that long lists are queued and cut into segments
-//    of 128 elements shared by all warps, so one hub's list does not hold up the row. A
+//    of up to 128 elements shared by all warps, so one hub's list does not hold up the row
+//    (a warp finds its segment's list with one ballot over the queue from its previous one,
+//    and issues only the rounds of 32 the segment has). A
 //    row whose table does not fit even with the global area is probed by binary search in
 //    its sorted hash list instead. A CTA row whose key span max H(u) - min H(u) fits the
 //    bitmap (default 131,072 bits: 16 KiB of shared memory, taken only when the subtask
@@ -54,7 +57,12 @@
 //    kernels run again with hash P(j,k), 1-hop T and 2-hop P(i,k): v's table (or bitmap)
 //    of N2(v) is probed with the keys of each u. Every edge is probed from its shorter
 //    side, about the fewest probes a hash-based intersection can make (Kronecker 20: 1.4 G
-//    instead of 3.9 G).
+//    instead of 3.9 G). On v's side the 2-hop lists H(u) start below v's keys (u < v), so
+//    lists of 32 or more skip that part by binary search (Kronecker 18: 45% of the
+//    elements v's CTA rows would walk).
+//  * Subtasks where no row can be a CTA row (largest hash and 1-hop degrees below the
+//    threshold, tables that fit a warp) are not classified: the warp kernel walks every
+//    row and skips the empty ones.
 //  * Subtasks whose rows are all tiny (hash and 1-hop rows of at most 8 entries, 2-hop of
 //    at most 64: grids, meshes) skip all of the above: one thread per row holds u's keys
 //    and 1-hop entries in registers and compares the 2-hop elements against the keys
