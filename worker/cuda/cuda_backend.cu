@@ -21,7 +21,7 @@
 //    1-hop neighbour (either one empty: no triangle), are skipped; rows with hash or
 //    1-hop degree >= cta_degree_threshold (TRUST: 100), or whose table would not fit a
 //    warp's shared memory, go to the CTA list; the rest to the warp list.
-//  * Table: power-of-two buckets, about 2 per key; per bucket a head {length, first key}
+//  * Table: power-of-two buckets, about 4 per key; per bucket a head {length, first key}
 //    in shared memory (lengths filled with shared-memory atomics), further levels
 //    interleaved bucket-major so lanes probing different buckets at one level read
 //    consecutive words; when a bucket is full, linear probing into the next bucket.
@@ -86,7 +86,8 @@
 //   TRICOUNT_CUDA_DEBUG_TABLE_LIMIT   rows with more hash neighbours use binary search
 //   TRICOUNT_CUDA_DEBUG_COLLIDE=1     every key hashes to bucket 0 (linear probing only)
 //   TRICOUNT_CUDA_DEBUG_DEVICE_BYTES  device memory the backend may use (eviction, errors)
-//   TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2  buckets per key, log2 (default 1)
+//   TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2  buckets per key, log2 (default 2)
+//   TRICOUNT_CUDA_DEBUG_TILE_LEVELS   shared levels of a warp table, at most (default 4)
 //   TRICOUNT_CUDA_DEBUG_TRIM          the u side's 2-hop lists at least this long skip the elements
 //                                     below u's smallest key, by binary search (0 = off, default)
 //   TRICOUNT_CUDA_DEBUG_SPLIT_TRIM    the same for v's side of the edge split (default 32)
@@ -94,7 +95,7 @@
 //                                     CTA row give the warp kernel every row, no row list)
 //   TRICOUNT_CUDA_DEBUG_TILE          lanes per row on the warp path: 8, 16 or 32 (default 0:
 //                                     8 for subtasks of tiny rows, else 32)
-//   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 6 (default) or 8 CTAs per SM,
+//   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 5 (default), 6 or 8 CTAs per SM,
 //                                     0 for none
 //   TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS  shared words of a CTA table (default 4096)
 //   TRICOUNT_CUDA_DEBUG_BITMAP_WORDS  shared words of a CTA row's key bitmap (default 4096:
@@ -176,6 +177,18 @@ constexpr std::uint32_t kCtaSharedWords = 4096;
 // 64.4 / 145 with 32 KiB and 1.67 / 8.20 / 92.2 / 207 with neither (66 registers: 3 CTAs
 // per SM).
 constexpr std::uint32_t kCtaBitmapWords = 4096;
+// Warp tables: 4 buckets per key (kBucketsLog2) and up to 4 shared levels (kTileLevels),
+// and the warp kernel's registers capped for 5 CTAs per SM (kTileOcc). A warp's lanes probe
+// 32 buckets at once, and the whole warp walks a bucket's levels, or moves on to the next
+// bucket, whenever one lane must: at 2 buckets per key and 2 levels most warp probes had
+// such a lane. H200, Kronecker 18 / 20 / uniform 2^20 / 2^24 ms: 1.008 / 4.510 / 1.093 /
+// 20.91 before; 4 buckets per key 1.011 / 4.327 / 0.972 / 19.52; and 4 levels 1.014 / 4.337 /
+// 0.940 / 19.18; and the 5-CTA cap (48 registers, 8 bytes of spills instead of 36) 0.978 /
+// 4.305 / 0.983 / 18.55. Kronecker 23 / 24 with 4 buckets and the 5-CTA cap: 48.7 / 114.6
+// against 49.2 / 115.2.
+constexpr std::uint32_t kBucketsLog2 = 2;
+constexpr std::uint32_t kTileLevels = 4;
+constexpr std::uint32_t kTileOcc = 5;
 constexpr int kCtaOcc = 6;
 constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
 constexpr std::uint64_t kMaxTileChunk = 16;
@@ -215,12 +228,13 @@ std::string block_label(const BlockView& v) {
 }
 
 // Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
-enum class TileVariant { G32, G32Occ6, G32Occ8, G16, G16Occ6, G8 };
+enum class TileVariant { G32, G32Occ5, G32Occ6, G32Occ8, G16, G16Occ6, G8 };
 
 template <bool kReverse, bool kSplit, class F>
 void with_tile_kernel_rs(TileVariant v, F&& f) {
   switch (v) {
     case TileVariant::G32: f(count_tile_rows<32, 1, kReverse, kSplit>); break;
+    case TileVariant::G32Occ5: f(count_tile_rows<32, 5, kReverse, kSplit>); break;
     case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse, kSplit>); break;
     case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse, kSplit>); break;
     case TileVariant::G16: f(count_tile_rows<16, 1, kReverse, kSplit>); break;
@@ -260,12 +274,13 @@ struct Knobs {
   std::uint32_t table_limit = 0xFFFFFFFFu;
   bool collide = false;
   std::uint64_t device_bytes = 0;  // 0: no cap
-  std::uint32_t buckets_log2 = 1;
+  std::uint32_t buckets_log2 = kBucketsLog2;
+  std::uint32_t tile_levels = kTileLevels;  // shared levels of a warp table (at most)
   std::uint32_t trim_min = 0;
   std::uint32_t split_trim_min = kSplitTrimMin;
   bool direct = true;                               // no classification where no row can be a CTA row
   std::uint32_t tile = 0;  // lanes per warp row: 8, 16, 32, or 0 = by the subtask (tile_for)
-  std::uint32_t occ = 6;  // warp path: CTAs per SM the register allocation must allow (0, 6, 8)
+  std::uint32_t occ = kTileOcc;  // warp path: CTAs per SM the register allocation must allow (0, 5, 6, 8)
   std::uint32_t cta_shared_words = kCtaSharedWords;
   std::uint32_t bitmap_words = kCtaBitmapWords;  // 0: no bitmaps
   std::uint32_t search_ratio = kSearchRatio;     // 0: always probe
@@ -278,8 +293,8 @@ struct Knobs {
   bool profile = false;
   TileVariant variant(std::uint32_t lanes) const {
     if (lanes == 8) return TileVariant::G8;
-    if (lanes == 16) return occ == 6 ? TileVariant::G16Occ6 : TileVariant::G16;
-    return occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : TileVariant::G32;
+    if (lanes == 16) return occ == 5 || occ == 6 ? TileVariant::G16Occ6 : TileVariant::G16;
+    return occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : occ == 5 ? TileVariant::G32Occ5 : TileVariant::G32;
   }
 
   static Knobs from_env() {
@@ -289,7 +304,8 @@ struct Knobs {
     k.table_limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", 0xFFFFFFFFu), 0xFFFFFFFFu));
     k.collide = env_u64("TRICOUNT_CUDA_DEBUG_COLLIDE", 0) != 0;
     k.device_bytes = env_u64("TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", 0);
-    k.buckets_log2 = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", 1), 3));
+    k.buckets_log2 = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", kBucketsLog2), 3));
+    k.tile_levels = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE_LEVELS", kTileLevels), 1, 16));
     k.trim_min = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TRIM", 0), 0xFFFFFFFFu));
     k.split_trim_min =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", kSplitTrimMin), 0xFFFFFFFFu));
@@ -297,7 +313,7 @@ struct Knobs {
     k.tile = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE", 0));
     if (k.tile != 0 && k.tile != 8 && k.tile != 16 && k.tile != 32)
       throw Error("TRICOUNT_CUDA_DEBUG_TILE must be 0 (automatic), 8, 16 or 32");
-    k.occ = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_OCC", 6));
+    k.occ = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_OCC", kTileOcc));
     k.cta_shared_words = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", kCtaSharedWords), 64, kCtaSharedBudgetWords));
     k.bitmap_words = static_cast<std::uint32_t>(
@@ -372,7 +388,8 @@ class CudaBackend final : public CountBackend {
           TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
         });
-    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G16Occ6, TileVariant::G8})
+    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ5, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16,
+                          TileVariant::G16Occ6, TileVariant::G8})
       for (bool reverse : {false, true})
         for (bool split : {false, true})
           with_tile_kernel(v, reverse, split, [](auto kernel) {
@@ -582,11 +599,12 @@ class CudaBackend final : public CountBackend {
     unbounded.shared_words = 0xFFFFFFFFu;
     unbounded.log2_buckets_per_key = knobs_.buckets_log2;
     sp.tile_cfg = unbounded;
+    sp.tile_cfg.max_shared_levels = knobs_.tile_levels;
     sp.cta_cfg = unbounded;
     const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / sp.G), knobs_.shared_words_cap);
     const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, hash.max_degree) : 0;
     sp.tile_cfg.shared_words = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(make_table_shape(tile_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
+        std::clamp<std::uint64_t>(make_table_shape(tile_keys, sp.tile_cfg).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
     sp.cta_cfg.shared_words = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(make_table_shape(max_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, cta_words_)));
     if (knobs_.collide) sp.tile_cfg.hash_multiplier = sp.cta_cfg.hash_multiplier = 0;
