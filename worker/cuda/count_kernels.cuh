@@ -465,7 +465,8 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
     const std::uint32_t left = rest < kSegment ? rest : kSegment;  // this segment's elements (> 0)
     const vid_t* list = p.two_hop.neighbors + sh.q_begin[lo] + off;
     // Only the rounds of 32 the segment has are issued (the test is the same on every
-    // lane): lists of 32 to 127 elements are most of a Kronecker graph's long lists.
+    // lane): a long list's last segment is partly empty, and with all 4 rounds issued
+    // Kronecker 18's CTA rows used 67-73% of the lanes they issued.
     vid_t w[kUnroll];
 #pragma unroll
     for (std::uint32_t q = 0; q < kUnroll; ++q) {
