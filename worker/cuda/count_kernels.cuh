@@ -135,6 +135,20 @@ static_assert(kShortPer * kShortUnroll == 4, "4 elements in flight per lane");
 // and it lies above every key range, so a probe rejects it with its range check.
 inline constexpr vid_t kNeverKey = kMaxVertices;
 
+// The number of lanes of the tile whose inclusive prefix sum `incl` is <= x: the lane
+// whose part of a virtual list holds position x (lanes with nothing are skipped over).
+// G/2 + ... + 1 shuffles, every lane converged.
+template <int G, class Tile>
+__device__ __forceinline__ std::uint32_t owner_lane(const Tile& tile, std::uint32_t incl, std::uint32_t x) {
+  std::uint32_t pos = 0;
+#pragma unroll
+  for (int st = G / 2; st > 0; st >>= 1) {
+    const std::uint32_t y = tile.shfl(incl, pos + st - 1);
+    if (y <= x) pos += st;
+  }
+  return pos;
+}
+
 // Probes element w of a 2-hop list against u's keys: the table, or u's sorted hash list.
 template <bool kGlobal, bool kBsearch>
 struct Prober {
@@ -251,12 +265,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
           const std::uint32_t pexcl = pincl - pairs;
           for (std::uint32_t eb = 0; eb < ptotal; eb += G) {
             const std::uint32_t e = eb + lane;
-            std::uint32_t pos = 0;  // lanes whose pairs lie wholly before e
-#pragma unroll
-            for (int s = G / 2; s > 0; s >>= 1) {
-              const std::uint32_t x = tile.shfl(pincl, pos + s - 1);
-              if (x <= e) pos += s;
-            }
+            const std::uint32_t pos = owner_lane<G>(tile, pincl, e);  // the lane of pair e
             const eoff_t lb = tile.shfl(begin, pos);
             const std::uint32_t ll = tile.shfl(len, pos);
             const std::uint32_t first = tile.shfl(pexcl, pos);
@@ -285,12 +294,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
         for (std::uint32_t k = 0; k < kShortPer; ++k) w[q * kShortPer + k] = kNeverKey;
         if (sb + q * G < total) {  // the same on every lane: the shuffles stay converged
           const std::uint32_t slot = sb + q * G + lane;
-          std::uint32_t pos = 0;  // lists wholly before this slot
-#pragma unroll
-          for (int st = G / 2; st > 0; st >>= 1) {
-            const std::uint32_t x = tile.shfl(incl, pos + st - 1);
-            if (x <= slot) pos += st;
-          }
+          const std::uint32_t pos = owner_lane<G>(tile, incl, slot);  // the lane of this slot's list
           const eoff_t a = tile.shfl(adj, pos);
           const std::uint32_t l = tile.shfl(lim, pos);
           if (slot < total) {
