@@ -228,7 +228,7 @@ std::string block_label(const BlockView& v) {
 }
 
 // Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
-enum class TileVariant { G32, G32Occ5, G32Occ6, G32Occ8, G16, G16Occ6, G8 };
+enum class TileVariant { G32, G32Occ5, G32Occ6, G32Occ8, G16, G8 };
 
 template <bool kReverse, bool kSplit, class F>
 void with_tile_kernel_rs(TileVariant v, F&& f) {
@@ -238,7 +238,6 @@ void with_tile_kernel_rs(TileVariant v, F&& f) {
     case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse, kSplit>); break;
     case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse, kSplit>); break;
     case TileVariant::G16: f(count_tile_rows<16, 1, kReverse, kSplit>); break;
-    case TileVariant::G16Occ6: f(count_tile_rows<16, 6, kReverse, kSplit>); break;
     case TileVariant::G8: f(count_tile_rows<8, 1, kReverse, kSplit>); break;
   }
 }
@@ -265,9 +264,7 @@ void with_cta_kernel(int occ, bool split, F&& f) {
     else f(count_cta_rows<1, false>);
   }
 }
-std::uint32_t tile_lanes(TileVariant v) {
-  return v == TileVariant::G16 || v == TileVariant::G16Occ6 ? 16 : v == TileVariant::G8 ? 8 : 32;
-}
+std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
 
 struct Knobs {
   std::uint32_t shared_words_cap = 0xFFFFFFFFu;
@@ -293,7 +290,7 @@ struct Knobs {
   bool profile = false;
   TileVariant variant(std::uint32_t lanes) const {
     if (lanes == 8) return TileVariant::G8;
-    if (lanes == 16) return occ == 5 || occ == 6 ? TileVariant::G16Occ6 : TileVariant::G16;
+    if (lanes == 16) return TileVariant::G16;
     return occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : occ == 5 ? TileVariant::G32Occ5 : TileVariant::G32;
   }
 
@@ -388,8 +385,7 @@ class CudaBackend final : public CountBackend {
           TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
         });
-    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ5, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16,
-                          TileVariant::G16Occ6, TileVariant::G8})
+    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ5, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
       for (bool reverse : {false, true})
         for (bool split : {false, true})
           with_tile_kernel(v, reverse, split, [](auto kernel) {
