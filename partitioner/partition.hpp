@@ -12,7 +12,7 @@
 
 #include "partitioner/reorder.hpp"
 #include "src/block_format.hpp"
-#include "src/edge_source.hpp"
+#include "input/edge_source.hpp"
 
 namespace tricount {
 

@@ -5,7 +5,7 @@
 #include <mpi.h>
 
 #include "partitioner/partition.hpp"
-#include "scheduler/count_job.hpp"
+#include "count/count_job.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
 

@@ -25,7 +25,7 @@
 
 #include "partitioner/partition.hpp"
 #include "src/block_format.hpp"
-#include "src/generators.hpp"
+#include "input/generators.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
 #include "worker/block_cache.hpp"

@@ -14,8 +14,8 @@
 #include <utility>  // std::in_range, used by types.hpp
 #include <vector>
 
-#include "src/edge_source.hpp"
-#include "src/generators.hpp"
+#include "input/edge_source.hpp"
+#include "input/generators.hpp"
 #include "src/types.hpp"
 #include "tests/test_support.hpp"
 

@@ -27,7 +27,7 @@
 #include "partitioner/partition.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/block_format.hpp"
-#include "src/generators.hpp"
+#include "input/generators.hpp"
 #include "tests/test_support.hpp"
 #include "worker/backend.hpp"
 

@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/edge_source.hpp"
+#include "input/edge_source.hpp"
 #include "src/threads.hpp"
 #include "src/types.hpp"
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "src/edge_source.hpp"
+#include "input/edge_source.hpp"
 
 namespace tricount {
 

@@ -1,4 +1,4 @@
-#include "scheduler/count_job.hpp"
+#include "count/count_job.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -20,7 +20,7 @@
 #include <utility>  // std::in_range, used by types.hpp
 #include <vector>
 
-#include "src/generators.hpp"
+#include "input/generators.hpp"
 #include "src/types.hpp"
 
 namespace tricount {

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "scheduler/count_job.hpp"
-#include "scheduler/verify.hpp"
+#include "count/count_job.hpp"
+#include "count/verify.hpp"
 #include "src/cli.hpp"
 
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "src/cli.hpp"
-#include "src/edge_source.hpp"
-#include "src/generators.hpp"
+#include "input/edge_source.hpp"
+#include "input/generators.hpp"
 #include "src/types.hpp"
 
 namespace {

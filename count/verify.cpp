@@ -1,4 +1,4 @@
-#include "scheduler/verify.hpp"
+#include "count/verify.hpp"
 
 #include <algorithm>
 
