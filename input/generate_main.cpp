@@ -45,6 +45,12 @@ std::uint64_t positive_option(const po::variables_map& vm, std::string_view opti
   return v;
 }
 
+unsigned threads_option(const po::variables_map& vm) {
+  const std::uint64_t t = parse_u64_option(vm["threads"].as<std::string>(), "threads");
+  if (t > 4096) throw UsageError("--threads " + std::to_string(t) + " is more than 4096; use 0 for all cores");
+  return static_cast<unsigned>(t);
+}
+
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -89,6 +95,9 @@ int run(int argc, char** argv) {
     ("nx", po::value<std::string>(), "grid3d: grid size in x (default 16)")
     ("ny", po::value<std::string>(), "grid3d: grid size in y (default 16)")
     ("nz", po::value<std::string>(), "grid3d: grid size in z (default 16)")
+    ("threads", po::value<std::string>()->default_value("0"),
+     "kronecker, uniform: threads that compute edges (0: the cores this process may use); "
+     "the file is the same for any number")
     ("output,o", po::value<std::string>()->required(),
      "file to write (required); written under a temporary name, then renamed")
     ("format", po::value<std::string>(),
@@ -153,6 +162,7 @@ int run(int argc, char** argv) {
       throw UsageError("--edge-factor * 2^scale does not fit in 64 bits");
     }
     spec.seed = parse_u64_option(vm["seed"].as<std::string>(), "seed");
+    spec.threads = threads_option(vm);
     source = make_kronecker_source(spec);
   } else if (kind == "uniform") {
     only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
@@ -173,9 +183,10 @@ int run(int argc, char** argv) {
       }
     }
     spec.seed = parse_u64_option(vm["seed"].as<std::string>(), "seed");
+    spec.threads = threads_option(vm);
     source = make_uniform_source(spec);
   } else if (kind == "grid3d") {
-    only_for({"vertices", "edges", "scale", "edge-factor", "seed"}, "kronecker or uniform");
+    only_for({"vertices", "edges", "scale", "edge-factor", "seed", "threads"}, "kronecker or uniform");
     Grid3dSpec spec;
     if (vm.count("grid-side")) {
       if (vm.count("nx") || vm.count("ny") || vm.count("nz")) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "input/generators.hpp"
+#include "src/threads.hpp"
 #include "src/types.hpp"
 
 namespace tricount {
@@ -73,6 +74,21 @@ std::uint64_t threshold32(double p) {
 
 void check_batch_size(std::size_t max_edges) {
   TRICOUNT_EXPECTS(max_edges > 0, "next_batch: max_edges must be positive");
+}
+
+// out[k] = edge_at(first + k) for k < n, on up to `threads` threads (0: all usable cores).
+// Edges are pure functions of their index, so the batch is the same for any thread count;
+// a thread gets at least 2^14 edges, so small batches stay on the calling thread.
+template <class EdgeAt>
+void fill_batch(std::vector<RawEdge>& out, std::uint64_t first, std::uint64_t n, unsigned threads,
+                const EdgeAt& edge_at) {
+  constexpr std::uint64_t kMinEdgesPerThread = std::uint64_t{1} << 14;
+  out.resize(static_cast<std::size_t>(n));
+  const unsigned wanted = threads == 0 ? usable_cores() : threads;
+  const auto used = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(1, n / kMinEdgesPerThread)));
+  parallel_ranges(n, used, [&](std::uint64_t lo, std::uint64_t hi) {
+    for (std::uint64_t k = lo; k < hi; ++k) out[k] = edge_at(first + k);
+  });
 }
 
 std::string format_double(double x) {
@@ -159,8 +175,7 @@ class KroneckerSource final : public EdgeSource {
     check_batch_size(max_edges);
     out.clear();
     const std::uint64_t n = std::min<std::uint64_t>(max_edges, total_ - next_);
-    out.resize(static_cast<std::size_t>(n));
-    for (std::uint64_t k = 0; k < n; ++k) out[k] = edge(next_ + k);
+    fill_batch(out, next_, n, spec_.threads, [this](std::uint64_t i) { return edge(i); });
     next_ += n;
     return n > 0;
   }
@@ -211,11 +226,10 @@ class UniformSource final : public EdgeSource {
     check_batch_size(max_edges);
     out.clear();
     const std::uint64_t n = std::min<std::uint64_t>(max_edges, spec_.edges - next_);
-    out.resize(static_cast<std::size_t>(n));
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::uint64_t state = edge_state(key_, next_ + k);
-      out[k] = {below(state, spec_.vertices), below(draw(state, 0), spec_.vertices)};
-    }
+    fill_batch(out, next_, n, spec_.threads, [this](std::uint64_t i) {
+      const std::uint64_t state = edge_state(key_, i);
+      return RawEdge{below(state, spec_.vertices), below(draw(state, 0), spec_.vertices)};
+    });
     next_ += n;
     return n > 0;
   }
@@ -378,7 +392,7 @@ std::uint64_t write_edge_file(EdgeSource& source, const std::string& path, EdgeF
   try {
     FileWriter out(tmp, path);
     std::vector<RawEdge> batch;
-    constexpr std::size_t kBatch = std::size_t{1} << 16;
+    constexpr std::size_t kBatch = std::size_t{1} << 20;  // 16 MB: enough to share among threads
     while (source.next_batch(batch, kBatch)) {
       switch (kind) {
         case EdgeFileKind::Text:

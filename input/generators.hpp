@@ -19,6 +19,7 @@ struct KroneckerSpec {
   std::uint64_t seed = 1;
   double a = 0.57, b = 0.19, c = 0.19;
   bool permute = true;
+  unsigned threads = 0;  // threads per batch; 0: the cores this process may use (same edges for any)
 };
 
 // Uniform random: `edges` pairs of independent uniform endpoints in [0, vertices).
@@ -26,6 +27,7 @@ struct UniformSpec {
   std::uint64_t vertices = 1u << 16;
   std::uint64_t edges = 1u << 20;
   std::uint64_t seed = 1;
+  unsigned threads = 0;  // threads per batch; 0: the cores this process may use (same edges for any)
 };
 
 // 3D grid nx * ny * nz with 6-neighbour connectivity: bipartite, so 0 triangles.

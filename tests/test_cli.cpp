@@ -201,7 +201,23 @@ TEST(cliHelp, Count) {
 TEST(cliHelp, Generate) {
   expect_help(run_process({prog("tricount-generate"), "--help"}, kTimeout),
               {"kind", "scale", "edge-factor", "seed", "vertices", "edges", "grid-side", "nx", "ny", "nz", "output",
-               "format", "help"});
+               "format", "threads", "help"});
+}
+
+// tricount-generate computes edges on all cores; the file is the same at 1 and 4 threads.
+TEST(cliGenerate, SameFileForAnyThreadCount) {
+  TempDir dir;
+  for (const char* kind : {"kronecker", "uniform"}) {
+    std::string files[2];
+    for (int t = 0; t < 2; ++t) {
+      files[t] = dir.file(std::string(kind) + (t == 0 ? ".1" : ".4") + ".bin64");
+      const ProcessResult r = generate({"--kind", kind, "--scale", "16", "--threads", t == 0 ? "1" : "4",
+                                        "--output", files[t]});
+      ASSERT_EQ(r.exit_code, 0) << describe(r);
+    }
+    EXPECT_EQ(read_file(files[0]).size(), std::size_t{16} * 16 << 16) << kind;
+    EXPECT_TRUE(read_file(files[0]) == read_file(files[1])) << kind;
+  }
 }
 
 // ------------------------------------------------------------------------------------

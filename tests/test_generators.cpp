@@ -70,6 +70,19 @@ TEST(Kronecker, SameForEveryBatchSize) {
   EXPECT_TRUE(kronecker(spec) == ref);  // and again: no hidden global state
 }
 
+// Batches are computed on several threads; the edges must not depend on how many.
+TEST(Kronecker, SameForEveryThreadCount) {
+  KroneckerSpec spec;
+  spec.scale = 14;
+  spec.edge_factor = 16;
+  spec.threads = 1;
+  const Edges ref = kronecker(spec, std::size_t{1} << 18);
+  for (unsigned threads : {2u, 4u, 7u, 0u}) {
+    spec.threads = threads;
+    EXPECT_TRUE(kronecker(spec, std::size_t{1} << 18) == ref) << threads << " threads";
+  }
+}
+
 TEST(Kronecker, SeedChangesTheGraph) {
   KroneckerSpec a, b;
   a.scale = b.scale = 10;
@@ -195,6 +208,18 @@ TEST(Uniform, HugeVertexRangeAndDeterminism) {
   bool high = false;
   for (const RawEdge& x : a) high |= x.u >= (std::uint64_t{1} << 63);
   EXPECT_TRUE(high);  // ids use the whole 64-bit range
+}
+
+TEST(Uniform, SameForEveryThreadCount) {
+  UniformSpec spec;
+  spec.vertices = 1000003;
+  spec.edges = 300001;
+  spec.threads = 1;
+  const Edges ref = read_all(*make_uniform_source(spec), std::size_t{1} << 17);
+  for (unsigned threads : {2u, 4u, 0u}) {
+    spec.threads = threads;
+    EXPECT_TRUE(read_all(*make_uniform_source(spec), std::size_t{1} << 17) == ref) << threads << " threads";
+  }
 }
 
 TEST(Uniform, EmptyAndInvalid) {
