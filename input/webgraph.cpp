@@ -385,9 +385,13 @@ class BvSource final : public BvEdgeSource {
       }
       // 2. Take the next chunk in order, or finish.
       std::unique_lock lock(m_);
-      cv_.wait(lock, [&] { return error_ || ready_.count(next_chunk_) || (all_done() && ready_.empty()); });
+      cv_.wait(lock, [&] {
+        return error_ || ready_.count(next_chunk_) || range_errors_.count(next_chunk_) || (all_done() && ready_.empty());
+      });
       if (error_) std::rethrow_exception(error_);
       auto it = ready_.find(next_chunk_);
+      if (it == ready_.end() && range_errors_.count(next_chunk_)) std::rethrow_exception(range_errors_[next_chunk_]);
+      if (it == ready_.end() && !range_errors_.empty()) std::rethrow_exception(range_errors_.begin()->second);
       if (it == ready_.end()) {
         lock.unlock();
         finish();
@@ -491,10 +495,19 @@ class BvSource final : public BvEdgeSource {
           index = next_range_++;
         }
         st = BvStats{};
-        decode_range(decoder, index, arcs, st);
+        std::exception_ptr failed;
+        try {
+          decode_range(decoder, index, arcs, st);
+        } catch (const Error&) {
+          if (!parallel_) throw;
+          failed = std::current_exception();
+        }
         {
           std::lock_guard lock(m_);
-          stats_.add(st);
+          // A range's error is reported when the consumer reaches it: the first bad range is
+          // named, whichever thread found its error first.
+          if (failed) range_errors_[index] = failed;
+          else stats_.add(st);
           ++ranges_done_;
         }
         cv_.notify_all();
@@ -611,6 +624,7 @@ class BvSource final : public BvEdgeSource {
   std::uint64_t next_range_ = 0, ranges_done_ = 0, next_chunk_ = 0, seq_published_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;
+  std::map<std::uint64_t, std::exception_ptr> range_errors_;
   BvStats stats_;
   std::vector<std::thread> workers_;
 
