@@ -3,6 +3,7 @@
 //                                                arcs as given; duplicates dropped), checked by
 //                                                decoding it back
 //   webgraph_tool decode BASENAME [THREADS [sequential]]   decode rate in arcs/s
+//   webgraph_tool bin64 BASENAME OUT.bin64       the arcs of a BV graph as bin64 (to compare)
 // The encoder is plain greedy BVGraph compression (window 7, maxrefcount 3, minimum interval
 // 4, zeta_3 residuals, default codes): each list takes the reference in the window that
 // costs the fewest bits.
@@ -177,15 +178,30 @@ int decode(const std::string& base, unsigned threads, bool sequential) {
   return 0;
 }
 
+int to_bin64(const std::string& base, const std::string& output) {
+  auto source = open_webgraph(base, BvDecodeOptions{});
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  std::vector<RawEdge> batch;
+  std::vector<std::uint64_t> words;
+  while (source->next_batch(batch, 1 << 18)) {
+    words.clear();
+    for (const RawEdge& e : batch) words.push_back(e.u), words.push_back(e.v);
+    out.write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * 8));
+  }
+  if (!out) throw Error(output + ": cannot write");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "encode" && argc == 4) return encode(argv[2], argv[3]);
+    if (mode == "bin64" && argc == 4) return to_bin64(argv[2], argv[3]);
     if (mode == "decode" && argc >= 3)
       return decode(argv[2], argc > 3 ? static_cast<unsigned>(std::stoul(argv[3])) : 1, argc > 4 && std::string(argv[4]) == "sequential");
-    std::fprintf(stderr, "usage: webgraph_tool encode IN.bin64 OUT_BASENAME | decode BASENAME [THREADS [sequential]]\n");
+    std::fprintf(stderr, "usage: webgraph_tool encode IN.bin64 OUT_BASENAME | decode BASENAME [THREADS [sequential]] | bin64 BASENAME OUT.bin64\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "webgraph_tool: error: %s\n", e.what());
