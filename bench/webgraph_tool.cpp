@@ -7,6 +7,8 @@
 // The encoder is plain greedy BVGraph compression (window 7, maxrefcount 3, minimum interval
 // 4, zeta_3 residuals, default codes): each list takes the reference in the window that
 // costs the fewest bits.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -159,11 +161,20 @@ int encode(const std::string& input, const std::string& base) {
   return 0;
 }
 
+// User + system CPU seconds of this process (the development machine is shared: wall time
+// there says more about the other users than about the decoder).
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 int decode(const std::string& base, unsigned threads, bool sequential) {
   BvDecodeOptions o;
   o.threads = threads;
   o.use_offsets = !sequential;
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = cpu_seconds();
   auto source = open_webgraph(base, o);
   std::vector<RawEdge> batch;
   std::uint64_t arcs = 0, check = 0;
@@ -172,9 +183,10 @@ int decode(const std::string& base, unsigned threads, bool sequential) {
     for (const RawEdge& e : batch) check += e.v;  // touch every arc
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("decoded %s: %llu arcs in %.3f s on %u threads%s: %.3g arcs/s (checksum %llu)\n", base.c_str(),
-              static_cast<unsigned long long>(arcs), s, source->parallel() ? threads : 1u, source->parallel() ? "" : " (sequential)",
-              double(arcs) / s, static_cast<unsigned long long>(check));
+  const double cpu = cpu_seconds() - cpu0;
+  std::printf("decoded %s: %llu arcs in %.3f s on %u threads%s: %.3g arcs/s; %.3f CPU s, %.3g arcs per CPU s (checksum %llu)\n",
+              base.c_str(), static_cast<unsigned long long>(arcs), s, source->parallel() ? threads : 1u,
+              source->parallel() ? "" : " (sequential)", double(arcs) / s, cpu, double(arcs) / cpu, static_cast<unsigned long long>(check));
   return 0;
 }
 

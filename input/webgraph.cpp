@@ -397,6 +397,10 @@ class BvSource final : public BvEdgeSource {
         finish();
         return false;
       }
+      // The chunk handed out before goes back to the decoders: reused buffers keep their
+      // pages (fresh ones cost a page fault per 4 KiB, a third of the decode time).
+      current_.clear();
+      if (current_.capacity() > 0) spare_.push_back(std::move(current_));
       current_ = std::move(it->second);
       ready_.erase(it);
       ++next_chunk_;
@@ -484,6 +488,7 @@ class BvSource final : public BvEdgeSource {
     try {
       ListDecoder decoder(props_, graph_);
       std::vector<RawEdge> arcs;
+      arcs.reserve(chunk_arcs_ + chunk_arcs_ / 4);  // a range runs a little over its share
       BvStats st;
       while (true) {
         std::size_t index;
@@ -530,6 +535,10 @@ class BvSource final : public BvEdgeSource {
     }
     ready_[index] = std::move(arcs);
     arcs.clear();
+    if (!spare_.empty()) {
+      arcs = std::move(spare_.back());
+      spare_.pop_back();
+    }
     cv_.notify_all();
   }
   struct Stopped {};
@@ -625,6 +634,7 @@ class BvSource final : public BvEdgeSource {
   bool stop_ = false;
   std::exception_ptr error_;
   std::map<std::uint64_t, std::exception_ptr> range_errors_;
+  std::vector<std::vector<RawEdge>> spare_;  // emptied chunks, for the decoders to refill
   BvStats stats_;
   std::vector<std::thread> workers_;
 
