@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -164,7 +163,7 @@ class MappedFile {
 class ListDecoder {
  public:
   ListDecoder(const BvProperties& p, const MappedFile& graph)
-      : p_(p), graph_(graph), in_(graph.data(), graph.size()), ring_(p.window_size + 1),
+      : p_(p), in_(graph.data(), graph.size()), ring_(p.window_size + 1),
         present_(p.window_size + 1, false) {}
 
   void start(std::uint64_t first_node, std::uint64_t bit) {
@@ -309,7 +308,6 @@ class ListDecoder {
   }
 
   const BvProperties& p_;
-  const MappedFile& graph_;
   BitReader in_;
   std::vector<std::vector<std::uint64_t>> ring_;
   std::vector<bool> present_;
