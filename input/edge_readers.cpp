@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "input/edge_source.hpp"
+#include "input/webgraph.hpp"
 #include "src/threads.hpp"
 #include "src/types.hpp"
 
@@ -981,8 +982,9 @@ InputFormat parse_input_format(std::string_view name) {
   if (n == "mtx" || n == "mm" || n == "matrixmarket") return InputFormat::MatrixMarket;
   if (n == "bin32") return InputFormat::Bin32;
   if (n == "bin64" || n == "bin") return InputFormat::Bin64;
+  if (n == "webgraph" || n == "bvgraph") return InputFormat::WebGraph;
   throw UsageError("unknown input format '" + std::string(name) +
-                   "'; choose one of auto, edgelist, mtx, bin32, bin64");
+                   "'; choose one of auto, edgelist, mtx, bin32, bin64, webgraph");
 }
 
 std::string_view to_string(InputFormat f) {
@@ -992,11 +994,13 @@ std::string_view to_string(InputFormat f) {
     case InputFormat::MatrixMarket: return "mtx";
     case InputFormat::Bin32: return "bin32";
     case InputFormat::Bin64: return "bin64";
+    case InputFormat::WebGraph: return "webgraph";
   }
   return "unknown";
 }
 
 InputFormat detect_input_format(const std::string& path) {
+  if (is_webgraph_input(path)) return InputFormat::WebGraph;
   std::string_view name = path;
   if (ends_with_ci(name, ".gz")) name.remove_suffix(3);
   if (ends_with_ci(name, ".mtx") || ends_with_ci(name, ".mm")) return InputFormat::MatrixMarket;
@@ -1017,6 +1021,7 @@ std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat 
     case InputFormat::MatrixMarket: return std::make_unique<TextEdgeSource>(path, true, options);
     case InputFormat::Bin32: return std::make_unique<BinaryEdgeSource>(path, 4);
     case InputFormat::Bin64: return std::make_unique<BinaryEdgeSource>(path, 8);
+    case InputFormat::WebGraph: return open_webgraph(path, options);
     case InputFormat::Auto: break;
   }
   throw Error("open_edge_file: unhandled input format");

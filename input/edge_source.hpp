@@ -31,7 +31,7 @@ class EdgeSource {
   virtual std::string description() const = 0;
 };
 
-enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64 };
+enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64, WebGraph };
 
 InputFormat parse_input_format(std::string_view name);  // throws UsageError
 std::string_view to_string(InputFormat f);
@@ -50,6 +50,7 @@ struct EdgeFileOptions {
   // Bytes read per block when parsing on several threads (0 = the default: 1 MiB per
   // thread, 2 to 16 MiB). Tests set it small so that lines straddle many block boundaries.
   std::size_t block_bytes = 0;
+  bool progress = false;  // WebGraph: one line on stderr saying how it is decoded
 };
 
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or

@@ -25,6 +25,7 @@
 #include <set>
 #include <thread>
 
+#include "input/webgraph.hpp"
 #include "partitioner/progress.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/threads.hpp"
@@ -99,6 +100,8 @@ std::uint64_t default_memory_budget() {
 }
 
 std::uint64_t estimated_input_edges(const std::string& path, InputFormat format) {
+  if (format == InputFormat::WebGraph || (format == InputFormat::Auto && is_webgraph_input(path)))
+    return webgraph_arc_count(path);
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return 0;

@@ -296,7 +296,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   const bool external =
       options.force_external || estimated_input_edges(input, format) > budget / kInMemoryBytesPerEdge;
   // Text is parsed on as many threads as sorting uses.
-  EdgeFileOptions read_options{.threads = thread_count(options.threads)};
+  EdgeFileOptions read_options{.threads = thread_count(options.threads), .progress = options.progress};
   // Parallel parsing holds about four blocks of text and their edges: under a small budget,
   // smaller blocks keep that a small part of it (the default is 2 to 16 MiB per block).
   if (budget < (std::uint64_t{256} << 20))

@@ -22,10 +22,10 @@ int main(int argc, char** argv) {
     std::uint32_t parts = 1;
     unsigned threads = 0;
     opts.add_options()
-      ("input,i", cli::po::value(&input)->required(), "edge list to read (text, Matrix Market, bin32/bin64; .gz for text)")
+      ("input,i", cli::po::value(&input)->required(), "edge list to read (text, Matrix Market, bin32/bin64; .gz for text), or a WebGraph BV graph (DIR/NAME.graph or DIR/NAME)")
       ("output,o", cli::po::value(&output)->required(), "HDF5 block file to write (written to a temporary name, renamed when complete)")
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
-      ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32 or bin64")
+      ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32, bin64 or webgraph")
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
       ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
