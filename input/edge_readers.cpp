@@ -199,10 +199,20 @@ inline Token parse_u64(const char*& p, std::uint64_t& value) {
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+}  // namespace
+
+InputFormat sniff_text_format(std::string_view head) {
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  return starts_with_ci(head, "%%MatrixMarket") ? InputFormat::MatrixMarket : InputFormat::EdgeList;
+}
+
+namespace {
+
 class TextEdgeSource final : public EdgeSource {
  public:
-  TextEdgeSource(std::string path, bool matrix_market, const EdgeFileOptions& options)
-      : path_(std::move(path)), in_(std::make_unique<GzInput>(path_)), mm_(matrix_market) {
+  // format: EdgeList, MatrixMarket, or Auto (decided by the first line, see sniff_text_format).
+  TextEdgeSource(std::string path, InputFormat format, const EdgeFileOptions& options)
+      : path_(std::move(path)), in_(std::make_unique<GzInput>(path_)), mm_(format == InputFormat::MatrixMarket) {
     threads_ = options.threads ? options.threads : usable_cores();
     if (options.block_bytes) {
       block_bytes_ = options.block_bytes;
@@ -213,6 +223,9 @@ class TextEdgeSource final : public EdgeSource {
     buf_.resize(kChunkBytes + 1);  // +1: room for the '\n' appended to an unterminated last line
     // A UTF-8 byte-order mark (left by some Windows tools) is not part of the first line.
     if (refill() && lines_end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+    // Auto: sniffed from the bytes this reader goes on to parse, so a pipe or FIFO (read
+    // once) loses nothing. The buffer holds at least the whole first line.
+    if (format == InputFormat::Auto) mm_ = sniff_text_format({buf_.data() + pos_, data_end_ - pos_}) == InputFormat::MatrixMarket;
     if (mm_) read_matrix_market_header();
   }
 
@@ -957,8 +970,8 @@ class BinaryEdgeSource final : public EdgeSource {
   bool eof_ = false;
 };
 
-// True when the (possibly gzip-compressed) text file starts with the Matrix Market banner.
-bool starts_with_matrix_market_banner(const std::string& path) {
+// The first bytes of a (possibly gzip-compressed) text file, decompressed.
+std::string text_head(const std::string& path) {
   GzInput in(path);
   std::array<char, 32> head{};
   std::size_t n = 0;
@@ -967,9 +980,7 @@ bool starts_with_matrix_market_banner(const std::string& path) {
     if (got == 0) break;
     n += got;
   }
-  std::string_view s(head.data(), n);
-  if (s.starts_with("\xEF\xBB\xBF")) s.remove_prefix(3);
-  return starts_with_ci(s, "%%MatrixMarket");
+  return std::string(head.data(), n);
 }
 
 }  // namespace
@@ -996,13 +1007,18 @@ std::string_view to_string(InputFormat f) {
   return "unknown";
 }
 
-InputFormat detect_input_format(const std::string& path) {
+InputFormat format_from_name(const std::string& path) {
   std::string_view name = path;
   if (ends_with_ci(name, ".gz")) name.remove_suffix(3);
   if (ends_with_ci(name, ".mtx") || ends_with_ci(name, ".mm")) return InputFormat::MatrixMarket;
   if (ends_with_ci(name, ".bin32")) return InputFormat::Bin32;
   if (ends_with_ci(name, ".bin64") || ends_with_ci(name, ".bin")) return InputFormat::Bin64;
-  return starts_with_matrix_market_banner(path) ? InputFormat::MatrixMarket : InputFormat::EdgeList;
+  return InputFormat::Auto;
+}
+
+InputFormat detect_input_format(const std::string& path) {
+  const InputFormat by_name = format_from_name(path);
+  return by_name != InputFormat::Auto ? by_name : sniff_text_format(text_head(path));
 }
 
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format) {
@@ -1011,13 +1027,15 @@ std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat 
 
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format,
                                            const EdgeFileOptions& options) {
-  if (format == InputFormat::Auto) format = detect_input_format(path);
+  // The input is opened once: a name that does not say leaves the choice between the text
+  // formats to the text reader, which sniffs its own first bytes (pipes, FIFOs, /dev/stdin).
+  if (format == InputFormat::Auto) format = format_from_name(path);
   switch (format) {
-    case InputFormat::EdgeList: return std::make_unique<TextEdgeSource>(path, false, options);
-    case InputFormat::MatrixMarket: return std::make_unique<TextEdgeSource>(path, true, options);
+    case InputFormat::Auto:
+    case InputFormat::EdgeList:
+    case InputFormat::MatrixMarket: return std::make_unique<TextEdgeSource>(path, format, options);
     case InputFormat::Bin32: return std::make_unique<BinaryEdgeSource>(path, 4);
     case InputFormat::Bin64: return std::make_unique<BinaryEdgeSource>(path, 8);
-    case InputFormat::Auto: break;
   }
   throw Error("open_edge_file: unhandled input format");
 }

@@ -102,13 +102,8 @@ std::uint64_t estimated_input_edges(const std::string& path, InputFormat format)
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return 0;
-  if (format == InputFormat::Auto) {
-    try {
-      format = detect_input_format(path);
-    } catch (const std::exception&) {
-      return size / 8;
-    }
-  }
+  // Only the name: the content is read once, by the reader (the text formats estimate alike).
+  if (format == InputFormat::Auto) format = format_from_name(path);
   const bool gz = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   switch (format) {
     case InputFormat::Bin64: return gz ? size / 4 : size / 16;

@@ -5,6 +5,7 @@
 // h5ls-visible layout and the JSON report.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -367,6 +368,87 @@ void expect_empty_graph(const std::string& text) {
 
 TEST(cliEmptyGraph, OnlyComments) { expect_empty_graph("# nothing here\n% nor here\n\n"); }
 TEST(cliEmptyGraph, OnlySelfLoops) { expect_empty_graph("1 1\n2 2\n7 7\n"); }
+
+// ------------------------------------------------------------------------------------
+// Inputs that can be read only once (pipes, FIFOs, /dev/stdin, process substitution):
+// --format auto sniffs the bytes the reader then parses, so no edge is lost.
+
+// Runs `script` with /bin/bash -c; $PART is tricount-partition.
+ProcessResult run_shell(const std::string& script) {
+  return run_process({"/bin/bash", "-c", "PART='" + prog("tricount-partition") + "'; " + script}, kTimeout);
+}
+
+// The header of a block file (vertices, edges, input edges, checksum).
+tricount::GraphHeader header_of(const std::string& h5) { return tricount::BlockFileReader(h5).header(); }
+
+// More than the first megabyte that a sniff used to read and throw away.
+std::string large_edge_text() {
+  std::string text;
+  for (std::uint64_t k = 0; k < 200000; ++k) text += std::to_string(k) + " " + std::to_string((k * 7919 + 13) % 200000) + "\n";
+  return text;
+}
+
+TEST(cliPipes, StdinPipeKeepsTheTriangle) {
+  TempDir dir;
+  const std::string h5 = dir.file("t.h5");
+  const ProcessResult p = run_shell("printf '0 1\\n1 2\\n2 0\\n' | \"$PART\" --input /dev/stdin --output '" + h5 + "' -q");
+  ASSERT_EQ(p.exit_code, 0) << describe(p);
+  const ProcessResult c = count_json(1, h5);
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  EXPECT_EQ(json_uint(c.out, "triangles"), 1u);
+  EXPECT_EQ(json_uint(c.out, "edges"), 3u);
+}
+
+// The same file read directly, through a FIFO, through process substitution, through a pipe
+// gzip-compressed, and as Matrix Market through a pipe: the same block file every time.
+TEST(cliPipes, LargeInputThroughFifoAndPipesKeepsEveryEdge) {
+  TempDir dir;
+  const std::string txt = dir.file("big.txt");
+  write_file(txt, large_edge_text());
+  ASSERT_GT(fs::file_size(txt), std::uintmax_t{2} << 20);
+  const std::string gz = dir.file("big.txt.gz");
+  {
+    const std::string text = read_file(txt);
+    gzFile f = gzopen(gz.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+    ASSERT_EQ(gzclose(f), Z_OK);
+  }
+  const std::string mtx = dir.file("big-mtx");  // no .mtx suffix: the banner decides
+  write_file(mtx, "%%MatrixMarket matrix coordinate pattern general\n200000 200000 200000\n" + [&] {
+    std::string t;
+    for (std::uint64_t k = 0; k < 200000; ++k) t += std::to_string(k + 1) + " " + std::to_string((k * 7919 + 13) % 200000 + 1) + "\n";
+    return t;
+  }());
+  const std::string direct = dir.file("direct.h5");
+  ASSERT_EQ(run_partition(txt, direct, 2).exit_code, 0);
+  const tricount::GraphHeader want = header_of(direct);
+  ASSERT_EQ(want.input_edges, 200000u);
+
+  const std::string fifo = dir.file("edges.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::vector<std::pair<std::string, std::string>> ways = {
+      {"fifo", "cat '" + txt + "' > '" + fifo + "' & \"$PART\" --input '" + fifo + "' --output OUT -n 2 -q; wait"},
+      {"process substitution", "\"$PART\" --input <(cat '" + txt + "') --output OUT -n 2 -q"},
+      {"stdin", "cat '" + txt + "' | \"$PART\" --input /dev/stdin --output OUT -n 2 -q"},
+      {"gzip through a pipe", "cat '" + gz + "' | \"$PART\" --input /dev/stdin --output OUT -n 2 -q"},
+      {"matrix market through a pipe", "cat '" + mtx + "' | \"$PART\" --input /dev/stdin --output OUT -n 2 -q"},
+  };
+  int k = 0;
+  for (const auto& [what, script] : ways) {
+    const std::string out = dir.file("way" + std::to_string(k++) + ".h5");
+    std::string s = script;
+    s.replace(s.find("OUT"), 3, "'" + out + "'");
+    const ProcessResult r = run_shell(s);
+    ASSERT_EQ(r.exit_code, 0) << what << "\n" << describe(r);
+    ASSERT_FALSE(r.timed_out) << what;
+    const tricount::GraphHeader got = header_of(out);
+    EXPECT_EQ(got.input_edges, want.input_edges) << what;
+    EXPECT_EQ(got.edges, want.edges) << what;
+    EXPECT_EQ(got.vertices, want.vertices) << what;
+    EXPECT_EQ(got.graph_checksum, want.graph_checksum) << what;
+  }
+}
 
 // ------------------------------------------------------------------------------------
 // Bad block files given to tricount-count: exit 1, message naming the file.
