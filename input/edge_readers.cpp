@@ -168,6 +168,40 @@ class GzInput final : public ByteInput {
   gzFile gz_ = nullptr;
 };
 
+// Old Mac files end their lines with a lone CR: each one becomes '\n' here, so the text
+// parser only ever splits at '\n'. A CRLF stays as it is (the parser takes the CR for a
+// blank), also when a read ends between its CR and its LF.
+class LoneCrAsNewline final : public ByteInput {
+ public:
+  explicit LoneCrAsNewline(std::unique_ptr<ByteInput> in) : in_(std::move(in)) {}
+
+  std::size_t read(char* dst, std::size_t n) override {
+    for (;;) {
+      std::size_t got = in_->read(dst, n);
+      if (got == 0) return 0;
+      // The previous read ended with a CR, made '\n': a LF right after it is the rest of a CRLF.
+      if (ended_with_cr_ && dst[0] == '\n') std::memmove(dst, dst + 1, --got);
+      ended_with_cr_ = false;
+      if (got == 0) continue;
+      char* const end = dst + got;
+      for (char* p = dst; (p = static_cast<char*>(std::memchr(p, '\r', static_cast<std::size_t>(end - p)))) != nullptr;) {
+        ++p;
+        if (p == end) {
+          p[-1] = '\n';
+          ended_with_cr_ = true;
+          break;
+        }
+        if (*p != '\n') p[-1] = '\n';
+      }
+      return got;
+    }
+  }
+
+ private:
+  std::unique_ptr<ByteInput> in_;
+  bool ended_with_cr_ = false;
+};
+
 // ---------------------------------------------------------------------------------------
 // Text: edge lists and Matrix Market
 
@@ -212,7 +246,9 @@ class TextEdgeSource final : public EdgeSource {
  public:
   // format: EdgeList, MatrixMarket, or Auto (decided by the first line, see sniff_text_format).
   TextEdgeSource(std::string path, InputFormat format, const EdgeFileOptions& options)
-      : path_(std::move(path)), in_(std::make_unique<GzInput>(path_)), mm_(format == InputFormat::MatrixMarket) {
+      : path_(std::move(path)),
+        in_(std::make_unique<LoneCrAsNewline>(std::make_unique<GzInput>(path_))),
+        mm_(format == InputFormat::MatrixMarket) {
     threads_ = options.threads ? options.threads : usable_cores();
     if (options.block_bytes) {
       block_bytes_ = options.block_bytes;

@@ -369,6 +369,19 @@ void expect_empty_graph(const std::string& text) {
 TEST(cliEmptyGraph, OnlyComments) { expect_empty_graph("# nothing here\n% nor here\n\n"); }
 TEST(cliEmptyGraph, OnlySelfLoops) { expect_empty_graph("1 1\n2 2\n7 7\n"); }
 
+// Old Mac line endings (a lone CR) used to be read as one edge.
+TEST(cliBadInput, LoneCrLineEndsAreLineEnds) {
+  TempDir dir;
+  const std::string in = dir.file("mac.txt");
+  write_file(in, "% a comment\r0 1\r1 2\r2 0\r2 3\r");
+  const std::string h5 = dir.file("mac.h5");
+  ASSERT_EQ(run_partition(in, h5, 1).exit_code, 0);
+  const ProcessResult c = count_json(1, h5);
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  EXPECT_EQ(json_uint(c.out, "triangles"), 1u);
+  EXPECT_EQ(json_uint(c.out, "edges"), 4u);
+}
+
 // ------------------------------------------------------------------------------------
 // Inputs that can be read only once (pipes, FIFOs, /dev/stdin, process substitution):
 // --format auto sniffs the bytes the reader then parses, so no edge is lost.
