@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <unistd.h>
 
 #include "count/count_job.hpp"
@@ -100,7 +101,14 @@ int main(int argc, char** argv) {
     options.backend = parse_backend_kind(backend);
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
-    const CountResult result = run_count(MPI_COMM_WORLD, options);
+    const CountResult result = [&] {
+      try {
+        return run_count(MPI_COMM_WORLD, options);
+      } catch (const std::bad_alloc&) {
+        throw Error("out of memory counting '" + options.input + "': give a smaller --cache-size, partition with more "
+                    "--parts (smaller blocks) or run fewer ranks per node");
+      }
+    }();
     int verified_ok = 1;
     std::string verify_message;
     if (vm.count("verify") && rank == 0) {

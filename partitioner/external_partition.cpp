@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -99,7 +100,10 @@ std::uint64_t default_memory_budget() {
 }
 
 std::uint64_t estimated_input_edges(const std::string& path, InputFormat format) {
+  // A pipe, FIFO or device (/dev/stdin, <(...), /dev/zero) has no size: it may be any
+  // length, so only the external path keeps it within the budget.
   std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::numeric_limits<std::uint64_t>::max();
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return 0;
   // Only the name: the content is read once, by the reader (the text formats estimate alike).

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <unistd.h>
 
 #include "partitioner/partition.hpp"
@@ -61,6 +62,10 @@ int main(int argc, char** argv) {
     GraphHeader h;
     try {
       h = partition_file(input, parse_input_format(format), output, options);
+    } catch (const std::bad_alloc&) {
+      ext::wait_if_interrupted();
+      throw Error("out of memory partitioning '" + input + "': give a smaller --memory-budget (the graph is then "
+                  "partitioned in passes over sorted runs in --tmpdir) or run where more memory is free");
     } catch (...) {
       ext::wait_if_interrupted();  // a signal removed the files under the workers' feet
       throw;

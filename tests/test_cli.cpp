@@ -401,6 +401,20 @@ std::string large_edge_text() {
   return text;
 }
 
+// A pipe has no size to estimate from: it used to be read into memory whatever
+// --memory-budget said (649 MB at 128M); now it takes the external path, within the budget.
+TEST(cliPipes, PipeKeepsToTheMemoryBudget) {
+  TempDir dir;
+  const std::string txt = dir.file("big.txt");
+  write_file(txt, large_edge_text());
+  const std::string h5 = dir.file("piped.h5");
+  const ProcessResult r = run_shell("cat '" + txt + "' | \"$PART\" --input /dev/stdin --output '" + h5 +
+                                    "' --memory-budget 16M --tmpdir '" + dir.path() + "'");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "external memory: budget 16")) << describe(r);
+  EXPECT_EQ(header_of(h5).input_edges, 200000u);
+}
+
 TEST(cliPipes, StdinPipeKeepsTheTriangle) {
   TempDir dir;
   const std::string h5 = dir.file("t.h5");
@@ -526,6 +540,23 @@ TEST(cliBadBlockFile, OtherFormatVersion) {
   H5Aclose(attr);
   ASSERT_GE(H5Fclose(f), 0);
   expect_count_fails(path, {"999"});
+}
+
+// A crafted parts attribute used 6.3 GB for a minute before failing; now refused at once.
+TEST(cliBadBlockFile, PartsBeyondTheFileSize) {
+  TempDir dir;
+  const std::string good = make_block_file(dir, 1);
+  const std::string path = dir.file("parts.h5");
+  fs::copy_file(good, path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t attr = H5Aopen(f, "parts", H5P_DEFAULT);
+  ASSERT_GE(attr, 0);
+  const std::uint64_t parts = 20000;
+  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &parts), 0);
+  H5Aclose(attr);
+  ASSERT_GE(H5Fclose(f), 0);
+  expect_count_fails(path, {"20000 parts", "corrupt"});
 }
 
 TEST(cliBadBlockFile, EdgeListGivenToCount) {
