@@ -82,8 +82,11 @@ int main(int argc, char** argv) {
       try {
         std::size_t used = 0;
         const unsigned long m = std::stoul(splits, &used);
-        if (used != splits.size() || m == 0 || m > (1u << 20)) throw std::invalid_argument(splits);
+        if (used != splits.size() || splits[0] == '-') throw std::invalid_argument(splits);
+        check_workload_splits(m);
         options.splits = static_cast<std::uint32_t>(m);
+      } catch (const UsageError&) {
+        throw;
       } catch (const std::exception&) {
         throw UsageError("--workload-splits: '" + splits + "' is not a positive number or auto");
       }

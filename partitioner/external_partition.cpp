@@ -596,6 +596,7 @@ class Pipeline {
     remove_mine(runs, mine);
     for (Span& s : unique_parts) unique_edges_.append(std::move(s));
     edges_ = unique_edges_.size();
+    check_parts_for_graph(o_.parts, edges_);
     progress_.end(std::to_string(edges_) + " undirected edges" +
                   (report_.merge_passes ? ", " + std::to_string(report_.merge_passes) + " extra merge passes" : ""));
 
@@ -1100,7 +1101,7 @@ void raise_open_file_limit() {
 ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
                                   const std::string& source_file, std::uint64_t source_size,
                                   const ExternalTuning& tuning) {
-  if (options.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(options.parts);
   bound_malloc_retention();
   raise_open_file_limit();
   Progress progress(Progress::mode_for(options.progress));

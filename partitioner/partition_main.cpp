@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   const int rc = cli::run_main("tricount-partition", [&] {
     cli::po::options_description opts("options");
     std::string input, output, format, order, budget, tmpdir;
-    std::uint32_t parts = 1;
+    std::uint64_t parts = 1;
     unsigned threads = 0;
     opts.add_options()
       ("input,i", cli::po::value(&input)->required(), "edge list to read (text, Matrix Market, bin32/bin64; .gz for text)")
@@ -42,12 +42,11 @@ int main(int argc, char** argv) {
                     "CSR blocks into one HDF5 file for tricount-count. A graph larger than --memory-budget is\n"
                     "partitioned in passes over sorted runs on disk (--tmpdir), with the same result."))
       return cli::kExitOk;
-    // boost reads "-1" into an unsigned option as 2^32 - 1: bound every count explicitly.
-    if (parts == 0 || parts > kMaxParts)
-      throw UsageError("--parts must be between 1 and " + std::to_string(kMaxParts) + " (got " + std::to_string(parts) + ")");
+    // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
+    check_parts(parts);
     if (threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     PartitionOptions options;
-    options.parts = parts;
+    options.parts = static_cast<std::uint32_t>(parts);
     options.order = parse_vertex_order(order);
     options.threads = threads;
     if (!budget.empty()) {

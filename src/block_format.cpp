@@ -331,7 +331,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   s.path = path;
   s.temp = path + ".tmp." + std::to_string(::getpid());
   s.header = header;
-  if (header.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(header.parts);
   s.written.assign(std::size_t(header.parts) * header.parts, false);
   s.checksums.assign(s.written.size(), 0);
   // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them

@@ -320,7 +320,7 @@ TEST(BlockFormat, PartsAttributeBeyondTheFileSizeIsRefusedBeforeAllocating) {
   TempDir dir;
   const std::string path = dir.file("parts.h5");
   write_block_file(small_graph(1), path);
-  for (const std::uint64_t parts : {std::uint64_t{20000}, std::uint64_t{4294967298}}) {
+  for (const std::uint64_t parts : {std::uint64_t{1000}, std::uint64_t{20000}, std::uint64_t{4294967298}}) {
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     ASSERT_GE(f, 0);
     set_u64_attribute(f, "/", "parts", parts);

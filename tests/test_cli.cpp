@@ -210,7 +210,7 @@ TEST(cliHelp, Generate) {
 
 struct UsageCase {
   const char* name;
-  const char* program;  // partition, count (under mpiexec -np 1) or generate
+  const char* program;  // partition, count (under mpiexec -np 1), generate or simulate
   std::vector<std::string> args;  // "IN" -> a valid edge list, "OUT" -> an output path
   const char* mentions;
 };
@@ -255,6 +255,13 @@ const std::vector<UsageCase> kUsageCases = {
     {"CountBadBackend", "count", {"--input", "x.h5", "--backend", "foo"}, "foo"},
     {"CountSplitsZero", "count", {"--input", "x.h5", "--workload-splits", "0"}, "workload-splits"},
     {"CountSplitsNotANumber", "count", {"--input", "x.h5", "--workload-splits", "abc"}, "workload-splits"},
+    // Options that effectively hung (minutes of empty tasks, memory without end, 413 MB of
+    // empty blocks for 9 edges): bounded, with what to use instead.
+    {"CountSplitsTooMany", "count", {"--input", "x.h5", "--workload-splits", "1048576"}, "use auto"},
+    {"PartitionPartsBeyondTheLimit", "partition", {"--input", "IN", "--output", "OUT", "--parts", "4294967298"}, "between 1 and 1024"},
+    {"PartitionPartsTooManyForTheGraph", "partition", {"--input", "IN", "--output", "OUT", "--parts", "300"}, "use --parts 32 or fewer"},
+    {"SimulateTooManyWorkers", "simulate", {"--journal", "x.journal", "--max-workers", "100000000"}, "--workers"},
+    {"SimulateWorkerCountTooLarge", "simulate", {"--journal", "x.journal", "--workers", "1,100000000"}, "100000000"},
     {"CountBadCacheSize", "count", {"--input", "x.h5", "--cache-size", "4Q"}, "cache-size"},
     {"CountMissingInput", "count", {"--backend", "cpu"}, "input"},
     {"GenerateUnknownOption", "generate", {"--output", "OUT", "--bogus"}, "bogus"},
