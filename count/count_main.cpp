@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       try {
         return run_count(MPI_COMM_WORLD, options);
       } catch (const std::bad_alloc&) {
-        throw Error("out of memory counting '" + options.input + "': give a smaller --cache-size, partition with more "
+        throw Error("out of memory counting '" + printable(options.input) + "': give a smaller --cache-size, partition with more "
                     "--parts (smaller blocks) or run fewer ranks per node");
       }
     }();

@@ -85,11 +85,11 @@ class ByteInput {
 // Opens `path` read-only, with the errors worded the way users expect from other tools.
 int open_readable(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open '" + path + "': " + errno_message(errno));
+  if (fd < 0) throw Error("cannot open '" + printable(path) + "': " + errno_message(errno));
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw Error("cannot open '" + path + "': " + errno_message(EISDIR));
+    throw Error("cannot open '" + printable(path) + "': " + errno_message(EISDIR));
   }
   return fd;
 }
@@ -105,7 +105,7 @@ class FdInput final : public ByteInput {
     for (;;) {
       const ssize_t r = ::read(fd_, dst, n);
       if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno != EINTR) throw Error("cannot read '" + path_ + "': " + errno_message(errno));
+      if (errno != EINTR) throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
     }
   }
 
@@ -130,7 +130,7 @@ class GzInput final : public ByteInput {
     gz_ = ::gzdopen(fd, "rb");
     if (gz_ == nullptr) {
       ::close(fd);
-      throw Error("cannot open '" + path + "': zlib could not allocate its stream state");
+      throw Error("cannot open '" + printable(path) + "': zlib could not allocate its stream state");
     }
     ::gzbuffer(gz_, 1u << 20);  // fewer, larger read() calls than zlib's 8 KiB default
   }
@@ -148,7 +148,7 @@ class GzInput final : public ByteInput {
       int err = Z_OK;
       const char* msg = ::gzerror(gz_, &err);
       if (err == Z_ERRNO) {
-        throw Error("cannot read '" + path_ + "': " + errno_message(errno));
+        throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
       }
       if (err != Z_OK || r < 0) {
         std::string_view what = msg ? msg : "unknown error";
@@ -156,7 +156,7 @@ class GzInput final : public ByteInput {
         if (what.starts_with("<fd:")) {
           if (const auto colon = what.find(": "); colon != std::string_view::npos) what.remove_prefix(colon + 2);
         }
-        throw Error(path_ + ": gzip stream error: " + std::string(what) +
+        throw Error(printable(path_) + ": gzip stream error: " + std::string(what) +
                     (err == Z_BUF_ERROR ? " (the file is truncated)" : ""));
       }
     }
@@ -291,7 +291,7 @@ class TextEdgeSource final : public EdgeSource {
     if (out.empty() && mm_ && !checked_count_) {
       checked_count_ = true;
       if (entries_ != nnz_) {
-        throw Error(path_ + ": the size line (line " + std::to_string(size_line_) + ") declares " +
+        throw Error(printable(path_) + ": the size line (line " + std::to_string(size_line_) + ") declares " +
                     std::to_string(nnz_) + " entries but the file has " +
                     std::to_string(entries_));
       }
@@ -420,7 +420,7 @@ class TextEdgeSource final : public EdgeSource {
     pos_ = static_cast<std::size_t>(p - buf_.data());
   }
 
-  std::string where(std::uint64_t line) const { return path_ + ":" + std::to_string(line) + ": "; }
+  std::string where(std::uint64_t line) const { return printable(path_) + ":" + std::to_string(line) + ": "; }
 
   // The line starting at `start`, without its line ending, shortened for messages.
   static std::string quote_line(const char* start) {
@@ -428,7 +428,7 @@ class TextEdgeSource final : public EdgeSource {
     while (*e != '\n' && e - start < 80) ++e;
     std::string_view s(start, static_cast<std::size_t>(e - start));
     while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-    std::string q = "\"" + std::string(s) + (*e != '\n' ? "...\"" : "\"");
+    std::string q = "\"" + printable(s) + (*e != '\n' ? "...\"" : "\"");
     return q;
   }
 
@@ -439,7 +439,7 @@ class TextEdgeSource final : public EdgeSource {
     const std::string token(at, static_cast<std::size_t>(tok_end - at));
     switch (t) {
       case Token::Negative:
-        throw Error(where(line) + "negative vertex id " + token);
+        throw Error(where(line) + "negative vertex id " + printable(token));
       case Token::Overflow: {
         const char* d = at;
         while (static_cast<unsigned>(static_cast<unsigned char>(*d)) - '0' < 10) ++d;
@@ -803,7 +803,7 @@ class TextEdgeSource final : public EdgeSource {
   // all the partitioner needs (it symmetrizes every input anyway).
   void read_matrix_market_header() {
     std::string_view line;
-    if (!next_line(line)) throw Error(path_ + ": empty file; expected a Matrix Market banner");
+    if (!next_line(line)) throw Error(printable(path_) + ": empty file; expected a Matrix Market banner");
     const std::vector<std::string> w = split_words(line);
     if (w.empty() || to_lower(w[0]) != "%%matrixmarket") {
       throw Error(where(1) + "not a Matrix Market file: the first line must start with "
@@ -843,7 +843,7 @@ class TextEdgeSource final : public EdgeSource {
                   "'; expected general or symmetric");
     }
     for (;;) {
-      if (!next_line(line)) throw Error(path_ + ": missing the Matrix Market size line 'rows cols nnz'");
+      if (!next_line(line)) throw Error(printable(path_) + ": missing the Matrix Market size line 'rows cols nnz'");
       std::size_t i = 0;
       while (i < line.size() && is_blank(line[i])) ++i;
       if (i == line.size() || line[i] == '%') continue;
@@ -875,8 +875,8 @@ class TextEdgeSource final : public EdgeSource {
   }
 
   static std::string quote_view(std::string_view s) {
-    if (s.size() > 80) return "\"" + std::string(s.substr(0, 80)) + "...\"";
-    return "\"" + std::string(s) + "\"";
+    if (s.size() > 80) return "\"" + printable(s.substr(0, 80)) + "...\"";
+    return "\"" + printable(s) + "\"";
   }
 
   std::string path_;
@@ -990,7 +990,7 @@ class BinaryEdgeSource final : public EdgeSource {
   void check_size(std::uint64_t bytes) const {
     const unsigned pair = 2 * word_bytes_;
     if (bytes % pair != 0) {
-      throw Error(path_ + ": size " + std::to_string(bytes) + " bytes is not a multiple of " +
+      throw Error(printable(path_) + ": size " + std::to_string(bytes) + " bytes is not a multiple of " +
                   std::to_string(pair) + " (" + (word_bytes_ == 4 ? "bin32" : "bin64") +
                   " edges are pairs of little-endian uint" + std::to_string(8 * word_bytes_) +
                   "); the file is truncated or not in this format");

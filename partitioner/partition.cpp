@@ -284,13 +284,13 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   check_parts(options.parts);
   std::error_code ec;
   if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
-    throw UsageError("--output '" + output + "' is the input file");
+    throw UsageError("--output '" + printable(output) + "' is the input file");
   // An output that cannot be written is reported before the work, not after it.
   const auto out_dir = std::filesystem::absolute(output).parent_path();
   if (!std::filesystem::is_directory(out_dir, ec))
-    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' does not exist");
+    throw Error("cannot write output '" + printable(output) + "': directory '" + printable(out_dir.string()) + "' does not exist");
   if (::access(out_dir.c_str(), W_OK) != 0)
-    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' is not writable");
+    throw Error("cannot write output '" + printable(output) + "': directory '" + printable(out_dir.string()) + "' is not writable");
   // The writer's temporary (OUTPUT.tmp.<pid>) goes on SIGTERM/SIGINT too; a killed run's
   // temporary is removed by the next one.
   ext::remove_stale_output_temps(output);

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
       h = partition_file(input, parse_input_format(format), output, options);
     } catch (const std::bad_alloc&) {
       ext::wait_if_interrupted();
-      throw Error("out of memory partitioning '" + input + "': give a smaller --memory-budget (the graph is then "
+      throw Error("out of memory partitioning '" + printable(input) + "': give a smaller --memory-budget (the graph is then "
                   "partitioned in passes over sorted runs in --tmpdir) or run where more memory is free");
     } catch (...) {
       ext::wait_if_interrupted();  // a signal removed the files under the workers' feet
@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!quiet)
       std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s\n",
-                  input.c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
-                  static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, output.c_str());
+                  printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
+                  static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
     return cli::kExitOk;
   });
   if (rc != cli::kExitOk) {

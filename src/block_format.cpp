@@ -719,7 +719,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   std::lock_guard lock(h5_mutex());
   auto& s = *impl_;
   s.path = path;
-  const std::string where = "'" + path + "'";
+  const std::string where = "'" + printable(path) + "'";
   if (!std::filesystem::exists(path)) throw Error("cannot open " + where + ": No such file or directory");
   if (::access(path.c_str(), R_OK) != 0) throw Error("cannot open " + where + ": " + std::strerror(errno));
   if (H5Fis_hdf5(path.c_str()) <= 0)
@@ -837,11 +837,15 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
   b.nnz = block_nnz(id);
   b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
   b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
-  p.where = "'" + impl_->path + "'";
+  p.where = "'" + printable(impl_->path) + "'";
   p.at = p.where + " block " + block_name(id);
   std::lock_guard lock(h5_mutex());
   Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), p.at + ": cannot open group"), H5Gclose);
-  b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", p.at), "max_degree");
+  const std::uint64_t max_degree = read_attr_u64(g.get(), "max_degree", p.at);
+  if (max_degree > b.cols)
+    throw Error(p.at + ": the max_degree attribute " + std::to_string(max_degree) + " exceeds the block's " +
+                std::to_string(b.cols) + " columns: the file is corrupt (re-run tricount-partition)");
+  b.max_degree = static_cast<std::uint32_t>(max_degree);
   if (raw && impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
   // Sizes and types are checked here; a dataset of another length is left to read_dataset,
   // which gives the message.

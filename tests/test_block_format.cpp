@@ -366,6 +366,29 @@ TEST(BlockFormat, DatasetLengthsBeyondTheStoredBytesAreRefusedBeforeAllocating) 
   expect_bounded_read_error(path, "dataset 'vertex_map' claims 2147483648 entries");
 }
 
+// "worker rank 0 failed on max_degree = ... does not fit in 32 bits" named neither the file
+// nor the block: a corrupt max_degree is now an error that names both.
+TEST(BlockFormat, CorruptMaxDegreeNamesTheFileAndBlock) {
+  TempDir dir;
+  const std::string path = dir.file("degree.h5");
+  write_block_file(small_graph(1), path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  set_u64_attribute(f, "/blocks/P_0_0", "max_degree", std::uint64_t{1} << 33);
+  ASSERT_GE(H5Fclose(f), 0);
+  const BlockFileReader reader(path);
+  for (const bool mapped : {false, true}) {
+    try {
+      if (mapped) reader.map_block({0, 0});
+      else reader.read_block({0, 0});
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + path + "' block P(0,0): the max_degree attribute 8589934592"),
+                std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(BlockFormat, ReaderNamesTheFileForMissingAndForeignFiles) {
   TempDir dir;
   try {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -387,6 +388,23 @@ TEST(cliBadInput, LoneCrLineEndsAreLineEnds) {
   ASSERT_EQ(c.exit_code, 0) << describe(c);
   EXPECT_EQ(json_uint(c.out, "triangles"), 1u);
   EXPECT_EQ(json_uint(c.out, "edges"), 4u);
+}
+
+// A newline in the input's name used to split the message and the summary over lines.
+TEST(cliBadInput, ControlBytesInNamesAndLinesArePrintedEscaped) {
+  TempDir dir;
+  const std::string good = dir.file("good\nname.txt");
+  write_file(good, "0 1\n1 2\n2 0\n");
+  const ProcessResult ok = run_process({prog("tricount-partition"), "--input", good, "--output", dir.file("g.h5")}, kTimeout);
+  ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_TRUE(contains(ok.out, "partitioned " + dir.file("good\\nname.txt") + ": 3 vertices")) << ok.out;
+  EXPECT_EQ(std::count(ok.out.begin(), ok.out.end(), '\n'), 1) << ok.out;
+  const std::string bad = dir.file("bad\nname.txt");
+  write_file(bad, std::string("0 1\n1\0 2\n", 9));
+  const ProcessResult r = run_partition(bad, dir.file("b.h5"), 1);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, dir.file("bad\\nname.txt") + ":2: malformed line: expected two vertex ids, got \"1\\x00 2\"")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 // ------------------------------------------------------------------------------------

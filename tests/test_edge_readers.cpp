@@ -393,6 +393,19 @@ TEST_F(EdgeReaders, MalformedLines) {
   EXPECT_TRUE(Contains(read_error(comma), comma + ":1: malformed line"));
 }
 
+// A NUL byte used to cut the message, and a newline in the file's name split it over lines:
+// control bytes of names and line excerpts are printed escaped.
+TEST_F(EdgeReaders, MessagesEscapeControlBytesOfNamesAndLines) {
+  const std::string nul = write("nul.txt", std::string("1 2\n3\0x 4\n", 11));
+  const std::string m = read_error(nul);
+  EXPECT_TRUE(Contains(m, nul + ":2: malformed line: expected two vertex ids, got \"3\\x00x 4\"")) << m;
+  const std::string named = write("two\nlines.txt", "1 2\nbad\n");
+  const std::string n = read_error(named);
+  EXPECT_EQ(n.find('\n'), std::string::npos) << n;
+  EXPECT_TRUE(Contains(n, path("two\\nlines.txt:2: malformed line"))) << n;
+  EXPECT_TRUE(Contains(read_error(path("missing\tfile\x01.txt")), "missing\\tfile\\x01.txt"));
+}
+
 TEST_F(EdgeReaders, NegativeAndOversizedIds) {
   const std::string neg = write("neg.txt", "1 2\n-3 4\n");
   EXPECT_TRUE(Contains(read_error(neg), neg + ":2: negative vertex id -3"));
