@@ -689,7 +689,7 @@ class Pipeline {
     // The input ids wait on disk until the vertex map is written.
     ids_file_ = scratch_.new_file("input_ids");
     ext::write_file(ids_file_, input_id_.data(), input_id_.size() * sizeof(raw_id_t));
-    input_id_ = {};
+    ext::release(input_id_);
     progress_.end();
   }
 
@@ -735,7 +735,9 @@ class Pipeline {
     if (order_ == VertexOrder::Degree) {
       progress_.begin("reorder", V, "vertices");
       // Rank by (degree, compact id): a stable counting sort. This is also the orientation
-      // order, so oriented edges go from the lower new id to the higher.
+      // order, so oriented edges go from the lower new id to the higher. Its counts grow with
+      // the largest degree (a hub's), up to 4 bytes a vertex: with the degrees and the new ids
+      // 12 bytes a vertex, within the 16 that the ids stage required of the budget.
       vid_t max_degree = 0;
       for (vid_t d : degree_) max_degree = std::max(max_degree, d);
       std::vector<vid_t> start(std::uint64_t(max_degree) + 1, 0);
@@ -745,7 +747,7 @@ class Pipeline {
       new_id_.resize(V);
       for (std::uint64_t x = 0; x < V; ++x) new_id_[x] = start[degree_[x]]++;
       progress_.add(V);
-      degree_ = {};
+      ext::release(degree_);
       progress_.end("degree order");
       return;
     }
@@ -859,8 +861,8 @@ class Pipeline {
     });
     ext::remove_run_files({compact_edges_}, pool_);
     compact_edges_ = {};
-    new_id_ = {};
-    degree_ = {};
+    ext::release(new_id_);
+    ext::release(degree_);
     block_segments_.assign(nb, {});
     block_nnz_.assign(nb, 0);
     std::uint64_t segments = 0;
