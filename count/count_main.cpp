@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <unistd.h>
 
 #include "count/count_job.hpp"
@@ -81,8 +82,11 @@ int main(int argc, char** argv) {
       try {
         std::size_t used = 0;
         const unsigned long m = std::stoul(splits, &used);
-        if (used != splits.size() || m == 0 || m > (1u << 20)) throw std::invalid_argument(splits);
+        if (used != splits.size() || splits[0] == '-') throw std::invalid_argument(splits);
+        check_workload_splits(m);
         options.splits = static_cast<std::uint32_t>(m);
+      } catch (const UsageError&) {
+        throw;
       } catch (const std::exception&) {
         throw UsageError("--workload-splits: '" + splits + "' is not a positive number or auto");
       }
@@ -100,7 +104,14 @@ int main(int argc, char** argv) {
     options.backend = parse_backend_kind(backend);
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
-    const CountResult result = run_count(MPI_COMM_WORLD, options);
+    const CountResult result = [&] {
+      try {
+        return run_count(MPI_COMM_WORLD, options);
+      } catch (const std::bad_alloc&) {
+        throw Error("out of memory counting '" + printable(options.input) + "': give a smaller --cache-size, partition with more "
+                    "--parts (smaller blocks) or run fewer ranks per node");
+      }
+    }();
     int verified_ok = 1;
     std::string verify_message;
     if (vm.count("verify") && rank == 0) {

@@ -86,11 +86,11 @@ class ByteInput {
 // Opens `path` read-only, with the errors worded the way users expect from other tools.
 int open_readable(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open '" + path + "': " + errno_message(errno));
+  if (fd < 0) throw Error("cannot open '" + printable(path) + "': " + errno_message(errno));
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw Error("cannot open '" + path + "': " + errno_message(EISDIR));
+    throw Error("cannot open '" + printable(path) + "': " + errno_message(EISDIR));
   }
   return fd;
 }
@@ -106,7 +106,7 @@ class FdInput final : public ByteInput {
     for (;;) {
       const ssize_t r = ::read(fd_, dst, n);
       if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno != EINTR) throw Error("cannot read '" + path_ + "': " + errno_message(errno));
+      if (errno != EINTR) throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
     }
   }
 
@@ -131,7 +131,7 @@ class GzInput final : public ByteInput {
     gz_ = ::gzdopen(fd, "rb");
     if (gz_ == nullptr) {
       ::close(fd);
-      throw Error("cannot open '" + path + "': zlib could not allocate its stream state");
+      throw Error("cannot open '" + printable(path) + "': zlib could not allocate its stream state");
     }
     ::gzbuffer(gz_, 1u << 20);  // fewer, larger read() calls than zlib's 8 KiB default
   }
@@ -149,7 +149,7 @@ class GzInput final : public ByteInput {
       int err = Z_OK;
       const char* msg = ::gzerror(gz_, &err);
       if (err == Z_ERRNO) {
-        throw Error("cannot read '" + path_ + "': " + errno_message(errno));
+        throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
       }
       if (err != Z_OK || r < 0) {
         std::string_view what = msg ? msg : "unknown error";
@@ -157,7 +157,7 @@ class GzInput final : public ByteInput {
         if (what.starts_with("<fd:")) {
           if (const auto colon = what.find(": "); colon != std::string_view::npos) what.remove_prefix(colon + 2);
         }
-        throw Error(path_ + ": gzip stream error: " + std::string(what) +
+        throw Error(printable(path_) + ": gzip stream error: " + std::string(what) +
                     (err == Z_BUF_ERROR ? " (the file is truncated)" : ""));
       }
     }
@@ -167,6 +167,40 @@ class GzInput final : public ByteInput {
  private:
   std::string path_;
   gzFile gz_ = nullptr;
+};
+
+// Old Mac files end their lines with a lone CR: each one becomes '\n' here, so the text
+// parser only ever splits at '\n'. A CRLF stays as it is (the parser takes the CR for a
+// blank), also when a read ends between its CR and its LF.
+class LoneCrAsNewline final : public ByteInput {
+ public:
+  explicit LoneCrAsNewline(std::unique_ptr<ByteInput> in) : in_(std::move(in)) {}
+
+  std::size_t read(char* dst, std::size_t n) override {
+    for (;;) {
+      std::size_t got = in_->read(dst, n);
+      if (got == 0) return 0;
+      // The previous read ended with a CR, made '\n': a LF right after it is the rest of a CRLF.
+      if (ended_with_cr_ && dst[0] == '\n') std::memmove(dst, dst + 1, --got);
+      ended_with_cr_ = false;
+      if (got == 0) continue;
+      char* const end = dst + got;
+      for (char* p = dst; (p = static_cast<char*>(std::memchr(p, '\r', static_cast<std::size_t>(end - p)))) != nullptr;) {
+        ++p;
+        if (p == end) {
+          p[-1] = '\n';
+          ended_with_cr_ = true;
+          break;
+        }
+        if (*p != '\n') p[-1] = '\n';
+      }
+      return got;
+    }
+  }
+
+ private:
+  std::unique_ptr<ByteInput> in_;
+  bool ended_with_cr_ = false;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -200,10 +234,22 @@ inline Token parse_u64(const char*& p, std::uint64_t& value) {
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+}  // namespace
+
+InputFormat sniff_text_format(std::string_view head) {
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  return starts_with_ci(head, "%%MatrixMarket") ? InputFormat::MatrixMarket : InputFormat::EdgeList;
+}
+
+namespace {
+
 class TextEdgeSource final : public EdgeSource {
  public:
-  TextEdgeSource(std::string path, bool matrix_market, const EdgeFileOptions& options)
-      : path_(std::move(path)), in_(std::make_unique<GzInput>(path_)), mm_(matrix_market) {
+  // format: EdgeList, MatrixMarket, or Auto (decided by the first line, see sniff_text_format).
+  TextEdgeSource(std::string path, InputFormat format, const EdgeFileOptions& options)
+      : path_(std::move(path)),
+        in_(std::make_unique<LoneCrAsNewline>(std::make_unique<GzInput>(path_))),
+        mm_(format == InputFormat::MatrixMarket) {
     threads_ = options.threads ? options.threads : usable_cores();
     if (options.block_bytes) {
       block_bytes_ = options.block_bytes;
@@ -214,6 +260,9 @@ class TextEdgeSource final : public EdgeSource {
     buf_.resize(kChunkBytes + 1);  // +1: room for the '\n' appended to an unterminated last line
     // A UTF-8 byte-order mark (left by some Windows tools) is not part of the first line.
     if (refill() && lines_end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+    // Auto: sniffed from the bytes this reader goes on to parse, so a pipe or FIFO (read
+    // once) loses nothing. The buffer holds at least the whole first line.
+    if (format == InputFormat::Auto) mm_ = sniff_text_format({buf_.data() + pos_, data_end_ - pos_}) == InputFormat::MatrixMarket;
     if (mm_) read_matrix_market_header();
   }
 
@@ -243,7 +292,7 @@ class TextEdgeSource final : public EdgeSource {
     if (out.empty() && mm_ && !checked_count_) {
       checked_count_ = true;
       if (entries_ != nnz_) {
-        throw Error(path_ + ": the size line (line " + std::to_string(size_line_) + ") declares " +
+        throw Error(printable(path_) + ": the size line (line " + std::to_string(size_line_) + ") declares " +
                     std::to_string(nnz_) + " entries but the file has " +
                     std::to_string(entries_));
       }
@@ -372,7 +421,7 @@ class TextEdgeSource final : public EdgeSource {
     pos_ = static_cast<std::size_t>(p - buf_.data());
   }
 
-  std::string where(std::uint64_t line) const { return path_ + ":" + std::to_string(line) + ": "; }
+  std::string where(std::uint64_t line) const { return printable(path_) + ":" + std::to_string(line) + ": "; }
 
   // The line starting at `start`, without its line ending, shortened for messages.
   static std::string quote_line(const char* start) {
@@ -380,7 +429,7 @@ class TextEdgeSource final : public EdgeSource {
     while (*e != '\n' && e - start < 80) ++e;
     std::string_view s(start, static_cast<std::size_t>(e - start));
     while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-    std::string q = "\"" + std::string(s) + (*e != '\n' ? "...\"" : "\"");
+    std::string q = "\"" + printable(s) + (*e != '\n' ? "...\"" : "\"");
     return q;
   }
 
@@ -391,7 +440,7 @@ class TextEdgeSource final : public EdgeSource {
     const std::string token(at, static_cast<std::size_t>(tok_end - at));
     switch (t) {
       case Token::Negative:
-        throw Error(where(line) + "negative vertex id " + token);
+        throw Error(where(line) + "negative vertex id " + printable(token));
       case Token::Overflow: {
         const char* d = at;
         while (static_cast<unsigned>(static_cast<unsigned char>(*d)) - '0' < 10) ++d;
@@ -755,7 +804,7 @@ class TextEdgeSource final : public EdgeSource {
   // all the partitioner needs (it symmetrizes every input anyway).
   void read_matrix_market_header() {
     std::string_view line;
-    if (!next_line(line)) throw Error(path_ + ": empty file; expected a Matrix Market banner");
+    if (!next_line(line)) throw Error(printable(path_) + ": empty file; expected a Matrix Market banner");
     const std::vector<std::string> w = split_words(line);
     if (w.empty() || to_lower(w[0]) != "%%matrixmarket") {
       throw Error(where(1) + "not a Matrix Market file: the first line must start with "
@@ -795,7 +844,7 @@ class TextEdgeSource final : public EdgeSource {
                   "'; expected general or symmetric");
     }
     for (;;) {
-      if (!next_line(line)) throw Error(path_ + ": missing the Matrix Market size line 'rows cols nnz'");
+      if (!next_line(line)) throw Error(printable(path_) + ": missing the Matrix Market size line 'rows cols nnz'");
       std::size_t i = 0;
       while (i < line.size() && is_blank(line[i])) ++i;
       if (i == line.size() || line[i] == '%') continue;
@@ -827,8 +876,8 @@ class TextEdgeSource final : public EdgeSource {
   }
 
   static std::string quote_view(std::string_view s) {
-    if (s.size() > 80) return "\"" + std::string(s.substr(0, 80)) + "...\"";
-    return "\"" + std::string(s) + "\"";
+    if (s.size() > 80) return "\"" + printable(s.substr(0, 80)) + "...\"";
+    return "\"" + printable(s) + "\"";
   }
 
   std::string path_;
@@ -942,7 +991,7 @@ class BinaryEdgeSource final : public EdgeSource {
   void check_size(std::uint64_t bytes) const {
     const unsigned pair = 2 * word_bytes_;
     if (bytes % pair != 0) {
-      throw Error(path_ + ": size " + std::to_string(bytes) + " bytes is not a multiple of " +
+      throw Error(printable(path_) + ": size " + std::to_string(bytes) + " bytes is not a multiple of " +
                   std::to_string(pair) + " (" + (word_bytes_ == 4 ? "bin32" : "bin64") +
                   " edges are pairs of little-endian uint" + std::to_string(8 * word_bytes_) +
                   "); the file is truncated or not in this format");
@@ -958,8 +1007,8 @@ class BinaryEdgeSource final : public EdgeSource {
   bool eof_ = false;
 };
 
-// True when the (possibly gzip-compressed) text file starts with the Matrix Market banner.
-bool starts_with_matrix_market_banner(const std::string& path) {
+// The first bytes of a (possibly gzip-compressed) text file, decompressed.
+std::string text_head(const std::string& path) {
   GzInput in(path);
   std::array<char, 32> head{};
   std::size_t n = 0;
@@ -968,9 +1017,7 @@ bool starts_with_matrix_market_banner(const std::string& path) {
     if (got == 0) break;
     n += got;
   }
-  std::string_view s(head.data(), n);
-  if (s.starts_with("\xEF\xBB\xBF")) s.remove_prefix(3);
-  return starts_with_ci(s, "%%MatrixMarket");
+  return std::string(head.data(), n);
 }
 
 }  // namespace
@@ -999,14 +1046,19 @@ std::string_view to_string(InputFormat f) {
   return "unknown";
 }
 
-InputFormat detect_input_format(const std::string& path) {
+InputFormat format_from_name(const std::string& path) {
   if (is_webgraph_input(path)) return InputFormat::WebGraph;
   std::string_view name = path;
   if (ends_with_ci(name, ".gz")) name.remove_suffix(3);
   if (ends_with_ci(name, ".mtx") || ends_with_ci(name, ".mm")) return InputFormat::MatrixMarket;
   if (ends_with_ci(name, ".bin32")) return InputFormat::Bin32;
   if (ends_with_ci(name, ".bin64") || ends_with_ci(name, ".bin")) return InputFormat::Bin64;
-  return starts_with_matrix_market_banner(path) ? InputFormat::MatrixMarket : InputFormat::EdgeList;
+  return InputFormat::Auto;
+}
+
+InputFormat detect_input_format(const std::string& path) {
+  const InputFormat by_name = format_from_name(path);
+  return by_name != InputFormat::Auto ? by_name : sniff_text_format(text_head(path));
 }
 
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format) {
@@ -1015,14 +1067,16 @@ std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat 
 
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format,
                                            const EdgeFileOptions& options) {
-  if (format == InputFormat::Auto) format = detect_input_format(path);
+  // The input is opened once: a name that does not say leaves the choice between the text
+  // formats to the text reader, which sniffs its own first bytes (pipes, FIFOs, /dev/stdin).
+  if (format == InputFormat::Auto) format = format_from_name(path);
   switch (format) {
-    case InputFormat::EdgeList: return std::make_unique<TextEdgeSource>(path, false, options);
-    case InputFormat::MatrixMarket: return std::make_unique<TextEdgeSource>(path, true, options);
+    case InputFormat::Auto:
+    case InputFormat::EdgeList:
+    case InputFormat::MatrixMarket: return std::make_unique<TextEdgeSource>(path, format, options);
     case InputFormat::Bin32: return std::make_unique<BinaryEdgeSource>(path, 4);
     case InputFormat::Bin64: return std::make_unique<BinaryEdgeSource>(path, 8);
     case InputFormat::WebGraph: return open_webgraph(path, options);
-    case InputFormat::Auto: break;
   }
   throw Error("open_edge_file: unhandled input format");
 }

@@ -36,8 +36,15 @@ enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64, WebGraph };
 InputFormat parse_input_format(std::string_view name);  // throws UsageError
 std::string_view to_string(InputFormat f);
 
-// Picks the format from the file name (.mtx, .bin32, .bin64, .bin, .gz of any text format)
-// and, for text, the first line (%%MatrixMarket). Never returns Auto.
+// The format the file name says (.mtx, .mm, .bin32, .bin64, .bin, each optionally .gz), or
+// Auto when the name does not say (then the content decides: a text format).
+InputFormat format_from_name(const std::string& path);
+// The text format of an input from its first (decompressed) bytes: MatrixMarket when they
+// start with the %%MatrixMarket banner (after a UTF-8 byte-order mark), else EdgeList.
+InputFormat sniff_text_format(std::string_view head);
+// Picks the format from the file name and, for text, the first line. Never returns Auto.
+// It opens and reads the file: for a pipe or FIFO use open_edge_file(path, Auto), which
+// opens it once and sniffs the bytes it then parses.
 InputFormat detect_input_format(const std::string& path);
 
 // How a file is read. Only text (edge lists, Matrix Market) uses these.

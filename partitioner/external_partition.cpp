@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -100,18 +101,15 @@ std::uint64_t default_memory_budget() {
 }
 
 std::uint64_t estimated_input_edges(const std::string& path, InputFormat format) {
-  if (format == InputFormat::WebGraph || (format == InputFormat::Auto && is_webgraph_input(path)))
-    return webgraph_arc_count(path);
+  // Only the name: the content is read once, by the reader (the text formats estimate alike).
+  if (format == InputFormat::Auto) format = format_from_name(path);
+  if (format == InputFormat::WebGraph) return webgraph_arc_count(path);
+  // A pipe, FIFO or device (/dev/stdin, <(...), /dev/zero) has no size: it may be any
+  // length, so only the external path keeps it within the budget.
   std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::numeric_limits<std::uint64_t>::max();
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return 0;
-  if (format == InputFormat::Auto) {
-    try {
-      format = detect_input_format(path);
-    } catch (const std::exception&) {
-      return size / 8;
-    }
-  }
   const bool gz = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   switch (format) {
     case InputFormat::Bin64: return gz ? size / 4 : size / 16;
@@ -600,6 +598,7 @@ class Pipeline {
     remove_mine(runs, mine);
     for (Span& s : unique_parts) unique_edges_.append(std::move(s));
     edges_ = unique_edges_.size();
+    check_parts_for_graph(o_.parts, edges_);
     progress_.end(std::to_string(edges_) + " undirected edges" +
                   (report_.merge_passes ? ", " + std::to_string(report_.merge_passes) + " extra merge passes" : ""));
 
@@ -692,7 +691,7 @@ class Pipeline {
     // The input ids wait on disk until the vertex map is written.
     ids_file_ = scratch_.new_file("input_ids");
     ext::write_file(ids_file_, input_id_.data(), input_id_.size() * sizeof(raw_id_t));
-    input_id_ = {};
+    ext::release(input_id_);
     progress_.end();
   }
 
@@ -738,7 +737,9 @@ class Pipeline {
     if (order_ == VertexOrder::Degree) {
       progress_.begin("reorder", V, "vertices");
       // Rank by (degree, compact id): a stable counting sort. This is also the orientation
-      // order, so oriented edges go from the lower new id to the higher.
+      // order, so oriented edges go from the lower new id to the higher. Its counts grow with
+      // the largest degree (a hub's), up to 4 bytes a vertex: with the degrees and the new ids
+      // 12 bytes a vertex, within the 16 that the ids stage required of the budget.
       vid_t max_degree = 0;
       for (vid_t d : degree_) max_degree = std::max(max_degree, d);
       std::vector<vid_t> start(std::uint64_t(max_degree) + 1, 0);
@@ -748,7 +749,7 @@ class Pipeline {
       new_id_.resize(V);
       for (std::uint64_t x = 0; x < V; ++x) new_id_[x] = start[degree_[x]]++;
       progress_.add(V);
-      degree_ = {};
+      ext::release(degree_);
       progress_.end("degree order");
       return;
     }
@@ -862,8 +863,8 @@ class Pipeline {
     });
     ext::remove_run_files({compact_edges_}, pool_);
     compact_edges_ = {};
-    new_id_ = {};
-    degree_ = {};
+    ext::release(new_id_);
+    ext::release(degree_);
     block_segments_.assign(nb, {});
     block_nnz_.assign(nb, 0);
     std::uint64_t segments = 0;
@@ -1104,7 +1105,7 @@ void raise_open_file_limit() {
 ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
                                   const std::string& source_file, std::uint64_t source_size,
                                   const ExternalTuning& tuning) {
-  if (options.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(options.parts);
   bound_malloc_retention();
   raise_open_file_limit();
   Progress progress(Progress::mode_for(options.progress));

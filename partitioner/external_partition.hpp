@@ -67,7 +67,8 @@ ExternalReport partition_external(EdgeSource& source, const std::string& output,
 
 // Half of the machine's memory (or of the cgroup's limit, when lower).
 std::uint64_t default_memory_budget();
-// A generous estimate of the number of edges in an input file, from its size and format.
+// A generous estimate of the number of edges in an input file, from its size and format;
+// the largest uint64 for a pipe, FIFO or device (no size: it may hold any number).
 std::uint64_t estimated_input_edges(const std::string& path, InputFormat format);
 // Peak bytes of the in-memory path per input edge (partition_file's choice of path).
 inline constexpr std::uint64_t kInMemoryBytesPerEdge = 64;

@@ -118,13 +118,24 @@ CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads) 
   return g;
 }
 
+void check_parts_for_graph(std::uint32_t parts, std::uint64_t edges) {
+  std::uint64_t root = 0;
+  while ((root + 1) * (root + 1) <= edges) ++root;  // runs once per graph; at most 2^32 steps
+  const std::uint64_t most = std::max<std::uint64_t>(32, root);
+  if (parts > most)
+    throw UsageError("--parts " + std::to_string(parts) + " is too many for " + std::to_string(edges) + " edges: " +
+                     std::to_string(std::uint64_t{parts} * parts) + " blocks would be almost all empty (about 2.4 KiB "
+                     "of file each); use --parts " + std::to_string(most) + " or fewer");
+}
+
 namespace {
 
 PartitionedGraph partition_clean(CleanGraph g, const PartitionOptions& options, StageLog& log) {
   const std::uint32_t n = options.parts;
-  if (n == 0) throw UsageError("--parts must be at least 1");
+  check_parts(n);
   const std::uint64_t V = g.input_id.size();
   const std::uint64_t E = g.edges.size();
+  check_parts_for_graph(n, E);
 
   // Degrees (undirected).
   std::vector<vid_t> degree(V, 0);
@@ -226,7 +237,7 @@ std::vector<RawEdge> read_all_edges(EdgeSource& source) {
 
 PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOptions& options) {
   StageLog log(options.progress);
-  if (options.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(options.parts);
   const std::uint64_t n_in = edges.size();
   CleanGraph g = clean_edges_with_threads(std::move(edges), options.threads);
   log.done("clean", n_in, "edges");
@@ -235,7 +246,7 @@ PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOpti
 
 PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& options) {
   StageLog log(options.progress);
-  if (options.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(options.parts);
   std::vector<RawEdge> edges = read_all_edges(source);
   log.done("read", edges.size(), "edges");
   const std::uint64_t n_in = edges.size();
@@ -270,16 +281,16 @@ void write_block_file(const PartitionedGraph& graph, const std::string& output) 
 
 GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
                            const PartitionOptions& options) {
-  if (options.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(options.parts);
   std::error_code ec;
   if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
-    throw UsageError("--output '" + output + "' is the input file");
+    throw UsageError("--output '" + printable(output) + "' is the input file");
   // An output that cannot be written is reported before the work, not after it.
   const auto out_dir = std::filesystem::absolute(output).parent_path();
   if (!std::filesystem::is_directory(out_dir, ec))
-    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' does not exist");
+    throw Error("cannot write output '" + printable(output) + "': directory '" + printable(out_dir.string()) + "' does not exist");
   if (::access(out_dir.c_str(), W_OK) != 0)
-    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' is not writable");
+    throw Error("cannot write output '" + printable(output) + "': directory '" + printable(out_dir.string()) + "' is not writable");
   // The writer's temporary (OUTPUT.tmp.<pid>) goes on SIGTERM/SIGINT too; a killed run's
   // temporary is removed by the next one.
   ext::remove_stale_output_temps(output);

@@ -36,6 +36,11 @@ struct PartitionOptions {
   bool force_external = false;
 };
 
+// The most parts worth making for a graph of `edges` edges: the larger of 32 and sqrt(edges)
+// (more blocks than edges are mostly empty and only cost file space, about 2.4 KiB each, and
+// empty tasks). Throws UsageError saying what to use when parts is larger.
+void check_parts_for_graph(std::uint32_t parts, std::uint64_t edges);
+
 // Steps, exposed for tests.
 struct CleanGraph {
   std::vector<raw_id_t> input_id;          // compact id -> input id (ascending)

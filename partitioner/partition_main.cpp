@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <unistd.h>
 
 #include "partitioner/partition.hpp"
@@ -19,7 +20,7 @@ int main(int argc, char** argv) {
   const int rc = cli::run_main("tricount-partition", [&] {
     cli::po::options_description opts("options");
     std::string input, output, format, order, budget, tmpdir;
-    std::uint32_t parts = 1;
+    std::uint64_t parts = 1;
     unsigned threads = 0;
     opts.add_options()
       ("input,i", cli::po::value(&input)->required(), "edge list to read (text, Matrix Market, bin32/bin64; .gz for text), or a WebGraph BV graph (DIR/NAME.graph or DIR/NAME)")
@@ -41,12 +42,11 @@ int main(int argc, char** argv) {
                     "CSR blocks into one HDF5 file for tricount-count. A graph larger than --memory-budget is\n"
                     "partitioned in passes over sorted runs on disk (--tmpdir), with the same result."))
       return cli::kExitOk;
-    // boost reads "-1" into an unsigned option as 2^32 - 1: bound every count explicitly.
-    if (parts == 0 || parts > kMaxParts)
-      throw UsageError("--parts must be between 1 and " + std::to_string(kMaxParts) + " (got " + std::to_string(parts) + ")");
+    // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
+    check_parts(parts);
     if (threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     PartitionOptions options;
-    options.parts = parts;
+    options.parts = static_cast<std::uint32_t>(parts);
     options.order = parse_vertex_order(order);
     options.threads = threads;
     if (!budget.empty()) {
@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
     GraphHeader h;
     try {
       h = partition_file(input, parse_input_format(format), output, options);
+    } catch (const std::bad_alloc&) {
+      ext::wait_if_interrupted();
+      throw Error("out of memory partitioning '" + printable(input) + "': give a smaller --memory-budget (the graph is then "
+                  "partitioned in passes over sorted runs in --tmpdir) or run where more memory is free");
     } catch (...) {
       ext::wait_if_interrupted();  // a signal removed the files under the workers' feet
       throw;
@@ -68,8 +72,8 @@ int main(int argc, char** argv) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!quiet)
       std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s\n",
-                  input.c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
-                  static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, output.c_str());
+                  printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
+                  static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
     return cli::kExitOk;
   });
   if (rc != cli::kExitOk) {

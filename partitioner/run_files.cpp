@@ -167,7 +167,7 @@ void FileWriter::close() {
   flush();
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) throw_write_error(path_, errno);
-  buf_ = {};
+  release(buf_);
 }
 
 void write_file(const std::string& path, const void* data, std::size_t bytes) {

@@ -104,6 +104,14 @@ struct Span {
 };
 
 // A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
+// Frees a vector's memory. `v = {}` does not: it picks the initializer-list assignment,
+// which empties the vector and keeps its capacity (the external partitioner held 12 bytes a
+// vertex past their use that way, 24 MB over --memory-budget for 2 million vertices).
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
 struct Run {
   std::vector<Span> spans;
   std::uint64_t size() const {

@@ -32,7 +32,11 @@ int main(int argc, char** argv) {
                     "Replays the task costs measured in a journal through the scheduler's own policy for P\n"
                     "virtual workers and prints the PREDICTED time, speedup, efficiency and imbalance."))
       return cli::kExitOk;
-    if (max_workers < 1) throw UsageError("--max-workers must be at least 1");
+    // Each point replays every task over that many virtual workers (memory and time grow with it).
+    constexpr int kMaxSimulatedWorkers = 1 << 16;
+    if (max_workers < 1 || max_workers > kMaxSimulatedWorkers)
+      throw UsageError("--max-workers must be between 1 and " + std::to_string(kMaxSimulatedWorkers) + " (got " +
+                       std::to_string(max_workers) + "); for other counts give them with --workers");
     std::vector<int> counts;
     if (!workers_list.empty()) {
       std::stringstream ss(workers_list);
@@ -40,10 +44,10 @@ int main(int argc, char** argv) {
       while (std::getline(ss, item, ',')) {
         try {
           const int w = std::stoi(item);
-          if (w < 1) throw std::invalid_argument(item);
+          if (w < 1 || w > kMaxSimulatedWorkers) throw std::invalid_argument(item);
           counts.push_back(w);
         } catch (const std::exception&) {
-          throw UsageError("--workers: '" + item + "' is not a positive number");
+          throw UsageError("--workers: '" + item + "' is not a number between 1 and " + std::to_string(kMaxSimulatedWorkers));
         }
       }
     } else {

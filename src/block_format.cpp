@@ -22,6 +22,10 @@
 namespace tricount {
 namespace {
 
+// The fewest bytes a block takes in a block file (its group, attributes and two dataset
+// headers; measured about 2.4 KiB each).
+constexpr std::uint64_t kMinBlockFileBytes = 512;
+
 // HDF5's library is not thread-safe in Debian's serial build; all calls go through here.
 std::mutex& h5_mutex() {
   static std::mutex m;
@@ -153,9 +157,31 @@ std::uint64_t dataset_length(hid_t loc, const char* name, const std::string& whe
   return dims[0];
 }
 
+// A stored dataset holds at least this share of its data's bytes (deflate stays below
+// 1032:1); an unfiltered one holds all of them. Checked before anything is allocated for
+// it, so a crafted length cannot make the reader ask for gigabytes the file does not have.
+constexpr std::uint64_t kMaxCompressionRatio = 1100;
+
+// dataset_length, after checking that the file really stores `length` entries of `width`
+// bytes (HDF5 hands out fill values for storage that was never written).
+std::uint64_t stored_dataset_length(hid_t loc, const char* name, std::size_t width, const std::string& where) {
+  const std::uint64_t length = dataset_length(loc, name, where);
+  if (length == 0) return 0;
+  Handle set(check(H5Dopen2(loc, name, H5P_DEFAULT), where + ": cannot open dataset '" + name + "'"), H5Dclose);
+  Handle dcpl(H5Dget_create_plist(set.get()), H5Pclose);
+  const bool filtered = dcpl.valid() && H5Pget_nfilters(dcpl.get()) > 0;
+  const std::uint64_t stored = H5Dget_storage_size(set.get());
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(length) * width;
+  if (static_cast<unsigned __int128>(stored) * (filtered ? kMaxCompressionRatio : 1) < bytes)
+    throw Error(where + ": dataset '" + name + "' claims " + std::to_string(length) + " entries but the file stores only " +
+                std::to_string(stored) + " bytes of them: the file is corrupt or was not written by tricount-partition "
+                "(re-run tricount-partition)");
+  return length;
+}
+
 template <class T, class Array = std::vector<T>>
 Array read_dataset(hid_t loc, const char* name, hid_t mem_type, std::uint64_t expected, const std::string& where) {
-  const std::uint64_t length = dataset_length(loc, name, where);
+  const std::uint64_t length = stored_dataset_length(loc, name, sizeof(T), where);
   if (length != expected)
     throw Error(where + ": dataset '" + name + "' has " + std::to_string(length) + " entries, expected " +
                 std::to_string(expected));
@@ -305,7 +331,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   s.path = path;
   s.temp = path + ".tmp." + std::to_string(::getpid());
   s.header = header;
-  if (header.parts == 0) throw UsageError("--parts must be at least 1");
+  check_parts(header.parts);
   s.written.assign(std::size_t(header.parts) * header.parts, false);
   s.checksums.assign(s.written.size(), 0);
   // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them
@@ -693,7 +719,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   std::lock_guard lock(h5_mutex());
   auto& s = *impl_;
   s.path = path;
-  const std::string where = "'" + path + "'";
+  const std::string where = "'" + printable(path) + "'";
   if (!std::filesystem::exists(path)) throw Error("cannot open " + where + ": No such file or directory");
   if (::access(path.c_str(), R_OK) != 0) throw Error("cannot open " + where + ": " + std::strerror(errno));
   if (H5Fis_hdf5(path.c_str()) <= 0)
@@ -711,8 +737,19 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
     throw Error(where + " is block format version " + std::to_string(version) + "; this tricount reads version " +
                 std::to_string(kBlockFormatVersion) + " (re-run tricount-partition)");
   auto& h = s.header;
-  h.parts = checked_cast<std::uint32_t>(read_attr_u64(f, "parts", where), "parts");
-  if (h.parts == 0 || h.parts > kMaxParts) throw Error(where + ": invalid parts attribute " + std::to_string(h.parts));
+  const std::uint64_t parts = read_attr_u64(f, "parts", where);
+  if (parts == 0 || parts > kMaxParts)
+    throw Error(where + ": the parts attribute says " + std::to_string(parts) + " parts, but a block file has 1 to " +
+                std::to_string(kMaxParts) + ": the file is corrupt (re-run tricount-partition)");
+  h.parts = static_cast<std::uint32_t>(parts);
+  // n^2 blocks take at least kMinBlockFileBytes each: a larger n is a corrupt attribute, found
+  // before the per-block tables (and the loop over n^2 groups) are sized by it.
+  std::error_code size_error;
+  const std::uint64_t file_bytes = std::filesystem::file_size(path, size_error);
+  if (!size_error && parts * parts * kMinBlockFileBytes > file_bytes)
+    throw Error(where + ": the parts attribute says " + std::to_string(parts) + " parts (" + std::to_string(parts * parts) +
+                " blocks) but the file has only " + std::to_string(file_bytes) +
+                " bytes: the file is corrupt or truncated (re-run tricount-partition)");
   h.vertices = read_attr_u64(f, "vertices", where);
   if (h.vertices > kMaxVertices) throw Error(where + ": " + std::to_string(h.vertices) + " vertices exceed 32-bit ids");
   h.edges = read_attr_u64(f, "edges", where);
@@ -741,7 +778,8 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
         throw Error(at + ": " + std::to_string(rows) + " x " + std::to_string(cols) + " does not fit " +
                     std::to_string(h.vertices) + " vertices in " + std::to_string(n) + " parts");
       const std::uint64_t nnz = read_attr_u64(g.get(), "nnz", at);
-      if (dataset_length(g.get(), "offsets", at) != rows + 1 || dataset_length(g.get(), "neighbors", at) != nnz)
+      if (stored_dataset_length(g.get(), "offsets", sizeof(eoff_t), at) != rows + 1 ||
+          stored_dataset_length(g.get(), "neighbors", sizeof(vid_t), at) != nnz)
         throw Error(at + ": dataset sizes do not match its rows and nnz attributes");
       s.nnz[std::size_t(i) * n + j] = nnz;
       s.checksums[std::size_t(i) * n + j] = read_attr_u64(g.get(), "checksum", at);
@@ -750,7 +788,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   }
   if (total != h.edges)
     throw Error(where + ": blocks hold " + std::to_string(total) + " edges but the file says " + std::to_string(h.edges));
-  if (dataset_length(f, "vertex_map", where) != h.vertices)
+  if (stored_dataset_length(f, "vertex_map", sizeof(raw_id_t), where) != h.vertices)
     throw Error(where + ": vertex_map does not have one entry per vertex");
 }
 
@@ -799,11 +837,15 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
   b.nnz = block_nnz(id);
   b.rows = rows_in_class(h.vertices, h.parts, id.row_class);
   b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
-  p.where = "'" + impl_->path + "'";
+  p.where = "'" + printable(impl_->path) + "'";
   p.at = p.where + " block " + block_name(id);
   std::lock_guard lock(h5_mutex());
   Handle g(check(H5Gopen2(impl_->file.get(), group_name(id).c_str(), H5P_DEFAULT), p.at + ": cannot open group"), H5Gclose);
-  b.max_degree = checked_cast<std::uint32_t>(read_attr_u64(g.get(), "max_degree", p.at), "max_degree");
+  const std::uint64_t max_degree = read_attr_u64(g.get(), "max_degree", p.at);
+  if (max_degree > b.cols)
+    throw Error(p.at + ": the max_degree attribute " + std::to_string(max_degree) + " exceeds the block's " +
+                std::to_string(b.cols) + " columns: the file is corrupt (re-run tricount-partition)");
+  b.max_degree = static_cast<std::uint32_t>(max_degree);
   if (raw && impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
   // Sizes and types are checked here; a dataset of another length is left to read_dataset,
   // which gives the message.

@@ -2,12 +2,22 @@
 
 namespace tricount {
 
+void check_parts(std::uint64_t parts) {
+  if (parts == 0 || parts > kMaxParts)
+    throw UsageError("--parts must be between 1 and " + std::to_string(kMaxParts) + " (got " + std::to_string(parts) +
+                     "); n parts make n^2 blocks and n^3 subtasks: a few times the number of GPUs^(1/3) is plenty");
+}
+
+void check_workload_splits(std::uint64_t splits) {
+  if (splits == 0 || splits > kMaxWorkloadSplits)
+    throw UsageError("--workload-splits must be between 1 and " + std::to_string(kMaxWorkloadSplits) + " (got " +
+                     std::to_string(splits) + "); use auto for about four tasks per worker");
+}
+
 TaskPlan::TaskPlan(std::uint32_t parts, std::uint32_t splits) : parts_(parts), splits_(splits) {
-  if (parts == 0) throw UsageError("--parts must be at least 1");
-  if (splits == 0) throw UsageError("--workload-splits must be at least 1");
-  // n^3 * m must fit in 63 bits with room to spare; 2^20 parts is far beyond any machine.
-  if (parts > (1u << 20)) throw UsageError("--parts " + std::to_string(parts) + " is too large");
-  if (splits > (1u << 20)) throw UsageError("--workload-splits " + std::to_string(splits) + " is too large");
+  // n^3 * m stays far below 63 bits within these limits.
+  check_parts(parts);
+  check_workload_splits(splits);
 }
 
 std::uint64_t TaskPlan::num_tasks() const {

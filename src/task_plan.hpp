@@ -17,8 +17,18 @@
 
 namespace tricount {
 
-// Most parts a block file may have: n^2 blocks of HDF5 groups and n^3 subtasks stay sane.
-inline constexpr std::uint32_t kMaxParts = 1u << 16;
+// Most parts (n) a graph may be split into: n^2 blocks (HDF5 groups of about 2.4 KiB each,
+// 2.5 GB at this limit) and n^3 subtasks (a billion). The one limit of tricount-partition,
+// the block file reader and the task plan, all checked by check_parts.
+inline constexpr std::uint32_t kMaxParts = 1u << 10;
+// Most workload splits (m): a split divides the rows of a vertex class, so beyond a few per
+// worker it only adds tasks that cost scheduling and find nothing.
+inline constexpr std::uint32_t kMaxWorkloadSplits = 1u << 12;
+
+// Throws UsageError naming --parts unless 1 <= parts <= kMaxParts.
+void check_parts(std::uint64_t parts);
+// Throws UsageError naming --workload-splits unless 1 <= splits <= kMaxWorkloadSplits.
+void check_workload_splits(std::uint64_t splits);
 
 struct BlockId {
   std::uint32_t row_class = 0;  // i: rows are the vertices x with x mod n == i

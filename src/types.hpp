@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -33,6 +34,32 @@ class UsageError : public Error {
  public:
   using Error::Error;
 };
+
+// `text` (a path, an excerpt of an input line) safe to print in a one-line message or
+// record: control bytes (newline, CR, tab, NUL, ...) become \n, \r, \t or \xHH, so a
+// message is never cut at a NUL nor split over lines by a file's name or content.
+inline std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    }
+  }
+  return out;
+}
 
 // Narrowing that refuses to wrap: throws Error naming `what` instead.
 template <class To, class From>

@@ -1,6 +1,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -256,6 +257,136 @@ TEST(BlockFormat, ParallelValidationReportsLikeTheSerialOne) {
   EXPECT_FALSE(serial.empty());
   EXPECT_EQ(parallel, serial);
   EXPECT_NO_THROW(validate_block(g.blocks[0], "x.h5", 5));
+}
+
+namespace {
+
+// Overwrites the uint64 attribute `name` of `object` (a path inside the file).
+void set_u64_attribute(hid_t file, const char* object, const char* name, std::uint64_t value) {
+  const hid_t obj = H5Oopen(file, object, H5P_DEFAULT);
+  ASSERT_GE(obj, 0) << object;
+  const hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  ASSERT_GE(attr, 0) << object << " " << name;
+  EXPECT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &value), 0) << object << " " << name;
+  H5Aclose(attr);
+  H5Oclose(obj);
+}
+
+// Replaces dataset `name` by one of `length` uint64 entries that is never written: HDF5
+// stores no bytes for it and would read fill values.
+void replace_with_unwritten_dataset(hid_t file, const char* name, std::uint64_t length) {
+  ASSERT_GE(H5Ldelete(file, name, H5P_DEFAULT), 0);
+  const hsize_t dims[1] = {length};
+  const hid_t space = H5Screate_simple(1, dims, nullptr);
+  const hid_t set = H5Dcreate2(file, name, H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(set, 0);
+  H5Dclose(set);
+  H5Sclose(space);
+}
+
+// Opens `path` and reads everything in it (header, vertex map, task work, every block)
+// within 1 GiB of address space, then exits: 0 when an Error names the file and mentions
+// `expect`, 1 on another error, 2 if there is none. Runs in the child of EXPECT_EXIT.
+[[noreturn]] void read_everything_bounded(const std::string& path, const std::string& expect) {
+  const struct rlimit limit{std::uint64_t{1} << 30, std::uint64_t{1} << 30};
+  ::setrlimit(RLIMIT_AS, &limit);
+  try {
+    BlockFileReader reader(path);
+    reader.read_vertex_map();
+    reader.read_task_work();
+    const std::uint32_t n = reader.header().parts;
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (std::uint32_t j = 0; j < n; ++j) reader.read_block({i, j});
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    std::fprintf(stderr, "%s\n", m.c_str());
+    std::_Exit(m.find(path) != std::string::npos && m.find(expect) != std::string::npos ? 0 : 1);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "not an Error: %s\n", e.what());
+    std::_Exit(1);
+  }
+  std::_Exit(2);
+}
+
+void expect_bounded_read_error(const std::string& path, const std::string& expect) {
+  EXPECT_EXIT(read_everything_bounded(path, expect), ::testing::ExitedWithCode(0), "") << path;
+}
+
+}  // namespace
+
+// A crafted 1-part file claiming 20,000 parts used 6.3 GB before failing: the claim is
+// checked against the file's size before anything is sized by it.
+TEST(BlockFormat, PartsAttributeBeyondTheFileSizeIsRefusedBeforeAllocating) {
+  TempDir dir;
+  const std::string path = dir.file("parts.h5");
+  write_block_file(small_graph(1), path);
+  for (const std::uint64_t parts : {std::uint64_t{1000}, std::uint64_t{20000}, std::uint64_t{4294967298}}) {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    set_u64_attribute(f, "/", "parts", parts);
+    ASSERT_GE(H5Fclose(f), 0);
+    expect_bounded_read_error(path, std::to_string(parts) + " parts");
+  }
+}
+
+// A file claiming 2^31 vertices, with datasets of that length that hold no bytes, asked for
+// 16 GiB: every dataset's length is checked against the bytes the file stores.
+TEST(BlockFormat, DatasetLengthsBeyondTheStoredBytesAreRefusedBeforeAllocating) {
+  TempDir dir;
+  const std::string path = dir.file("vertices.h5");
+  write_block_file(small_graph(1), path);
+  const std::uint64_t vertices = std::uint64_t{1} << 31;
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  set_u64_attribute(f, "/", "vertices", vertices);
+  set_u64_attribute(f, "/blocks/P_0_0", "rows", vertices);
+  set_u64_attribute(f, "/blocks/P_0_0", "cols", vertices);
+  replace_with_unwritten_dataset(f, "/blocks/P_0_0/offsets", vertices + 1);
+  replace_with_unwritten_dataset(f, "/vertex_map", vertices);
+  ASSERT_GE(H5Fclose(f), 0);
+  expect_bounded_read_error(path, "dataset 'offsets' claims 2147483649 entries");
+  // The same for the vertex map alone (the block's offsets stored again).
+  f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  set_u64_attribute(f, "/", "vertices", small_graph(1).header.vertices);
+  set_u64_attribute(f, "/blocks/P_0_0", "rows", small_graph(1).header.vertices);
+  set_u64_attribute(f, "/blocks/P_0_0", "cols", small_graph(1).header.vertices);
+  ASSERT_GE(H5Ldelete(f, "/blocks/P_0_0/offsets", H5P_DEFAULT), 0);
+  {
+    const CsrBlock& b = small_graph(1).blocks[0];
+    const hsize_t dims[1] = {b.offsets.size()};
+    const hid_t space = H5Screate_simple(1, dims, nullptr);
+    const hid_t set = H5Dcreate2(f, "/blocks/P_0_0/offsets", H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(H5Dwrite(set, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, b.offsets.data()), 0);
+    H5Dclose(set);
+    H5Sclose(space);
+  }
+  set_u64_attribute(f, "/", "vertices", small_graph(1).header.vertices);
+  ASSERT_GE(H5Fclose(f), 0);
+  expect_bounded_read_error(path, "dataset 'vertex_map' claims 2147483648 entries");
+}
+
+// "worker rank 0 failed on max_degree = ... does not fit in 32 bits" named neither the file
+// nor the block: a corrupt max_degree is now an error that names both.
+TEST(BlockFormat, CorruptMaxDegreeNamesTheFileAndBlock) {
+  TempDir dir;
+  const std::string path = dir.file("degree.h5");
+  write_block_file(small_graph(1), path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  set_u64_attribute(f, "/blocks/P_0_0", "max_degree", std::uint64_t{1} << 33);
+  ASSERT_GE(H5Fclose(f), 0);
+  const BlockFileReader reader(path);
+  for (const bool mapped : {false, true}) {
+    try {
+      if (mapped) reader.map_block({0, 0});
+      else reader.read_block({0, 0});
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + path + "' block P(0,0): the max_degree attribute 8589934592"),
+                std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(BlockFormat, ReaderNamesTheFileForMissingAndForeignFiles) {

@@ -5,9 +5,11 @@
 // h5ls-visible layout and the JSON report.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -225,7 +227,7 @@ TEST(cliGenerate, SameFileForAnyThreadCount) {
 
 struct UsageCase {
   const char* name;
-  const char* program;  // partition, count (under mpiexec -np 1) or generate
+  const char* program;  // partition, count (under mpiexec -np 1), generate or simulate
   std::vector<std::string> args;  // "IN" -> a valid edge list, "OUT" -> an output path
   const char* mentions;
 };
@@ -270,6 +272,13 @@ const std::vector<UsageCase> kUsageCases = {
     {"CountBadBackend", "count", {"--input", "x.h5", "--backend", "foo"}, "foo"},
     {"CountSplitsZero", "count", {"--input", "x.h5", "--workload-splits", "0"}, "workload-splits"},
     {"CountSplitsNotANumber", "count", {"--input", "x.h5", "--workload-splits", "abc"}, "workload-splits"},
+    // Options that effectively hung (minutes of empty tasks, memory without end, 413 MB of
+    // empty blocks for 9 edges): bounded, with what to use instead.
+    {"CountSplitsTooMany", "count", {"--input", "x.h5", "--workload-splits", "1048576"}, "use auto"},
+    {"PartitionPartsBeyondTheLimit", "partition", {"--input", "IN", "--output", "OUT", "--parts", "4294967298"}, "between 1 and 1024"},
+    {"PartitionPartsTooManyForTheGraph", "partition", {"--input", "IN", "--output", "OUT", "--parts", "300"}, "use --parts 32 or fewer"},
+    {"SimulateTooManyWorkers", "simulate", {"--journal", "x.journal", "--max-workers", "100000000"}, "--workers"},
+    {"SimulateWorkerCountTooLarge", "simulate", {"--journal", "x.journal", "--workers", "1,100000000"}, "100000000"},
     {"CountBadCacheSize", "count", {"--input", "x.h5", "--cache-size", "4Q"}, "cache-size"},
     {"CountMissingInput", "count", {"--backend", "cpu"}, "input"},
     {"GenerateUnknownOption", "generate", {"--output", "OUT", "--bogus"}, "bogus"},
@@ -384,6 +393,131 @@ void expect_empty_graph(const std::string& text) {
 TEST(cliEmptyGraph, OnlyComments) { expect_empty_graph("# nothing here\n% nor here\n\n"); }
 TEST(cliEmptyGraph, OnlySelfLoops) { expect_empty_graph("1 1\n2 2\n7 7\n"); }
 
+// Old Mac line endings (a lone CR) used to be read as one edge.
+TEST(cliBadInput, LoneCrLineEndsAreLineEnds) {
+  TempDir dir;
+  const std::string in = dir.file("mac.txt");
+  write_file(in, "% a comment\r0 1\r1 2\r2 0\r2 3\r");
+  const std::string h5 = dir.file("mac.h5");
+  ASSERT_EQ(run_partition(in, h5, 1).exit_code, 0);
+  const ProcessResult c = count_json(1, h5);
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  EXPECT_EQ(json_uint(c.out, "triangles"), 1u);
+  EXPECT_EQ(json_uint(c.out, "edges"), 4u);
+}
+
+// A newline in the input's name used to split the message and the summary over lines.
+TEST(cliBadInput, ControlBytesInNamesAndLinesArePrintedEscaped) {
+  TempDir dir;
+  const std::string good = dir.file("good\nname.txt");
+  write_file(good, "0 1\n1 2\n2 0\n");
+  const ProcessResult ok = run_process({prog("tricount-partition"), "--input", good, "--output", dir.file("g.h5")}, kTimeout);
+  ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_TRUE(contains(ok.out, "partitioned " + dir.file("good\\nname.txt") + ": 3 vertices")) << ok.out;
+  EXPECT_EQ(std::count(ok.out.begin(), ok.out.end(), '\n'), 1) << ok.out;
+  const std::string bad = dir.file("bad\nname.txt");
+  write_file(bad, std::string("0 1\n1\0 2\n", 9));
+  const ProcessResult r = run_partition(bad, dir.file("b.h5"), 1);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, dir.file("bad\\nname.txt") + ":2: malformed line: expected two vertex ids, got \"1\\x00 2\"")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// ------------------------------------------------------------------------------------
+// Inputs that can be read only once (pipes, FIFOs, /dev/stdin, process substitution):
+// --format auto sniffs the bytes the reader then parses, so no edge is lost.
+
+// Runs `script` with /bin/bash -c; $PART is tricount-partition.
+ProcessResult run_shell(const std::string& script) {
+  return run_process({"/bin/bash", "-c", "PART='" + prog("tricount-partition") + "'; " + script}, kTimeout);
+}
+
+// The header of a block file (vertices, edges, input edges, checksum).
+tricount::GraphHeader header_of(const std::string& h5) { return tricount::BlockFileReader(h5).header(); }
+
+// More than the first megabyte that a sniff used to read and throw away.
+std::string large_edge_text() {
+  std::string text;
+  for (std::uint64_t k = 0; k < 200000; ++k) text += std::to_string(k) + " " + std::to_string((k * 7919 + 13) % 200000) + "\n";
+  return text;
+}
+
+// A pipe has no size to estimate from: it used to be read into memory whatever
+// --memory-budget said (649 MB at 128M); now it takes the external path, within the budget.
+TEST(cliPipes, PipeKeepsToTheMemoryBudget) {
+  TempDir dir;
+  const std::string txt = dir.file("big.txt");
+  write_file(txt, large_edge_text());
+  const std::string h5 = dir.file("piped.h5");
+  const ProcessResult r = run_shell("cat '" + txt + "' | \"$PART\" --input /dev/stdin --output '" + h5 +
+                                    "' --memory-budget 16M --tmpdir '" + dir.path() + "'");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "external memory: budget 16")) << describe(r);
+  EXPECT_EQ(header_of(h5).input_edges, 200000u);
+}
+
+TEST(cliPipes, StdinPipeKeepsTheTriangle) {
+  TempDir dir;
+  const std::string h5 = dir.file("t.h5");
+  const ProcessResult p = run_shell("printf '0 1\\n1 2\\n2 0\\n' | \"$PART\" --input /dev/stdin --output '" + h5 + "' -q");
+  ASSERT_EQ(p.exit_code, 0) << describe(p);
+  const ProcessResult c = count_json(1, h5);
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  EXPECT_EQ(json_uint(c.out, "triangles"), 1u);
+  EXPECT_EQ(json_uint(c.out, "edges"), 3u);
+}
+
+// The same file read directly, through a FIFO, through process substitution, through a pipe
+// gzip-compressed, and as Matrix Market through a pipe: the same block file every time.
+TEST(cliPipes, LargeInputThroughFifoAndPipesKeepsEveryEdge) {
+  TempDir dir;
+  const std::string txt = dir.file("big.txt");
+  write_file(txt, large_edge_text());
+  ASSERT_GT(fs::file_size(txt), std::uintmax_t{2} << 20);
+  const std::string gz = dir.file("big.txt.gz");
+  {
+    const std::string text = read_file(txt);
+    gzFile f = gzopen(gz.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+    ASSERT_EQ(gzclose(f), Z_OK);
+  }
+  const std::string mtx = dir.file("big-mtx");  // no .mtx suffix: the banner decides
+  write_file(mtx, "%%MatrixMarket matrix coordinate pattern general\n200000 200000 200000\n" + [&] {
+    std::string t;
+    for (std::uint64_t k = 0; k < 200000; ++k) t += std::to_string(k + 1) + " " + std::to_string((k * 7919 + 13) % 200000 + 1) + "\n";
+    return t;
+  }());
+  const std::string direct = dir.file("direct.h5");
+  ASSERT_EQ(run_partition(txt, direct, 2).exit_code, 0);
+  const tricount::GraphHeader want = header_of(direct);
+  ASSERT_EQ(want.input_edges, 200000u);
+
+  const std::string fifo = dir.file("edges.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::vector<std::pair<std::string, std::string>> ways = {
+      {"fifo", "cat '" + txt + "' > '" + fifo + "' & \"$PART\" --input '" + fifo + "' --output OUT -n 2 -q; wait"},
+      {"process substitution", "\"$PART\" --input <(cat '" + txt + "') --output OUT -n 2 -q"},
+      {"stdin", "cat '" + txt + "' | \"$PART\" --input /dev/stdin --output OUT -n 2 -q"},
+      {"gzip through a pipe", "cat '" + gz + "' | \"$PART\" --input /dev/stdin --output OUT -n 2 -q"},
+      {"matrix market through a pipe", "cat '" + mtx + "' | \"$PART\" --input /dev/stdin --output OUT -n 2 -q"},
+  };
+  int k = 0;
+  for (const auto& [what, script] : ways) {
+    const std::string out = dir.file("way" + std::to_string(k++) + ".h5");
+    std::string s = script;
+    s.replace(s.find("OUT"), 3, "'" + out + "'");
+    const ProcessResult r = run_shell(s);
+    ASSERT_EQ(r.exit_code, 0) << what << "\n" << describe(r);
+    ASSERT_FALSE(r.timed_out) << what;
+    const tricount::GraphHeader got = header_of(out);
+    EXPECT_EQ(got.input_edges, want.input_edges) << what;
+    EXPECT_EQ(got.edges, want.edges) << what;
+    EXPECT_EQ(got.vertices, want.vertices) << what;
+    EXPECT_EQ(got.graph_checksum, want.graph_checksum) << what;
+  }
+}
+
 // ------------------------------------------------------------------------------------
 // Bad block files given to tricount-count: exit 1, message naming the file.
 
@@ -447,6 +581,23 @@ TEST(cliBadBlockFile, OtherFormatVersion) {
   H5Aclose(attr);
   ASSERT_GE(H5Fclose(f), 0);
   expect_count_fails(path, {"999"});
+}
+
+// A crafted parts attribute used 6.3 GB for a minute before failing; now refused at once.
+TEST(cliBadBlockFile, PartsBeyondTheFileSize) {
+  TempDir dir;
+  const std::string good = make_block_file(dir, 1);
+  const std::string path = dir.file("parts.h5");
+  fs::copy_file(good, path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t attr = H5Aopen(f, "parts", H5P_DEFAULT);
+  ASSERT_GE(attr, 0);
+  const std::uint64_t parts = 20000;
+  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &parts), 0);
+  H5Aclose(attr);
+  ASSERT_GE(H5Fclose(f), 0);
+  expect_count_fails(path, {"20000 parts", "corrupt"});
 }
 
 TEST(cliBadBlockFile, EdgeListGivenToCount) {

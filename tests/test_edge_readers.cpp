@@ -122,6 +122,51 @@ TEST_F(EdgeReaders, CrlfLineEndings) {
   EXPECT_EQ(read_all(p), (Edges{{1, 2}, {3, 4}, {5, 6}}));
 }
 
+// Old Mac files: a lone CR ends a line (it used to read the whole file as one edge).
+TEST_F(EdgeReaders, LoneCrLineEndings) {
+  EXPECT_EQ(read_all(write("cr.txt", "# header\r1 2\r\r3\t4\r5 6 7\r")), (Edges{{1, 2}, {3, 4}, {5, 6}}));
+  EXPECT_EQ(read_all(write("crnoend.txt", "1 2\r3 4")), (Edges{{1, 2}, {3, 4}}));
+  EXPECT_EQ(read_all(write("mixed.txt", "1 2\r\n3 4\r5 6\n7 8\r\n")), (Edges{{1, 2}, {3, 4}, {5, 6}, {7, 8}}));
+  const std::string mtx = write("cr-mm", "%%MatrixMarket matrix coordinate pattern general\r3 3 2\r1 2\r2 3\r");
+  EXPECT_EQ(read_all(mtx), (Edges{{1, 2}, {2, 3}}));
+  const std::string bad = write("crbad.txt", "1 2\r3\r4 5\r");
+  EXPECT_TRUE(Contains(read_error(bad), bad + ":2: malformed line")) << read_error(bad);
+}
+
+// A CRLF split between two reads (the first read of a file is 4 MiB) is one line end, not
+// two: the line numbers after it stay right, on one thread and on several.
+TEST_F(EdgeReaders, CrlfAcrossAReadBoundaryIsOneLineEnd) {
+  const std::size_t boundary = std::size_t{4} << 20;
+  std::string text;
+  std::uint64_t lines = 0;
+  while (text.size() < boundary - 64) {
+    text += std::to_string(lines % 1000) + " " + std::to_string(lines % 997) + "\r\n";
+    ++lines;
+  }
+  // Pad the last line so that its CR is the last byte of the first read.
+  std::string last = "1 2";
+  last += std::string(boundary - 1 - text.size() - last.size(), ' ');
+  text += last + "\r\n";
+  ++lines;
+  ASSERT_EQ(text[boundary - 1], '\r');
+  ASSERT_EQ(text[boundary], '\n');
+  text += "3 4\r\nbad\r\n";
+  const std::string p = write("split-crlf.txt", text);
+  const std::string want = p + ":" + std::to_string(lines + 2) + ": malformed line";
+  EXPECT_TRUE(Contains(read_error(p), want)) << read_error(p);
+  for (const EdgeFileOptions options : {EdgeFileOptions{4, 4096}, EdgeFileOptions{2, 0}}) {
+    try {
+      auto src = open_edge_file(p, InputFormat::Auto, options);
+      std::vector<RawEdge> b;
+      while (src->next_batch(b, 1000)) {
+      }
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_TRUE(Contains(e.what(), want)) << e.what();
+    }
+  }
+}
+
 TEST_F(EdgeReaders, ExtraColumnsAreIgnored) {
   // GraphChallenge TSV "u v weight" and as-caida "u v relationship" (which can be -1).
   const std::string p = write("tsv.tsv", "1\t2\t1\n2\t3\t0.5\n3 4 -1\n4 5 2 extra words\n");
@@ -346,6 +391,19 @@ TEST_F(EdgeReaders, MalformedLines) {
   EXPECT_TRUE(Contains(read_error(frac), frac + ":2: malformed line"));
   const std::string comma = write("comma.csv", "1,2\n");
   EXPECT_TRUE(Contains(read_error(comma), comma + ":1: malformed line"));
+}
+
+// A NUL byte used to cut the message, and a newline in the file's name split it over lines:
+// control bytes of names and line excerpts are printed escaped.
+TEST_F(EdgeReaders, MessagesEscapeControlBytesOfNamesAndLines) {
+  const std::string nul = write("nul.txt", std::string("1 2\n3\0x 4\n", 11));
+  const std::string m = read_error(nul);
+  EXPECT_TRUE(Contains(m, nul + ":2: malformed line: expected two vertex ids, got \"3\\x00x 4\"")) << m;
+  const std::string named = write("two\nlines.txt", "1 2\nbad\n");
+  const std::string n = read_error(named);
+  EXPECT_EQ(n.find('\n'), std::string::npos) << n;
+  EXPECT_TRUE(Contains(n, path("two\\nlines.txt:2: malformed line"))) << n;
+  EXPECT_TRUE(Contains(read_error(path("missing\tfile\x01.txt")), "missing\\tfile\\x01.txt"));
 }
 
 TEST_F(EdgeReaders, NegativeAndOversizedIds) {

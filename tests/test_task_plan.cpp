@@ -33,6 +33,21 @@ TEST(TaskPlan, RejectsZeroAndOutOfRange) {
   EXPECT_THROW(plan.encode(Task{2, 0, 0, 0}), Error);
 }
 
+// One limit for --parts and one for --workload-splits, wherever they are checked.
+TEST(TaskPlan, PartsAndSplitsHaveOneLimitEach) {
+  EXPECT_NO_THROW(TaskPlan(kMaxParts, kMaxWorkloadSplits));
+  EXPECT_THROW(TaskPlan(kMaxParts + 1, 1), UsageError);
+  EXPECT_THROW(TaskPlan(1, kMaxWorkloadSplits + 1), UsageError);
+  EXPECT_THROW(check_parts(std::uint64_t{1} << 32), UsageError);
+  EXPECT_THROW(check_workload_splits(1048576), UsageError);
+  try {
+    check_parts(4294967298);
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--parts must be between 1 and " + std::to_string(kMaxParts) + " (got 4294967298)"),
+              std::string::npos) << e.what();
+  }
+}
+
 TEST(TaskPlan, LargePlansDoNotWrap) {
   // 1024^3 * 8 = 2^33 tasks: ids past 2^32 must survive the round trip.
   const TaskPlan plan(1024, 8);
