@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
     options.backend = parse_backend_kind(backend);
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
+    options.json = json;
     const CountResult result = run_count(MPI_COMM_WORLD, options);
     int verified_ok = 1;
     std::string verify_message;

@@ -13,6 +13,7 @@
 
 #include "partitioner/external_partition.hpp"
 #include "partitioner/run_files.hpp"
+#include "src/output_file.hpp"
 #include "src/threads.hpp"
 
 namespace tricount {
@@ -272,8 +273,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
                            const PartitionOptions& options) {
   if (options.parts == 0) throw UsageError("--parts must be at least 1");
   std::error_code ec;
-  if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
-    throw UsageError("--output '" + output + "' is the input file");
+  output::refuse_same_file(output, "--output", {{input, "--input"}});
   // An output that cannot be written is reported before the work, not after it.
   const auto out_dir = std::filesystem::absolute(output).parent_path();
   if (!std::filesystem::is_directory(out_dir, ec))

@@ -619,4 +619,55 @@ TEST(cliOutput, JsonReportToFile) {
   EXPECT_TRUE(contains(r.out, "10 triangles")) << describe(r);
 }
 
+// ------------------------------------------------------------------------------------
+// Output paths that name an input (issue 14, item 4): refused before any work, nothing lost.
+
+TEST(cliOutputSafety, JsonOntoTheInputIsRefused) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string before = read_file(h5);
+  fs::create_symlink(h5, dir.file("link.h5"));
+  fs::create_hard_link(h5, dir.file("hard.h5"));
+  for (const std::string& json : {h5, dir.file("link.h5"), dir.file("hard.h5")}) {
+    const ProcessResult r = run_count(1, {"--input", h5, "--json", json, "--threads", "1"});
+    EXPECT_EQ(r.exit_code, 2) << json << describe(r);
+    EXPECT_TRUE(contains(r.err, "tricount-count: error: --json '" + json + "' is the same file as --input")) << describe(r);
+    EXPECT_TRUE(read_file(h5) == before) << "the block file was changed by --json " << json;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.h5")));
+  // Through the symlink as the input, too.
+  const ProcessResult r = run_count(1, {"--input", dir.file("link.h5"), "--json", h5, "--threads", "1"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(read_file(h5) == before);
+  const ProcessResult ok = count_json(1, h5);
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+}
+
+TEST(cliOutputSafety, JsonOntoTheJournalIsRefused) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string journal = dir.file("run.journal");
+  const ProcessResult r = run_count(1, {"--input", h5, "--journal", journal, "--json", journal, "--threads", "1"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "--json '" + journal + "' is the same file as --journal")) << describe(r);
+  const ProcessResult onto_input = run_count(1, {"--input", h5, "--journal", h5, "--threads", "1"});
+  EXPECT_EQ(onto_input.exit_code, 2) << describe(onto_input);
+  EXPECT_TRUE(contains(onto_input.err, "--journal '" + h5 + "' is the same file as --input")) << describe(onto_input);
+}
+
+TEST(cliOutputSafety, PartitionOntoTheInputIsRefused) {
+  TempDir dir;
+  const std::string txt = dir.file("k5.txt");
+  write_text_edges(txt, complete_graph(5));
+  const std::string before = read_file(txt);
+  fs::create_hard_link(txt, dir.file("hard.txt"));
+  fs::create_symlink(txt, dir.file("link.txt"));
+  for (const std::string& out : {txt, dir.file("hard.txt"), dir.file("link.txt")}) {
+    const ProcessResult r = run_partition(txt, out, 1);
+    EXPECT_EQ(r.exit_code, 2) << out << describe(r);
+    EXPECT_TRUE(contains(r.err, "--output '" + out + "' is the same file as --input")) << describe(r);
+    EXPECT_TRUE(read_file(txt) == before);
+  }
+}
+
 }  // namespace
