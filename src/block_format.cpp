@@ -310,8 +310,13 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   s.checksums.assign(s.written.size(), 0);
   // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them
   // (BlockFileReader::map_block needs their elements aligned; pages are the unit of mmap).
+  // The 1.10 file format: superblock v3 and v2 object headers carry checksums, so a damaged
+  // header is an HDF5 error, not a crash inside the library (v0 headers have none). Both
+  // bounds are 1.10 so that a newer library still writes files that HDF5 1.10 reads.
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0) throw Error("cannot set up HDF5 file access properties");
+  if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0 ||
+      H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110) < 0)
+    throw Error("cannot set up HDF5 file access properties");
   s.file = Handle(H5Fcreate(s.temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
   if (!s.file.valid())
     throw Error("cannot create '" + s.temp + "' (for output '" + path + "'): " + std::strerror(errno ? errno : EIO));
