@@ -275,20 +275,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   std::error_code ec;
   output::refuse_same_file(output, "--output", {{input, "--input"}});
   // An output that cannot be written is reported before the work, not after it.
-  const auto out_dir = std::filesystem::absolute(output).parent_path();
-  if (!std::filesystem::is_directory(out_dir, ec))
-    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' does not exist");
-  if (::access(out_dir.c_str(), W_OK) != 0)
-    throw Error("cannot write output '" + output + "': directory '" + out_dir.string() + "' is not writable");
-  // The writer's temporary (OUTPUT.tmp.<pid>) goes on SIGTERM/SIGINT too; a killed run's
-  // temporary is removed by the next one.
-  ext::remove_stale_output_temps(output);
-  const std::string temp = output + ".tmp." + std::to_string(::getpid());
-  ext::register_cleanup_path(temp);
-  struct Unregister {
-    std::string path;
-    ~Unregister() { ext::unregister_cleanup_path(path); }
-  } unregister{temp};
+  output::check_writable(output, "--output", /*needs_regular_file=*/true);
 
   std::uint64_t source_size = std::filesystem::file_size(input, ec);
   if (ec) source_size = 0;
