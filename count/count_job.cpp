@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "scheduler/scheduler.hpp"
+#include "src/output_file.hpp"
 #include "src/threads.hpp"
 
 #include <filesystem>
@@ -149,6 +150,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   std::uint32_t splits = options.splits;
   collective_step(comm, [&] {
     if (rank != 0) return;
+    // An output onto the input (or the journal) would destroy it: refused before any work.
+    output::refuse_same_file(options.json, "--json", {{options.input, "--input"}, {options.journal, "--journal"}});
+    output::refuse_same_file(options.journal, "--journal", {{options.input, "--input"}});
+    if (!options.json.empty()) output::check_writable(options.json, "--json");  // not found out after the count
     file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = file->header();
     if (splits == 0) splits = auto_workload_splits(h.parts, workers);

@@ -25,6 +25,7 @@ struct CountOptions {
   bool allow_idle_workers = false;   // more workers than tasks is an error unless set
   std::string journal;               // append each finished task here ("" = no journal)
   bool resume = false;               // skip the tasks the journal has finished
+  std::string json;                  // --json report path, written by the caller ("" = none; checked before counting)
 };
 
 // m for --workload-splits auto: enough tasks for about four per worker, so that longest-

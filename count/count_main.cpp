@@ -2,8 +2,6 @@
 // rank 0 does both. Run under mpirun -np P or srun.
 #include <mpi.h>
 
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <unistd.h>
@@ -11,27 +9,7 @@
 #include "count/count_job.hpp"
 #include "count/verify.hpp"
 #include "src/cli.hpp"
-
-namespace {
-
-void write_json(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text << std::endl;
-    return;
-  }
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp);
-    out << text << '\n';
-    if (!out.flush()) throw tricount::Error("cannot write JSON to '" + temp + "'");
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw tricount::Error("cannot rename '" + temp + "' to '" + path + "'");
-  }
-}
-
-}  // namespace
+#include "src/output_file.hpp"
 
 int main(int argc, char** argv) {
   using namespace tricount;
@@ -63,7 +41,8 @@ int main(int argc, char** argv) {
       ("no-prefetch", "do not load the next task's blocks while counting")
       ("no-mmap", "read blocks into memory instead of mapping the block file (for file systems where mapping is slow)")
       ("verify", "re-count on rank 0 with an independent merge-based counter and fail if the counts differ")
-      ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout)")
+      ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout; checked before counting, written "
+       "after the summary line; a device, a FIFO or /dev/stdout is written in place, a symlink written through)")
       ("quiet,q", "print no summary line");
     cli::po::options_description testing("options for tests only");
     testing.add_options()
@@ -104,6 +83,7 @@ int main(int argc, char** argv) {
     options.backend = parse_backend_kind(backend);
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
+    options.json = json;
     const CountResult result = [&] {
       try {
         return run_count(MPI_COMM_WORLD, options);
@@ -123,9 +103,11 @@ int main(int argc, char** argv) {
     }
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      if (!json.empty()) write_json(json, result.to_json().str());
-      if (!vm.count("quiet")) (json == "-" ? std::cerr : std::cout) << "tricount: " << result.summary() << std::endl;
-      if (!verify_message.empty()) (json == "-" ? std::cerr : std::cout) << "tricount: " << verify_message << std::endl;
+      // The summary first: a JSON write that fails (disk full) still leaves the count on record.
+      std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
+      if (!vm.count("quiet")) say << "tricount: " << result.summary() << std::endl;
+      if (!verify_message.empty()) say << "tricount: " << verify_message << std::endl;
+      if (!json.empty()) output::write_text_file(json, "--json", result.to_json().str() + "\n");
     }
     if (!verified_ok) throw Error("the count does not match the verifier");
     return cli::kExitOk;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/cli.hpp"
+#include "src/output_file.hpp"
 #include "input/edge_source.hpp"
 #include "input/generators.hpp"
 #include "src/types.hpp"
@@ -99,7 +100,8 @@ int run(int argc, char** argv) {
      "kronecker, uniform: threads that compute edges (0: the cores this process may use); "
      "the file is the same for any number")
     ("output,o", po::value<std::string>()->required(),
-     "file to write (required); written under a temporary name, then renamed")
+     "file to write (required); written under a temporary name, then renamed (a device, a FIFO or "
+     "/dev/stdout is written in place; a symlink is written through)")
     ("format", po::value<std::string>(),
      "text (\"u v\" per line), bin32 or bin64 (little-endian id pairs); default from the "
      "extension of --output: .bin32 -> bin32, .bin64 or .bin -> bin64, else text");
@@ -203,6 +205,7 @@ int run(int argc, char** argv) {
     throw UsageError("--kind: unknown kind '" + kind + "'; choose kronecker, uniform or grid3d");
   }
 
+  output::check_writable(output, "--output");  // before generating, not after
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t edges = write_edge_file(*source, output, file_kind);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -215,5 +218,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread starts: SIGTERM/SIGINT/SIGHUP remove the temporary output and exit.
+  tricount::output::install_signal_cleanup(std::string(kProgram));
   return tricount::cli::run_main(kProgram, [&] { return run(argc, argv); });
 }

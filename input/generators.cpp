@@ -22,6 +22,7 @@
 
 #include "input/generators.hpp"
 #include "src/threads.hpp"
+#include "src/output_file.hpp"
 #include "src/types.hpp"
 
 namespace tricount {
@@ -304,22 +305,11 @@ class Grid3dSource final : public EdgeSource {
 
 // --- writer ----------------------------------------------------------------------------
 
-std::string errno_message(int err) { return std::generic_category().message(err); }
-
 class FileWriter {
  public:
-  // `path` is the temporary file; `final_path` is the name users asked for, for messages.
-  FileWriter(const std::string& path, const std::string& final_path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      throw Error("cannot create '" + final_path + "' (written first as '" + path + "'): " +
-                  errno_message(errno));
-    }
-    buf_.resize(kBufBytes);
-  }
-  ~FileWriter() {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  // An output::OutputFile: a temporary beside `path`, renamed in close(); a device or a
+  // FIFO (or /dev/stdout) is written in place.
+  explicit FileWriter(const std::string& path) : file_(path, "--output") { buf_.resize(kBufBytes); }
   FileWriter(const FileWriter&) = delete;
   FileWriter& operator=(const FileWriter&) = delete;
 
@@ -331,31 +321,18 @@ class FileWriter {
   void commit(char* end) { used_ = static_cast<std::size_t>(end - buf_.data()); }
 
   void flush() {
-    const char* p = buf_.data();
-    std::size_t left = used_;
-    while (left > 0) {
-      const ssize_t w = ::write(fd_, p, left);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw Error("cannot write '" + path_ + "': " + errno_message(errno));
-      }
-      p += w;
-      left -= static_cast<std::size_t>(w);
-    }
+    file_.write(std::string_view(buf_.data(), used_));
     used_ = 0;
   }
 
   void close() {
     flush();
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw Error("cannot write '" + path_ + "': " + errno_message(errno));
+    file_.commit();
   }
 
  private:
   static constexpr std::size_t kBufBytes = std::size_t{4} << 20;
-  std::string path_;
-  int fd_ = -1;
+  output::OutputFile file_;
   std::vector<char> buf_;
   std::size_t used_ = 0;
 };
@@ -387,10 +364,9 @@ std::unique_ptr<EdgeSource> make_grid3d_source(const Grid3dSpec& spec) {
 std::uint64_t write_edge_file(EdgeSource& source, const std::string& path, EdgeFileKind kind) {
   // Written under a temporary name and renamed at the end, so a crash or an error never
   // leaves a truncated file under the real name for a later run to read.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   std::uint64_t written = 0;
-  try {
-    FileWriter out(tmp, path);
+  {
+    FileWriter out(path);
     std::vector<RawEdge> batch;
     constexpr std::size_t kBatch = std::size_t{1} << 20;  // 16 MB: enough to share among threads
     while (source.next_batch(batch, kBatch)) {
@@ -432,12 +408,6 @@ std::uint64_t write_edge_file(EdgeSource& source, const std::string& path, EdgeF
       written += batch.size();
     }
     out.close();
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      throw Error("cannot rename '" + tmp + "' to '" + path + "': " + errno_message(errno));
-    }
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
   }
   return written;
 }

@@ -13,6 +13,7 @@
 
 #include "partitioner/external_partition.hpp"
 #include "partitioner/run_files.hpp"
+#include "src/output_file.hpp"
 #include "src/threads.hpp"
 
 namespace tricount {
@@ -283,23 +284,9 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
                            const PartitionOptions& options) {
   check_parts(options.parts);
   std::error_code ec;
-  if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
-    throw UsageError("--output '" + printable(output) + "' is the input file");
+  output::refuse_same_file(output, "--output", {{input, "--input"}});
   // An output that cannot be written is reported before the work, not after it.
-  const auto out_dir = std::filesystem::absolute(output).parent_path();
-  if (!std::filesystem::is_directory(out_dir, ec))
-    throw Error("cannot write output '" + printable(output) + "': directory '" + printable(out_dir.string()) + "' does not exist");
-  if (::access(out_dir.c_str(), W_OK) != 0)
-    throw Error("cannot write output '" + printable(output) + "': directory '" + printable(out_dir.string()) + "' is not writable");
-  // The writer's temporary (OUTPUT.tmp.<pid>) goes on SIGTERM/SIGINT too; a killed run's
-  // temporary is removed by the next one.
-  ext::remove_stale_output_temps(output);
-  const std::string temp = output + ".tmp." + std::to_string(::getpid());
-  ext::register_cleanup_path(temp);
-  struct Unregister {
-    std::string path;
-    ~Unregister() { ext::unregister_cleanup_path(path); }
-  } unregister{temp};
+  output::check_writable(output, "--output", /*needs_regular_file=*/true);
 
   std::uint64_t source_size = std::filesystem::file_size(input, ec);
   if (ec) source_size = 0;

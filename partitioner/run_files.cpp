@@ -23,7 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 std::atomic<std::uint64_t> g_scratch_bytes{0};
-std::atomic<bool> g_interrupted{false};
 constexpr const char* kScratchPrefix = "tricount-partition-";
 }  // namespace
 
@@ -214,18 +213,9 @@ void remove_run_files(const std::vector<Run>& runs, FilePool& pool) {
   }
 }
 
-// ---- cleanup registry and signals -------------------------------------------------------
+// ---- scratch directory and cleanup ------------------------------------------------------
 
 namespace {
-
-std::mutex& cleanup_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::set<std::string>& cleanup_paths() {
-  static std::set<std::string> s;
-  return s;
-}
 
 void remove_quietly(const std::string& path) {
   std::error_code ec;
@@ -238,100 +228,17 @@ void remove_quietly(const std::string& path) {
 
 }  // namespace
 
-void register_cleanup_path(const std::string& path) {
-  std::lock_guard lock(cleanup_mutex());
-  cleanup_paths().insert(path);
-}
-
-void unregister_cleanup_path(const std::string& path) {
-  std::lock_guard lock(cleanup_mutex());
-  cleanup_paths().erase(path);
-}
-
-void install_signal_cleanup(const std::string& program) {
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    std::thread([set, program] {
-      int sig = 0;
-      while (sigwait(&set, &sig) != 0) {
-      }
-      g_interrupted = true;
-      std::set<std::string> paths;
-      {
-        // Do not wait for ever on a lock a worker might hold: the registry is tiny.
-        std::unique_lock lock(cleanup_mutex(), std::defer_lock);
-        for (int i = 0; i < 100 && !lock.try_lock(); ++i) ::usleep(10000);
-        paths = cleanup_paths();
-      }
-      for (const std::string& p : paths) remove_quietly(p);
-      const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-      std::fprintf(stderr, "\n%s: interrupted by %s; temporary files removed, no output written\n", program.c_str(), name);
-      std::fflush(stderr);
-      ::_exit(128 + sig);
-    }).detach();
-  });
-}
-
-bool interrupted() { return g_interrupted.load(); }
-
-void wait_if_interrupted() {
-  while (g_interrupted.load()) ::pause();  // the watcher calls _exit
-}
-
-bool process_alive(long pid) {
-  if (pid <= 0) return false;
-  if (::kill(static_cast<pid_t>(pid), 0) == 0) return true;
-  return errno == EPERM;
-}
-
-namespace {
-
-// "<prefix><digits>[<rest>]" -> pid, or -1.
-long pid_after_prefix(const std::string& name, const std::string& prefix, bool digits_to_end) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
-  std::size_t i = prefix.size();
-  long pid = 0;
-  const std::size_t start = i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - start < 10) pid = pid * 10 + (name[i++] - '0');
-  if (i == start) return -1;
-  if (digits_to_end ? i != name.size() : (i == name.size() || name[i] != '-')) return -1;
-  return pid;
-}
-
-}  // namespace
-
 std::size_t remove_stale_scratch_dirs(const std::string& parent) {
   std::size_t removed = 0;
   std::error_code ec;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const long pid = pid_after_prefix(name, kScratchPrefix, false);
-    if (pid < 0 || pid == ::getpid() || process_alive(pid)) continue;
+    if (!output::owner_is_gone(name, kScratchPrefix)) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
     std::error_code ec2;
-    if (!it->is_directory(ec2)) continue;
     fs::remove_all(it->path(), ec2);
     if (!ec2) ++removed;
-  }
-  return removed;
-}
-
-std::size_t remove_stale_output_temps(const std::string& output) {
-  const fs::path out = fs::absolute(output);
-  const std::string prefix = out.filename().string() + ".tmp.";
-  std::size_t removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(out.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const long pid = pid_after_prefix(name, prefix, true);
-    if (pid < 0 || pid == ::getpid() || process_alive(pid)) continue;
-    std::error_code ec2;
-    if (it->is_regular_file(ec2) && fs::remove(it->path(), ec2)) ++removed;
   }
   return removed;
 }
@@ -347,7 +254,7 @@ ScratchDir::ScratchDir(const std::string& parent_in) {
   if (!fs::is_directory(parent, ec))
     throw Error("--tmpdir '" + parent + "' is not a directory (it holds the sorted runs; create it or choose another)");
   remove_stale_scratch_dirs(parent);
-  std::string tmpl = (fs::path(parent) / (kScratchPrefix + std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::string tmpl = (fs::path(parent) / (output::owned_name_prefix(kScratchPrefix) + "XXXXXX")).string();
   if (!::mkdtemp(tmpl.data()))
     throw Error("cannot create a temporary directory in --tmpdir '" + parent + "': " +
                 std::generic_category().message(errno));

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/output_file.hpp"
 #include "src/types.hpp"
 
 namespace tricount::ext {
@@ -355,7 +356,7 @@ void parallel_merge(FilePool& pool, const std::vector<Run>& runs, unsigned threa
 // $TMPDIR, else /tmp.
 std::string default_tmpdir();
 
-// A private directory "tricount-partition-<pid>-<n>" under `parent`, removed with everything
+// A private directory "tricount-partition-<host>-<pid>-<random>" under `parent`, removed with everything
 // in it by the destructor, and by the signal watcher (install_signal_cleanup) on SIGTERM,
 // SIGINT or SIGHUP. Creating one first removes stale ones of processes that no longer run.
 class ScratchDir {
@@ -373,25 +374,17 @@ class ScratchDir {
   std::atomic<std::uint64_t> counter_{0};
 };
 
-bool process_alive(long pid);
-// Removes "tricount-partition-<pid>-*" directories in `parent` whose process is gone.
-// Returns how many were removed.
+// Removes "tricount-partition-<host>-<pid>-*" directories in `parent` that are provably
+// stale: made on this host, by our user, by a process that no longer runs. Returns how many.
 std::size_t remove_stale_scratch_dirs(const std::string& parent);
-// Removes "<output>.tmp.<pid>" files (BlockFileWriter's temporaries) whose process is gone.
-std::size_t remove_stale_output_temps(const std::string& output);
 
-// Paths (files or directories) removed if the process is interrupted by a signal.
-void register_cleanup_path(const std::string& path);
-void unregister_cleanup_path(const std::string& path);
-// For programs: blocks SIGTERM, SIGINT and SIGHUP in the calling thread (call it before any
-// thread starts, so that every thread inherits the mask) and starts a watcher thread that, on
-// one of them, removes the registered paths, prints "<program>: interrupted by SIG...;
-// temporary files removed" and exits with 128 + the signal number.
-void install_signal_cleanup(const std::string& program);
-// True once the watcher has caught a signal (it is removing the files, then exits).
-bool interrupted();
-// If interrupted(): waits for the watcher to end the process (an error caused by the
-// removal of the files is not reported); else returns at once.
-void wait_if_interrupted();
+// The signal cleanup and the registry of temporary paths live with the output files
+// (src/output_file.hpp), shared by every program.
+using output::install_signal_cleanup;
+using output::interrupted;
+using output::process_alive;
+using output::register_cleanup_path;
+using output::unregister_cleanup_path;
+using output::wait_if_interrupted;
 
 }  // namespace tricount::ext

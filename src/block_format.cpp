@@ -19,12 +19,16 @@
 #include <optional>
 #include <utility>
 
+#include "src/output_file.hpp"
+
 namespace tricount {
 namespace {
 
 // The fewest bytes a block takes in a block file (its group, attributes and two dataset
 // headers; measured about 2.4 KiB each).
 constexpr std::uint64_t kMinBlockFileBytes = 512;
+// The first bytes of every HDF5 file (a superblock at offset 0; the writer uses no user block).
+constexpr std::string_view kHdf5Signature{"\x89HDF\r\n\x1a\n", 8};
 
 // HDF5's library is not thread-safe in Debian's serial build; all calls go through here.
 std::mutex& h5_mutex() {
@@ -196,15 +200,6 @@ Array read_dataset(hid_t loc, const char* name, hid_t mem_type, std::uint64_t ex
   return data;
 }
 
-void fsync_path(const std::string& path, bool directory) {
-  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-  if (fd < 0) return;  // best effort for directories on odd filesystems
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0 && !directory) throw Error("cannot fsync '" + path + "': " + std::strerror(err));
-}
-
 }  // namespace
 
 std::string block_name(const BlockId& id) {
@@ -317,7 +312,8 @@ void validate_block(const CsrSpan& b, const std::string& where, unsigned threads
 struct BlockFileWriter::Impl {
   std::string path, temp;
   GraphHeader header;
-  Handle file, blocks;
+  std::unique_ptr<output::OutputFile> out;  // the temporary's name; removes it unless committed
+  Handle file, blocks;                      // closed before `out` removes the file
   std::vector<bool> written;
   std::vector<std::uint64_t> checksums;
   bool vertex_map_written = false;
@@ -329,18 +325,32 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   std::lock_guard lock(h5_mutex());
   auto& s = *impl_;
   s.path = path;
-  s.temp = path + ".tmp." + std::to_string(::getpid());
   s.header = header;
   check_parts(header.parts);
   s.written.assign(std::size_t(header.parts) * header.parts, false);
   s.checksums.assign(s.written.size(), 0);
   // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them
   // (BlockFileReader::map_block needs their elements aligned; pages are the unit of mmap).
+  // The 1.10 file format: superblock v3 and v2 object headers carry checksums, so a damaged
+  // header is an HDF5 error, not a crash inside the library (v0 headers have none). Both
+  // bounds are 1.10 so that a newer library still writes files that HDF5 1.10 reads.
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0) throw Error("cannot set up HDF5 file access properties");
-  s.file = Handle(H5Fcreate(s.temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-  if (!s.file.valid())
-    throw Error("cannot create '" + s.temp + "' (for output '" + path + "'): " + std::strerror(errno ? errno : EIO));
+  if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0 ||
+      H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110) < 0)
+    throw Error("cannot set up HDF5 file access properties");
+  // A killed writer's temporary is removed when provably stale (this host, a dead pid, an
+  // HDF5 file); ours is created exclusively (H5F_ACC_EXCL is O_EXCL: no planted symlink).
+  output::remove_stale_temps(path, kHdf5Signature);
+  s.out = std::make_unique<output::OutputFile>(path, "output", [&](const std::string& temp) {
+    errno = 0;
+    s.file = Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose);
+    if (s.file.valid()) return true;
+    const int err = errno;
+    struct stat st {};
+    if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
+    throw Error("cannot create '" + temp + "' (for output '" + path + "'): " + std::strerror(err ? err : EIO));
+  });
+  s.temp = s.out->write_path();
   const std::string where = "'" + s.temp + "'";
   const hid_t f = s.file.get();
   write_attr_str(f, "format", kBlockFormatName, where);
@@ -356,6 +366,9 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   write_attr_str(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
   s.blocks = Handle(check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
                     H5Gclose);
+  // The superblock on disk now: the HDF5 signature at offset 0 marks the temporary as a block
+  // file's, which is what lets a later run remove it if this one is killed.
+  if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0) throw Error("cannot write '" + s.temp + "' (disk full?)");
 }
 
 BlockFileWriter::~BlockFileWriter() {
@@ -363,7 +376,7 @@ BlockFileWriter::~BlockFileWriter() {
   std::lock_guard lock(h5_mutex());
   impl_->blocks.reset();
   impl_->file.reset();
-  std::remove(impl_->temp.c_str());
+  impl_->out.reset();  // removes the temporary
 }
 
 const std::string& BlockFileWriter::temp_path() const { return impl_->temp; }
@@ -426,13 +439,8 @@ void BlockFileWriter::commit() {
     if (H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error("cannot flush '" + s.temp + "' (disk full?)");
     if (H5Fclose(s.file.release()) < 0) throw Error("cannot close '" + s.temp + "' (disk full?)");
   }
-  auto& s = *impl_;
-  fsync_path(s.temp, false);
-  if (std::rename(s.temp.c_str(), s.path.c_str()) != 0)
-    throw Error("cannot rename '" + s.temp + "' to '" + s.path + "': " + std::strerror(errno));
-  s.committed = true;
-  const auto dir = std::filesystem::absolute(s.path).parent_path();
-  fsync_path(dir.string(), true);
+  impl_->out->commit();  // fsync, rename over the output, fsync the directory
+  impl_->committed = true;
 }
 
 // --- streaming block writes (external partitioner) --------------------------------------

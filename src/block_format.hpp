@@ -83,9 +83,10 @@ class MappedBlock {
   std::shared_ptr<void> offsets_map_, neighbors_map_;
 };
 
-// Writes to `path + ".tmp.<pid>"` and renames to `path` only in commit(); a writer destroyed
-// without commit() (an exception, a crash) removes its temporary file, so an output that
-// exists under the final name is always complete.
+// Writes to a temporary beside `path` (output::OutputFile: "PATH.tmp.tricount-HOST-PID-RANDOM",
+// created exclusively) and renames it to `path` only in commit(); a writer destroyed without
+// commit() (an exception, a signal) removes its temporary file, so an output that exists
+// under the final name is always complete. `path` must be a regular file (or new).
 class BlockFileWriter {
  public:
   BlockFileWriter(const std::string& path, const GraphHeader& header);

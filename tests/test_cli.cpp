@@ -5,7 +5,9 @@
 // h5ls-visible layout and the JSON report.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -17,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -784,6 +787,228 @@ TEST(cliOutput, JsonReportToFile) {
   EXPECT_TRUE(temp_files(dir.file("report")).empty());
   // Without --quiet the summary line goes to stdout when the JSON goes to a file.
   EXPECT_TRUE(contains(r.out, "10 triangles")) << describe(r);
+}
+
+// ------------------------------------------------------------------------------------
+// Output paths that name an input (issue 14, item 4): refused before any work, nothing lost.
+
+TEST(cliOutputSafety, JsonOntoTheInputIsRefused) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string before = read_file(h5);
+  fs::create_symlink(h5, dir.file("link.h5"));
+  fs::create_hard_link(h5, dir.file("hard.h5"));
+  for (const std::string& json : {h5, dir.file("link.h5"), dir.file("hard.h5")}) {
+    const ProcessResult r = run_count(1, {"--input", h5, "--json", json, "--threads", "1"});
+    EXPECT_EQ(r.exit_code, 2) << json << describe(r);
+    EXPECT_TRUE(contains(r.err, "tricount-count: error: --json '" + json + "' is the same file as --input")) << describe(r);
+    EXPECT_TRUE(read_file(h5) == before) << "the block file was changed by --json " << json;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.h5")));
+  // Through the symlink as the input, too.
+  const ProcessResult r = run_count(1, {"--input", dir.file("link.h5"), "--json", h5, "--threads", "1"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(read_file(h5) == before);
+  const ProcessResult ok = count_json(1, h5);
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+}
+
+TEST(cliOutputSafety, JsonOntoTheJournalIsRefused) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string journal = dir.file("run.journal");
+  const ProcessResult r = run_count(1, {"--input", h5, "--journal", journal, "--json", journal, "--threads", "1"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "--json '" + journal + "' is the same file as --journal")) << describe(r);
+  const ProcessResult onto_input = run_count(1, {"--input", h5, "--journal", h5, "--threads", "1"});
+  EXPECT_EQ(onto_input.exit_code, 2) << describe(onto_input);
+  EXPECT_TRUE(contains(onto_input.err, "--journal '" + h5 + "' is the same file as --input")) << describe(onto_input);
+}
+
+TEST(cliOutputSafety, PartitionOntoTheInputIsRefused) {
+  TempDir dir;
+  const std::string txt = dir.file("k5.txt");
+  write_text_edges(txt, complete_graph(5));
+  const std::string before = read_file(txt);
+  fs::create_hard_link(txt, dir.file("hard.txt"));
+  fs::create_symlink(txt, dir.file("link.txt"));
+  for (const std::string& out : {txt, dir.file("hard.txt"), dir.file("link.txt")}) {
+    const ProcessResult r = run_partition(txt, out, 1);
+    EXPECT_EQ(r.exit_code, 2) << out << describe(r);
+    EXPECT_TRUE(contains(r.err, "--output '" + out + "' is the same file as --input")) << describe(r);
+    EXPECT_TRUE(read_file(txt) == before);
+  }
+}
+
+// ------------------------------------------------------------------------------------
+// Temporary files and targets that are not plain files (issue 14, items 10 to 14).
+
+bool is_char_device(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// After a program was given the real /dev/null or /dev/full: true if it is still the device.
+// A regressed program (as root) replaces it with a file: put the device back for everyone
+// else on the machine, and fail.
+bool device_intact(const std::string& path, unsigned minor) {
+  if (is_char_device(path)) return true;
+  if (::geteuid() == 0 && ::unlink(path.c_str()) == 0) ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor));
+  return false;
+}
+
+// Symlinks at every name the old writers would have used (NAME.tmp.<pid>) for the next
+// `count` pids, all pointing at `victim`.
+void plant_temp_symlinks(const std::string& name, const std::string& victim, int count) {
+  long last = 0;
+  std::ifstream("/proc/sys/kernel/ns_last_pid") >> last;
+  for (long pid = last + 1; pid <= last + count; ++pid) fs::create_symlink(victim, name + ".tmp." + std::to_string(pid));
+}
+
+TEST(cliOutputSafety, PlantedTempSymlinksAreNotFollowed) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string victim = dir.file("victim.txt");
+  write_file(victim, "precious\n");
+  // tricount-count --json
+  plant_temp_symlinks(dir.file("r.json"), victim, 400);
+  const ProcessResult c = run_count(1, {"--input", h5, "--json", dir.file("r.json"), "--threads", "1", "--quiet"});
+  EXPECT_EQ(c.exit_code, 0) << describe(c);
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir.file("r.json"))));
+  EXPECT_EQ(json_uint(read_file(dir.file("r.json")), "triangles"), 1276u);
+  // tricount-generate --output
+  plant_temp_symlinks(dir.file("g.txt"), victim, 50);
+  const ProcessResult g = generate({"--kind", "grid3d", "--grid-side", "3", "--output", dir.file("g.txt")});
+  EXPECT_EQ(g.exit_code, 0) << describe(g);
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir.file("g.txt"))));
+  // tricount-partition --output
+  plant_temp_symlinks(dir.file("p.h5"), victim, 50);
+  const ProcessResult p = run_partition(dir.file("g.txt"), dir.file("p.h5"), 1);
+  EXPECT_EQ(p.exit_code, 0) << describe(p);
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir.file("p.h5"))));
+}
+
+TEST(cliOutputSafety, DevicesFifosAndSymlinksAreWrittenNotReplaced) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  // A FIFO we made: the reader gets the report, the FIFO stays. First, so that a program that
+  // replaces special files is stopped here, before it is given the real /dev/null.
+  const std::string fifo = dir.file("report.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ProcessResult reader;
+  std::thread read_fifo([&] { reader = run_process({"cat", fifo}, 120); });
+  const ProcessResult to_fifo = run_count(1, {"--input", h5, "--json", fifo, "--threads", "1"});
+  read_fifo.join();
+  EXPECT_EQ(to_fifo.exit_code, 0) << describe(to_fifo);
+  EXPECT_EQ(json_uint(reader.out, "triangles"), 1276u) << describe(reader);
+  ASSERT_TRUE(fs::is_fifo(fs::symlink_status(fifo))) << "the FIFO was replaced: not trying /dev/null and /dev/full";
+  // A symlink we made: written through (the target gets the report), the link stays.
+  fs::create_directory(dir.file("reports"));
+  fs::create_symlink("reports/real.json", dir.file("link.json"));
+  const ProcessResult link = run_count(1, {"--input", h5, "--json", dir.file("link.json"), "--threads", "1"});
+  EXPECT_EQ(link.exit_code, 0) << describe(link);
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.json")));
+  EXPECT_EQ(json_uint(read_file(dir.file("reports/real.json")), "triangles"), 1276u);
+  EXPECT_TRUE(temp_files(dir.path()).empty());
+  EXPECT_TRUE(temp_files(dir.file("reports")).empty());
+  // /dev/null: written in place, still the device.
+  const ProcessResult null = run_count(1, {"--input", h5, "--json", "/dev/null", "--threads", "1"});
+  EXPECT_EQ(null.exit_code, 0) << describe(null);
+  EXPECT_TRUE(device_intact("/dev/null", 3));
+  // /dev/full: the write error is reported, the device stays.
+  const ProcessResult full = run_count(1, {"--input", h5, "--json", "/dev/full", "--threads", "1"});
+  EXPECT_EQ(full.exit_code, 1) << describe(full);
+  EXPECT_TRUE(contains(full.err, "tricount-count: error: cannot write --json '/dev/full'")) << describe(full);
+  EXPECT_TRUE(device_intact("/dev/full", 7));
+  // /dev/stdout: the report on stdout, the summary on stderr.
+  const ProcessResult out = run_count(1, {"--input", h5, "--json", "/dev/stdout", "--threads", "1"});
+  EXPECT_EQ(out.exit_code, 0) << describe(out);
+  EXPECT_EQ(json_uint(out.out, "triangles"), 1276u) << describe(out);
+  EXPECT_TRUE(contains(out.err, "1276 triangles")) << describe(out);
+  // tricount-generate into a FIFO, and the partitioner refusing a device (HDF5 needs a file).
+  const std::string edges_fifo = dir.file("edges.fifo");
+  ASSERT_EQ(::mkfifo(edges_fifo.c_str(), 0600), 0);
+  std::thread read_edges([&] { reader = run_process({"cat", edges_fifo}, 120); });
+  const ProcessResult gen = generate({"--kind", "grid3d", "--grid-side", "3", "--output", edges_fifo});
+  read_edges.join();
+  EXPECT_EQ(gen.exit_code, 0) << describe(gen);
+  EXPECT_EQ(std::count(reader.out.begin(), reader.out.end(), '\n'), 54);
+  ASSERT_TRUE(fs::is_fifo(fs::symlink_status(edges_fifo)));
+  write_text_edges(dir.file("k4.txt"), complete_graph(4));
+  const ProcessResult part = run_partition(dir.file("k4.txt"), "/dev/null", 1);
+  EXPECT_EQ(part.exit_code, 1) << describe(part);
+  EXPECT_TRUE(contains(part.err, "'/dev/null': it is not a regular file")) << describe(part);
+  EXPECT_TRUE(device_intact("/dev/null", 3));
+}
+
+TEST(cliOutputSafety, StaleTempCleanupRemovesOnlyWhatIsProvablyOurs) {
+  TempDir dir;
+  const std::string in = dir.file("k5.txt");
+  write_text_edges(in, complete_graph(5));
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  long dead = 4000000;  // a pid that runs nowhere on this host
+  while (dead > 1000 && (::kill(static_cast<pid_t>(dead), 0) == 0 || errno != ESRCH)) --dead;
+  const std::string out = dir.file("g.h5");
+  const std::string hdf5_head("\x89HDF\r\n\x1a\n", 8);
+  const std::vector<std::string> kept = {
+      out + ".tmp.20240101",                                                          // a user's file
+      out + ".tmp." + std::to_string(dead),                                           // the old pattern
+      out + ".tmp.tricount-otherhost-" + std::to_string(dead) + "-abcdef",            // another node's
+      out + ".tmp.tricount-" + host + "-" + std::to_string(dead) + "-notours1",       // not our name shape
+      out + ".tmp.tricount-" + host + "-" + std::to_string(dead) + "-userdt",         // not our format
+  };
+  for (const std::string& k : kept) write_file(k, k.find("userdt") != std::string::npos ? "user data" : hdf5_head + "x");
+  const std::string stale = out + ".tmp.tricount-" + host + "-" + std::to_string(dead) + "-Zq09aB";
+  write_file(stale, hdf5_head + "half-written");
+  // Scratch directories of the external path in --tmpdir: another node's, and the old pattern.
+  fs::create_directory(dir.file("runs"));
+  const std::vector<std::string> kept_dirs = {dir.file("runs/tricount-partition-otherhost-" + std::to_string(dead) + "-abcdef"),
+                                              dir.file("runs/tricount-partition-" + std::to_string(dead) + "-abcdef")};
+  for (const std::string& d : kept_dirs) fs::create_directory(d);
+  const std::string stale_dir = dir.file("runs/tricount-partition-" + std::string(host) + "-" + std::to_string(dead) + "-Zq09aB");
+  fs::create_directory(stale_dir);
+  const ProcessResult r = run_partition(in, out, 2, {"--force-external", "--tmpdir", dir.file("runs")});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (const std::string& k : kept) EXPECT_TRUE(fs::exists(k)) << "removed " << k;
+  for (const std::string& d : kept_dirs) EXPECT_TRUE(fs::is_directory(d)) << "removed " << d;
+  EXPECT_FALSE(fs::exists(stale)) << "a dead writer's temporary of this host was kept";
+  EXPECT_FALSE(fs::exists(stale_dir)) << "a dead run's scratch directory of this host was kept";
+}
+
+TEST(cliOutputSafety, BadJsonPathIsFoundBeforeCounting) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string journal = dir.file("run.journal");  // a count that ran would leave records here
+  for (const std::string& bad : {dir.file("no/such/dir/r.json"), dir.path()}) {
+    const ProcessResult r = run_count(1, {"--input", h5, "--json", bad, "--journal", journal, "--threads", "1"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "tricount-count: error: cannot write --json '" + bad + "'")) << describe(r);
+    EXPECT_FALSE(fs::exists(journal)) << "counted before finding the bad path: " << read_file(journal);
+    fs::remove(journal);
+  }
+  // A write that fails only at the end (disk full) still leaves the summary line.
+  const ProcessResult full = run_count(1, {"--input", h5, "--json", "/dev/full", "--threads", "1"});
+  EXPECT_EQ(full.exit_code, 1) << describe(full);
+  EXPECT_TRUE(contains(full.out, "tricount: 1276 triangles")) << describe(full);
+  EXPECT_TRUE(device_intact("/dev/full", 7));
+}
+
+TEST(cliOutputSafety, GenerateRemovesItsTemporaryOnSigterm) {
+  TempDir dir;
+  fs::create_directory(dir.file("out"));
+  const std::string out = dir.file("out/big.txt");
+  // Start a large graph, wait for its temporary, SIGTERM it.
+  const std::string script = "'" + prog("tricount-generate") + "' --kind kronecker --scale 24 --output '" + out +
+                             "' & pid=$!; for i in $(seq 1 3000); do ls '" + dir.file("out") +
+                             "' | grep -q tmp && break; sleep 0.01; done; sleep 0.2; kill -TERM $pid; wait $pid; echo rc=$?";
+  const ProcessResult r = run_process({"bash", "-c", script}, 120);
+  EXPECT_TRUE(contains(r.out, "rc=143")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tricount-generate: interrupted by SIGTERM")) << describe(r);
+  EXPECT_TRUE(fs::is_empty(dir.file("out"))) << temp_files(dir.file("out")).size() << " files left";
 }
 
 }  // namespace

@@ -545,6 +545,17 @@ bool has_prefix_entry(const std::string& dir, const std::string& prefix) {
   return false;
 }
 
+// The entry of `dir` that starts with `prefix` and names process `pid` ("...-<pid>-<random>"),
+// or "" (temporary names are "NAME.tmp.tricount-HOST-PID-RANDOM").
+std::string entry_of_process(const std::string& dir, const std::string& prefix, pid_t pid) {
+  std::string tag(1, '-');
+  tag += std::to_string(pid);
+  tag += '-';
+  for (const auto& e : entries(dir))
+    if (e.rfind(prefix, 0) == 0 && e.find(tag) != std::string::npos) return dir + "/" + e;
+  return "";
+}
+
 }  // namespace
 
 TEST(ExternalPartitionFailure, KilledRunsLeaveNoOutputAndTheNextRunCleansUp) {
@@ -574,8 +585,8 @@ TEST(ExternalPartitionFailure, KilledRunsLeaveNoOutputAndTheNextRunCleansUp) {
   // SIGTERM while the HDF5 file is being written (its temporary exists).
   {
     const Child c = spawn(argv, dir.file("err2.txt"));
-    const std::string temp = out + ".tmp." + std::to_string(c.pid);
-    ASSERT_TRUE(wait_for([&] { return fs::exists(temp); }, 60)) << slurp(dir.file("err2.txt"));
+    ASSERT_TRUE(wait_for([&] { return !entry_of_process(out_dir, "g.h5.tmp.tricount-", c.pid).empty(); }, 60))
+        << slurp(dir.file("err2.txt"));
     ::kill(c.pid, SIGTERM);
     const Finished f = wait_child(c);
     EXPECT_EQ(f.exit_code, 128 + SIGTERM) << f.err;
@@ -588,14 +599,15 @@ TEST(ExternalPartitionFailure, KilledRunsLeaveNoOutputAndTheNextRunCleansUp) {
   {
     const Child c = spawn(argv, dir.file("err3.txt"));
     killed = c.pid;
-    const std::string temp = out + ".tmp." + std::to_string(c.pid);
-    ASSERT_TRUE(wait_for([&] { return fs::exists(temp); }, 60)) << slurp(dir.file("err3.txt"));
+    std::string temp;
+    ASSERT_TRUE(wait_for([&] { return !(temp = entry_of_process(out_dir, "g.h5.tmp.tricount-", c.pid)).empty(); }, 60))
+        << slurp(dir.file("err3.txt"));
     ::kill(c.pid, SIGKILL);
     const Finished f = wait_child(c);
     EXPECT_EQ(f.exit_code, 128 + SIGKILL);
     EXPECT_FALSE(fs::exists(out));
     EXPECT_THROW(BlockFileReader{temp}, Error);
-    EXPECT_TRUE(has_prefix_entry(tmp, "tricount-partition-" + std::to_string(killed) + "-"));
+    EXPECT_FALSE(entry_of_process(tmp, "tricount-partition-", killed).empty()) << join(entries(tmp));
   }
   // The next run removes the dead process's scratch directory and temporary output.
   {
