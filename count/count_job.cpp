@@ -172,6 +172,8 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
         for (const JournalRecord& r : previous.records) {
           if (r.task >= tasks) throw Error("journal '" + options.journal + "' has task " + std::to_string(r.task) + " out of range");
           done.insert(r.task);
+          if (r.triangles > UINT64_MAX - result.resumed_triangles)
+            throw Error("journal '" + options.journal + "': the counts of its tasks sum past 2^64 (the journal is damaged; remove it to count every task again)");
           result.resumed_triangles += r.triangles;
         }
         result.resumed_tasks = done.size();
