@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -14,12 +15,8 @@
 #include <unordered_set>
 
 namespace tricount {
-namespace {
 
-// Runs `step` on every rank; if it throws on any rank, every rank throws the same error
-// (the lowest failing rank's message, as UsageError if it was one).
-template <class Step>
-void collective_step(MPI_Comm comm, Step&& step) {
+void collective_step(MPI_Comm comm, const std::function<void()>& step) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string message;
@@ -44,6 +41,8 @@ void collective_step(MPI_Comm comm, Step&& step) {
   if (header[1]) throw UsageError(message);
   throw Error(message);
 }
+
+namespace {
 
 constexpr int kStatFields = 13;
 
@@ -240,6 +239,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   mine.worker = is_worker;
   std::string failure;
   int failed_rank = -1;
+  std::string scheduler_failure;  // rank 0's own (journal) error
   count_t reported = 0;  // the scheduler's sum of task reports, checked against the reduce
   if (size == 1) {
     LocalTaskSource source(*queue, journal.get());
@@ -249,11 +249,13 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
       failure = e.what();
       failed_rank = 0;
     }
+    scheduler_failure = source.scheduler_failure;
     for (const FinishedTask& f : source.finished) reported += f.report.triangles;
   } else if (rank == 0) {
     const SchedulerResult served = serve_tasks(comm, *queue, journal.get());
     failure = served.failure;
     failed_rank = served.failed_rank;
+    scheduler_failure = served.scheduler_failure;
     for (const FinishedTask& f : served.finished) reported += f.report.triangles;
   } else {
     MpiTaskSource source(comm);
@@ -272,6 +274,8 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   // Failures end the call on every rank with rank 0's account of them.
   collective_step(comm, [&] {
     if (rank != 0) return;
+    if (!scheduler_failure.empty())
+      throw Error(scheduler_failure + "; the count stopped. The tasks finished before are in the journal: make room and rerun with --resume");
     if (failed_rank >= 0)
       throw Error("worker rank " + std::to_string(failed_rank) + " failed on " + failure +
                   (journal ? "; finished tasks are in the journal '" + options.journal + "': rerun with --resume" : ""));

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,11 @@ struct CountResult {  // complete on rank 0 only
 };
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options);
+
+// Runs `step` on every rank of `comm` (a step for one rank returns at once on the others);
+// if it throws on any rank, every rank throws the same error (the lowest failing rank's
+// message, as UsageError if it was one), so that no rank waits for one that gave up.
+void collective_step(MPI_Comm comm, const std::function<void()>& step);
 
 // Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU, and
 // (if asked) how many ranks of `comm` share the node.

@@ -103,13 +103,15 @@ int main(int argc, char** argv) {
     const CountResult result = run_count(MPI_COMM_WORLD, options);
     int verified_ok = 1;
     std::string verify_message;
-    if (vm.count("verify") && rank == 0) {
+    // Rank 0 verifies; an error there ends every rank (the others wait for its verdict).
+    if (vm.count("verify")) collective_step(MPI_COMM_WORLD, [&] {
+      if (rank != 0) return;
       const count_t expected = verify_count(BlockFileReader(options.input));
       verified_ok = expected == result.triangles;
       verify_message = verified_ok ? "verified: the independent counter agrees (" + std::to_string(expected) + ")"
                                    : "VERIFICATION FAILED: the independent counter found " + std::to_string(expected) +
                                          " triangles, the run " + std::to_string(result.triangles);
-    }
+    });
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       if (!json.empty()) write_json(json, result.to_json().str());

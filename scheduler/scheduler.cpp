@@ -74,6 +74,36 @@ void track(int rank, std::uint64_t task, bool add) {
   }
 }
 
+// Installs the SIGTERM/SIGINT report for the scheduler loop and removes it on every way out
+// (an exception included), before the in-flight table it reads goes away.
+class InFlightReport {
+ public:
+  InFlightReport(int ranks, const JournalWriter* journal)
+      : in_flight_(static_cast<std::size_t>(std::min(ranks, kMaxTrackedRanks)) * 2, 0) {
+    g_in_flight = in_flight_.data();
+    g_tracked_ranks = std::min(ranks, kMaxTrackedRanks);
+    g_journal_path = journal ? journal->path().c_str() : nullptr;
+    struct sigaction action {};
+    action.sa_handler = report_in_flight_and_exit;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, &old_term_);
+    sigaction(SIGINT, &action, &old_int_);
+  }
+  ~InFlightReport() {
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGINT, &old_int_, nullptr);
+    g_tracked_ranks = 0;
+    g_in_flight = nullptr;
+    g_journal_path = nullptr;
+  }
+  InFlightReport(const InFlightReport&) = delete;
+  InFlightReport& operator=(const InFlightReport&) = delete;
+
+ private:
+  std::vector<std::uint64_t> in_flight_;  // [rank * 2 + slot] = task + 1, 0 = empty
+  struct sigaction old_term_ {}, old_int_ {};
+};
+
 }  // namespace
 
 SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal) {
@@ -86,15 +116,7 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
     int in_flight = 0;
   };
   std::vector<WorkerState> workers(static_cast<std::size_t>(size));
-  std::vector<std::uint64_t> in_flight(static_cast<std::size_t>(std::min(size, kMaxTrackedRanks)) * 2, 0);
-  g_in_flight = in_flight.data();
-  g_tracked_ranks = std::min(size, kMaxTrackedRanks);
-  g_journal_path = journal ? journal->path().c_str() : nullptr;
-  struct sigaction action {}, old_term {}, old_int {};
-  action.sa_handler = report_in_flight_and_exit;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, &old_term);
-  sigaction(SIGINT, &action, &old_int);
+  const InFlightReport report_on_signal(size, journal);
 
   int active = size - 1;
   auto backoff = std::chrono::microseconds(20);
@@ -133,13 +155,20 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
       result.finished.push_back(done);
       track(worker, done.report.task, false);
       --w.in_flight;
-      if (journal)
-        journal->append({done.report.task, done.report.triangles, done.report.seconds, worker,
-                         queue.estimate(done.report.task), done.report.load_seconds});
+      // A journal that cannot be written (disk full) stops the hand-out; the workers still
+      // running are told there is no more work, so every rank reaches the end and fails.
+      if (journal && result.scheduler_failure.empty()) {
+        try {
+          journal->append({done.report.task, done.report.triangles, done.report.seconds, worker,
+                           queue.estimate(done.report.task), done.report.load_seconds});
+        } catch (const std::exception& e) {
+          result.scheduler_failure = e.what();
+        }
+      }
     }
     if (request[0] & kWantsTask) {
       std::uint64_t answer = kNoMoreTasks;
-      if (result.failed_rank < 0)
+      if (result.failed_rank < 0 && result.scheduler_failure.empty())
         if (auto id = queue.pop(worker)) answer = *id;
       MPI_Send(&answer, 1, MPI_UINT64_T, worker, kTagAssign, comm);
       if (answer == kNoMoreTasks) {
@@ -154,11 +183,6 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
       --active;
     }
   }
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGINT, &old_int, nullptr);
-  g_tracked_ranks = 0;
-  g_in_flight = nullptr;
-  g_journal_path = nullptr;
   return result;
 }
 
@@ -210,7 +234,13 @@ std::optional<std::uint64_t> LocalTaskSource::next(const TaskReport* done) {
 
 void LocalTaskSource::report(const TaskReport& done) {
   finished.push_back({done, 0});
-  if (journal_) journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task), done.load_seconds});
+  if (!journal_) return;
+  try {
+    journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task), done.load_seconds});
+  } catch (const std::exception& e) {
+    scheduler_failure = e.what();
+    throw;  // ends the worker (run_worker reports and rethrows)
+  }
 }
 
 }  // namespace tricount

@@ -42,12 +42,16 @@ struct SchedulerResult {
   std::vector<FinishedTask> finished;  // in completion order
   std::string failure;                 // first worker failure, "" if none
   int failed_rank = -1;
+  // Rank 0's own error (a journal write failed): no task was handed out after it.
+  std::string scheduler_failure;
 };
 
 // Serves every worker rank (1..size-1) until each has been told there is no more work and
-// has reported all its tasks, or has failed. After a failure, workers that ask are told to
-// stop. Each finished task is appended to `journal` if given. While serving, SIGTERM (what
-// mpirun sends when another rank dies) prints the tasks in flight before the rank exits.
+// has reported all its tasks, or has failed. After a failure (a worker's, or rank 0's own
+// journal write), workers that ask are told to stop, so every rank gets to the end of the
+// count promptly. Each finished task is appended to `journal` if given. While serving,
+// SIGTERM (what mpirun sends when another rank dies) prints the tasks in flight before the
+// rank exits.
 SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal);
 
 // Worker end: asks rank 0.
@@ -70,6 +74,7 @@ class LocalTaskSource final : public TaskSource {
   void report(const TaskReport& finished) override;
   void fail(const std::string&) override {}
   std::vector<FinishedTask> finished;
+  std::string scheduler_failure;  // the journal write that failed (it also ends the worker)
 
  private:
   TaskQueue& queue_;

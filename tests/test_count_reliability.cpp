@@ -3,7 +3,10 @@
 // Every case runs the real program under mpiexec at several rank counts, with a timeout so
 // that a hang fails the test instead of stalling the suite.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -61,6 +64,33 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
+// A tmpfs of `bytes` bytes mounted on a directory of its own, for a disk that fills up.
+// Mounting needs root (CAP_SYS_ADMIN); without it the tests that need one are skipped.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(std::uint64_t bytes) {
+    const std::string options = "size=" + std::to_string(bytes);
+    mounted_ = ::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, options.c_str()) == 0;
+  }
+  ~SmallTmpfs() {
+    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  std::string file(const std::string& name) const { return dir_.file(name); }
+  // Fills the file system up to `leave` bytes (a multiple of the 4 KiB page) free.
+  void fill_leaving(std::uint64_t leave) {
+    std::ofstream out(file("filler"), std::ios::binary);
+    const std::string page(4096, 'x');
+    while (std::filesystem::space(dir_.path()).available > leave && out.write(page.data(), page.size()) && out.flush()) {
+    }
+  }
+  void make_room() { std::filesystem::remove(file("filler")); }
+
+ private:
+  TempDir dir_;
+  bool mounted_ = false;
+};
+
 }  // namespace
 
 // Item 3: a journal record with a negative count ("-5" read as 2^64 - 5) made --resume
@@ -81,6 +111,52 @@ TEST_P(CountReliability, ResumeRefusesANegativeCountInTheJournal) {
   EXPECT_EQ(resumed.exit_code, 1) << describe(resumed);
   EXPECT_TRUE(contains(resumed.err, "journal '" + journal + "':3:")) << describe(resumed);
   EXPECT_FALSE(resumed.timed_out);
+}
+
+// Item 6: a journal write that fails (disk full) hung the MPI job forever (rank 0 left the
+// scheduler loop with an exception while the workers waited for their next task). Now every
+// rank ends promptly, exit 1, with the journal's message; after making room, --resume
+// finishes the count from what the journal kept.
+TEST_P(CountReliability, AFullDiskUnderTheJournalEndsEveryRank) {
+  SmallTmpfs disk(16 * 4096);
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  disk.fill_leaving(4096);  // the journal's header fits, about 90 of its 256 records do not
+  const std::string journal = disk.file("count.journal");
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult full = count({"--input", graph(), "--workload-splits", "32", "--journal", journal});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(full.timed_out) << "the job hung";
+  EXPECT_LT(seconds, 60.0);
+  EXPECT_EQ(full.exit_code, 1) << describe(full);
+  EXPECT_TRUE(contains(full.err, "tricount-count: error: cannot write journal '" + journal + "': No space left on device"))
+      << describe(full);
+  EXPECT_TRUE(contains(full.err, "--resume")) << describe(full);
+
+  disk.make_room();
+  const ProcessResult resumed = count({"--input", graph(), "--workload-splits", "32", "--journal", journal, "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << describe(resumed);
+  EXPECT_EQ(json_uint(resumed.out, "triangles"), expected_);
+  EXPECT_GT(json_uint(resumed.out, "resumed_tasks"), 0u);
+}
+
+// Item 6, the other errors of rank 0: a journal that cannot even be created and a JSON
+// report that cannot be written end every rank with exit 1, never a hang.
+TEST_P(CountReliability, OtherRankZeroWriteErrorsEndEveryRank) {
+  SmallTmpfs disk(4 * 4096);
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  disk.fill_leaving(0);
+  const std::string journal = disk.file("count.journal");
+  const ProcessResult no_journal = count({"--input", graph(), "--journal", journal});
+  EXPECT_FALSE(no_journal.timed_out) << "the job hung";
+  EXPECT_EQ(no_journal.exit_code, 1) << describe(no_journal);
+  EXPECT_TRUE(contains(no_journal.err, "cannot write journal '" + journal + "'")) << describe(no_journal);
+
+  std::vector<std::string> args = {"--backend", "cpu", "--threads", "1", "-q", "--allow-idle-workers", "--input", graph(),
+                                   "--json", disk.file("report.json")};
+  const ProcessResult no_json = run_process(mpi_command(GetParam(), bin_dir() + "/tricount-count", args), kTimeout);
+  EXPECT_FALSE(no_json.timed_out) << "the job hung";
+  EXPECT_EQ(no_json.exit_code, 1) << describe(no_json);
+  EXPECT_TRUE(contains(no_json.err, "tricount-count: error:")) << describe(no_json);
 }
 
 INSTANTIATE_TEST_SUITE_P(ranks, CountReliability, ::testing::Values(1, 2, 3),
