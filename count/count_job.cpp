@@ -111,6 +111,26 @@ double f_tasks(const WorkerStats& s) { return static_cast<double>(s.tasks); }
 
 }  // namespace
 
+InputIdentity identify_input(const BlockFileReader& file) {
+  const GraphHeader& h = file.header();
+  Checksum64 blocks;
+  for (std::uint32_t i = 0; i < h.parts; ++i)
+    for (std::uint32_t j = 0; j < h.parts; ++j) blocks.add_u64(file.block_checksum({i, j}));
+  return {h.graph_checksum, blocks.value(), h.parts, h.vertices, h.edges};
+}
+
+void check_same_input(const BlockFileReader& file, const InputIdentity& checked) {
+  const InputIdentity found = identify_input(file);
+  if (found == checked) return;
+  auto describe = [](const InputIdentity& id) {
+    return "graph checksum " + std::to_string(id.graph_checksum) + ", " + std::to_string(id.vertices) + " vertices, " +
+           std::to_string(id.edges) + " edges, " + std::to_string(id.parts) + " parts";
+  };
+  throw Error("'" + file.path() + "' is not the file rank 0 checked: it was replaced or changed while the count started (rank 0 read " +
+              describe(checked) + "; this rank opened " + describe(found) +
+              "). Is tricount-partition writing to that path? Rerun once the file no longer changes");
+}
+
 std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
   const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
   const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
@@ -183,9 +203,18 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
     for (std::uint32_t i = 0; i < h.parts; ++i)
       for (std::uint32_t j = 0; j < h.parts; ++j) nnz.push_back(file->block_nnz({i, j}));
     queue = std::make_unique<TaskQueue>(plan, file->read_task_work(), nnz, done);
+    result.input_identity = identify_input(*file);
+    if (!options.test_replace_input_with.empty())
+      std::filesystem::rename(options.test_replace_input_with, options.input);
   });
   MPI_Bcast(&splits, 1, MPI_UINT32_T, 0, comm);
   result.splits = splits;
+  // Every rank counts the file rank 0 checked (a file replaced meanwhile is refused below).
+  InputIdentity& checked = result.input_identity;
+  std::uint64_t identity_words[5] = {checked.graph_checksum, checked.blocks_digest, checked.parts, checked.vertices,
+                                     checked.edges};
+  MPI_Bcast(identity_words, 5, MPI_UINT64_T, 0, comm);
+  checked = {identity_words[0], identity_words[1], identity_words[2], identity_words[3], identity_words[4]};
 
   // Every worker opens the file and creates its backend; workers pick GPUs by their local
   // rank among the workers of their node.
@@ -205,7 +234,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   std::unique_ptr<CountBackend> backend;
   collective_step(comm, [&] {
     if (!is_worker) return;
-    if (!file) file = std::make_unique<BlockFileReader>(options.input);
+    if (!file) {
+      file = std::make_unique<BlockFileReader>(options.input);
+      check_same_input(*file, checked);
+    }
     BackendOptions bo = options.backend_options;
     bo.local_rank = local_rank;
     backend = make_backend(options.backend, bo);

@@ -26,7 +26,24 @@ struct CountOptions {
   bool allow_idle_workers = false;   // more workers than tasks is an error unless set
   std::string journal;               // append each finished task here ("" = no journal)
   bool resume = false;               // skip the tasks the journal has finished
+  // For tests only: rank 0 moves this file over `input` once it has checked `input` (as a
+  // tricount-partition writing to the same path would while the count starts).
+  std::string test_replace_input_with;
 };
+
+// What rank 0 checked of the block file, so that every rank counts that same file: the
+// header's numbers and a digest of every block's checksum attribute (reading a block checks
+// its bytes against that checksum, so equal identities mean equal content, on whatever node
+// and under whatever inode the file is opened).
+struct InputIdentity {
+  std::uint64_t graph_checksum = 0;
+  std::uint64_t blocks_digest = 0;
+  std::uint64_t parts = 0, vertices = 0, edges = 0;
+  bool operator==(const InputIdentity&) const = default;
+};
+InputIdentity identify_input(const BlockFileReader& file);
+// Throws Error naming the file if `file` is not the file whose identity is `checked`.
+void check_same_input(const BlockFileReader& file, const InputIdentity& checked);
 
 // m for --workload-splits auto: enough tasks for about four per worker, so that longest-
 // processing-time-first can even out the finish times.
@@ -40,6 +57,7 @@ struct RankStats {
 
 struct CountResult {  // complete on rank 0 only
   std::string input;
+  InputIdentity input_identity;  // of the file every rank counted
   count_t triangles = 0;
   GraphHeader header;
   std::uint32_t splits = 1;

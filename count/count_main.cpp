@@ -67,7 +67,9 @@ int main(int argc, char** argv) {
     cli::po::options_description testing("options for tests only");
     testing.add_options()
       ("test-fault-at-task", cli::po::value(&fault_task), "the worker given this task id fails with an error")
-      ("test-crash", "with --test-fault-at-task: the worker kills itself with SIGKILL instead");
+      ("test-crash", "with --test-fault-at-task: the worker kills itself with SIGKILL instead")
+      ("test-replace-input", cli::po::value(&options.test_replace_input_with),
+       "rank 0 moves this block file over --input once it has checked --input (as a re-run of tricount-partition would)");
     opts.add(testing);
     cli::po::variables_map vm;
     const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
@@ -106,7 +108,9 @@ int main(int argc, char** argv) {
     // Rank 0 verifies; an error there ends every rank (the others wait for its verdict).
     if (vm.count("verify")) collective_step(MPI_COMM_WORLD, [&] {
       if (rank != 0) return;
-      const count_t expected = verify_count(BlockFileReader(options.input));
+      const BlockFileReader counted(options.input);
+      check_same_input(counted, result.input_identity);
+      const count_t expected = verify_count(counted);
       verified_ok = expected == result.triangles;
       verify_message = verified_ok ? "verified: the independent counter agrees (" + std::to_string(expected) + ")"
                                    : "VERIFICATION FAILED: the independent counter found " + std::to_string(expected) +

@@ -35,10 +35,19 @@ class CountReliability : public ::testing::TestWithParam<int> {  // the number o
     const ProcessResult r =
         run_process({bin_dir() + "/tricount-partition", "--input", txt, "--output", graph(), "--parts", "2", "-q"}, kTimeout);
     ASSERT_EQ(r.exit_code, 0) << describe(r);
+    // Another graph with the same shape (n = 2) and another count.
+    other_edges_ = random_graph(300, 2000, 41);
+    ASSERT_NE(reference::count_triangles(other_edges_), expected_);
+    const std::string other_txt = dir_->file("other.txt");
+    write_text_edges(other_txt, other_edges_);
+    const ProcessResult o = run_process(
+        {bin_dir() + "/tricount-partition", "--input", other_txt, "--output", other_graph(), "--parts", "2", "-q"}, kTimeout);
+    ASSERT_EQ(o.exit_code, 0) << describe(o);
   }
   static void TearDownTestSuite() { delete dir_; }
 
   static std::string graph() { return dir_->file("g.h5"); }
+  static std::string other_graph() { return dir_->file("other.h5"); }
   std::string file(const std::string& name) const { return dir_->file(std::to_string(GetParam()) + "-" + name); }
 
   // tricount-count at GetParam() ranks: CPU backend, one thread, the JSON report on stdout.
@@ -50,11 +59,12 @@ class CountReliability : public ::testing::TestWithParam<int> {  // the number o
   ProcessResult count(std::vector<std::string> extra) const { return count(GetParam(), std::move(extra)); }
 
   static TempDir* dir_;
-  static EdgePairs edges_;
+  static EdgePairs edges_, other_edges_;
   static std::uint64_t expected_;
 };
 TempDir* CountReliability::dir_ = nullptr;
 EdgePairs CountReliability::edges_;
+EdgePairs CountReliability::other_edges_;
 std::uint64_t CountReliability::expected_ = 0;
 
 std::string read_text(const std::string& path) {
@@ -157,6 +167,34 @@ TEST_P(CountReliability, OtherRankZeroWriteErrorsEndEveryRank) {
   EXPECT_FALSE(no_json.timed_out) << "the job hung";
   EXPECT_EQ(no_json.exit_code, 1) << describe(no_json);
   EXPECT_TRUE(contains(no_json.err, "tricount-count: error:")) << describe(no_json);
+}
+
+// Item 2: rank 0 checked one block file and the workers, opening the path later, counted
+// another (tricount-partition re-run onto the same output): graph B's count with graph A's
+// edge count, exit 0. Now a worker that opens another file refuses it, and every rank ends
+// with that message; one rank counts the file it opened, and --verify refuses another.
+TEST_P(CountReliability, ABlockFileReplacedAsTheCountStartsIsRefused) {
+  auto replaced_run = [&](std::vector<std::string> extra) {
+    const std::string input = file("replaced.h5"), replacement = file("replacement.h5");
+    std::filesystem::copy_file(graph(), input, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(other_graph(), replacement, std::filesystem::copy_options::overwrite_existing);
+    std::vector<std::string> args = {"--input", input, "--test-replace-input", replacement};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return count(args);
+  };
+  const ProcessResult r = replaced_run({});
+  EXPECT_FALSE(r.timed_out) << "the job hung";
+  if (GetParam() == 1) {  // one rank counts the file it checked, whatever the path holds now
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_EQ(json_uint(r.out, "triangles"), expected_);
+    const ProcessResult verified = replaced_run({"--verify"});
+    EXPECT_EQ(verified.exit_code, 1) << describe(verified);
+    EXPECT_TRUE(contains(verified.err, "is not the file rank 0 checked")) << describe(verified);
+  } else {
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "replaced.h5' is not the file rank 0 checked")) << describe(r);
+    EXPECT_FALSE(contains(r.out, "\"triangles\"")) << "no report of a count: " << describe(r);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(ranks, CountReliability, ::testing::Values(1, 2, 3),
