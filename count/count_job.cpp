@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -43,6 +44,24 @@ void collective_step(MPI_Comm comm, const std::function<void()>& step) {
 }
 
 namespace {
+
+// For tests: a worker that stops itself (SIGSTOP) when handed one task, as `kill -STOP`
+// stops a worker, so that a test sees what rank 0 says about a stall.
+class StoppingTaskSource final : public TaskSource {
+ public:
+  StoppingTaskSource(TaskSource& source, std::uint64_t stop_at) : source_(source), stop_at_(stop_at) {}
+  std::optional<std::uint64_t> next(const TaskReport* finished) override {
+    const std::optional<std::uint64_t> id = source_.next(finished);
+    if (id && *id == stop_at_) ::raise(SIGSTOP);
+    return id;
+  }
+  void report(const TaskReport& finished) override { source_.report(finished); }
+  void fail(const std::string& message) override { source_.fail(message); }
+
+ private:
+  TaskSource& source_;
+  std::uint64_t stop_at_;
+};
 
 constexpr int kStatFields = 13;
 
@@ -273,8 +292,9 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   int failed_rank = -1;
   std::string scheduler_failure;  // rank 0's own (journal) error
   count_t reported = 0;  // the scheduler's sum of task reports, checked against the reduce
+  const ProgressOptions progress{options.progress_interval_seconds, result.tasks, result.resumed_tasks};
   if (size == 1) {
-    LocalTaskSource source(*queue, journal.get());
+    LocalTaskSource source(*queue, journal.get(), progress);
     try {
       mine.stats = run_worker(*file, plan, *backend, source, worker_options);
     } catch (const std::exception& e) {
@@ -284,13 +304,14 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
     scheduler_failure = source.scheduler_failure;
     for (const FinishedTask& f : source.finished) reported += f.report.triangles;
   } else if (rank == 0) {
-    const SchedulerResult served = serve_tasks(comm, *queue, journal.get());
+    const SchedulerResult served = serve_tasks(comm, *queue, journal.get(), progress);
     failure = served.failure;
     failed_rank = served.failed_rank;
     scheduler_failure = served.scheduler_failure;
     for (const FinishedTask& f : served.finished) reported += f.report.triangles;
   } else {
-    MpiTaskSource source(comm);
+    MpiTaskSource mpi_source(comm);
+    StoppingTaskSource source(mpi_source, options.test_stop_at_task);
     try {
       mine.stats = run_worker(*file, plan, *backend, source, worker_options);
     } catch (const std::exception&) {

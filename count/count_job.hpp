@@ -26,6 +26,10 @@ struct CountOptions {
   bool allow_idle_workers = false;   // more workers than tasks is an error unless set
   std::string journal;               // append each finished task here ("" = no journal)
   bool resume = false;               // skip the tasks the journal has finished
+  // Rank 0 prints a progress line to stderr this often while counting (0: never).
+  double progress_interval_seconds = 0;
+  // For tests only: the worker handed this task stops itself with SIGSTOP (as `kill -STOP`).
+  std::uint64_t test_stop_at_task = kNoTask;
   // For tests only: rank 0 moves this file over `input` once it has checked `input` (as a
   // tricount-partition writing to the same path would while the count starts).
   std::string test_replace_input_with;

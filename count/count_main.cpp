@@ -63,11 +63,16 @@ int main(int argc, char** argv) {
       ("no-mmap", "read blocks into memory instead of mapping the block file (for file systems where mapping is slow)")
       ("verify", "re-count on rank 0 with an independent merge-based counter and fail if the counts differ")
       ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout)")
-      ("quiet,q", "print no summary line");
+      ("progress-interval", cli::po::value(&options.progress_interval_seconds)->default_value(10),
+       "rank 0 prints a progress line (tasks done, in flight, waiting; the task in flight longest) to stderr every "
+       "this many seconds while counting, so that a stalled job shows in a batch log (0 = never)")
+      ("quiet,q", "print no summary line and no progress lines");
     cli::po::options_description testing("options for tests only");
     testing.add_options()
       ("test-fault-at-task", cli::po::value(&fault_task), "the worker given this task id fails with an error")
       ("test-crash", "with --test-fault-at-task: the worker kills itself with SIGKILL instead")
+      ("test-stop-at-task", cli::po::value(&options.test_stop_at_task),
+       "the worker given this task id stops itself with SIGSTOP (send it SIGCONT to go on)")
       ("test-replace-input", cli::po::value(&options.test_replace_input_with),
        "rank 0 moves this block file over --input once it has checked --input (as a re-run of tricount-partition would)");
     opts.add(testing);
@@ -94,6 +99,9 @@ int main(int argc, char** argv) {
     if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
       throw UsageError("--cta-threshold must be between 1 and 2^30");
     if (options.backend_options.chunk_size > (1u << 20)) throw UsageError("--chunk-size must be at most 2^20");
+    if (!(options.progress_interval_seconds >= 0 && options.progress_interval_seconds <= 86400))
+      throw UsageError("--progress-interval must be between 0 (no progress lines) and 86400 seconds");
+    if (vm.count("quiet")) options.progress_interval_seconds = 0;
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
     options.worker_options.map_blocks = vm.count("no-mmap") == 0;

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <string>
 #include <thread>
 
 namespace tricount {
@@ -106,7 +109,41 @@ class InFlightReport {
 
 }  // namespace
 
-SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal) {
+using Clock = std::chrono::steady_clock;
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(const ProgressOptions& options)
+      : options_(options), start_(Clock::now()), next_(start_ + interval()) {}
+  bool due(Clock::time_point now) const { return options_.interval_seconds > 0 && now >= next_; }
+  // `longest`: the task in flight the longest, its rank and since when (if any is known).
+  void print(Clock::time_point now, std::uint64_t done, std::uint64_t in_flight, std::uint64_t waiting,
+             const std::optional<std::pair<std::uint64_t, int>>& longest, Clock::time_point longest_since) {
+    std::string line = "tricount-count: progress: " + std::to_string(options_.done_before + done) + " of " +
+                       std::to_string(options_.tasks) + " tasks done, " + std::to_string(in_flight) + " in flight, " +
+                       std::to_string(waiting) + " waiting, " + seconds(now - start_) + " elapsed";
+    if (longest)
+      line += "; longest in flight: task " + std::to_string(longest->first) + " on rank " + std::to_string(longest->second) +
+              " for " + seconds(now - longest_since);
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+    next_ = now + interval();
+  }
+
+ private:
+  Clock::duration interval() const {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.interval_seconds));
+  }
+  static std::string seconds(Clock::duration d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", std::chrono::duration<double>(d).count());
+    return buf;
+  }
+  ProgressOptions options_;
+  Clock::time_point start_, next_;
+};
+
+SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   SchedulerResult result;
@@ -117,10 +154,26 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
   };
   std::vector<WorkerState> workers(static_cast<std::size_t>(size));
   const InFlightReport report_on_signal(size, journal);
+  ProgressLine progress_line(progress);
+  struct Handout {
+    int rank;
+    Clock::time_point since;
+  };
+  std::map<std::uint64_t, Handout> out;  // tasks in flight
+  auto print_progress = [&](Clock::time_point now) {
+    auto longest = out.end();
+    for (auto it = out.begin(); it != out.end(); ++it)
+      if (longest == out.end() || it->second.since < longest->second.since) longest = it;
+    std::optional<std::pair<std::uint64_t, int>> who;
+    if (longest != out.end()) who = std::pair(longest->first, longest->second.rank);
+    progress_line.print(now, result.finished.size(), out.size(), queue.remaining(), who,
+                        longest != out.end() ? longest->second.since : now);
+  };
 
   int active = size - 1;
   auto backoff = std::chrono::microseconds(20);
   while (active > 0) {
+    if (const auto now = Clock::now(); progress_line.due(now)) print_progress(now);
     // Poll with a short sleep rather than block: a blocking receive spins a core that a
     // worker on the same node may need.
     int flag = 0;
@@ -154,6 +207,7 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
           {request[1], request[2], std::bit_cast<double>(request[3]), std::bit_cast<double>(request[4])}, worker};
       result.finished.push_back(done);
       track(worker, done.report.task, false);
+      out.erase(done.report.task);
       --w.in_flight;
       // A journal that cannot be written (disk full) stops the hand-out; the workers still
       // running are told there is no more work, so every rank reaches the end and fails.
@@ -175,6 +229,7 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
         w.told_done = true;
       } else {
         track(worker, answer, true);
+        out[answer] = {worker, Clock::now()};
         ++w.in_flight;
       }
     }
@@ -227,9 +282,18 @@ void MpiTaskSource::fail(const std::string& message) {
   MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTagFailure, comm_);
 }
 
+LocalTaskSource::LocalTaskSource(TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress)
+    : queue_(queue), journal_(journal), progress_(std::make_unique<ProgressLine>(progress)) {}
+
+LocalTaskSource::~LocalTaskSource() = default;
+
 std::optional<std::uint64_t> LocalTaskSource::next(const TaskReport* done) {
   if (done) report(*done);
-  return queue_.pop(0);
+  if (const auto now = Clock::now(); progress_->due(now))
+    progress_->print(now, finished.size(), handed_out_ - finished.size(), queue_.remaining(), std::nullopt, now);
+  const std::optional<std::uint64_t> id = queue_.pop(0);
+  if (id) ++handed_out_;
+  return id;
 }
 
 void LocalTaskSource::report(const TaskReport& done) {

@@ -3,6 +3,7 @@
 // Every case runs the real program under mpiexec at several rank counts, with a timeout so
 // that a hang fails the test instead of stalling the suite.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/mount.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/reference_counter.hpp"
@@ -100,6 +102,25 @@ class SmallTmpfs {
   TempDir dir_;
   bool mounted_ = false;
 };
+
+// The pid of a stopped process (state T) whose command line mentions `marker`, or 0.
+pid_t find_stopped_process(const std::string& marker) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = read_text(entry.path().string() + "/stat");
+    const std::size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') continue;
+    if (contains(read_text(entry.path().string() + "/cmdline"), marker)) return static_cast<pid_t>(std::stoi(name));
+  }
+  return 0;
+}
+
+int count_lines_with(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
 
 }  // namespace
 
@@ -194,6 +215,53 @@ TEST_P(CountReliability, ABlockFileReplacedAsTheCountStartsIsRefused) {
     EXPECT_EQ(r.exit_code, 1) << describe(r);
     EXPECT_TRUE(contains(r.err, "replaced.h5' is not the file rank 0 checked")) << describe(r);
     EXPECT_FALSE(contains(r.out, "\"triangles\"")) << "no report of a count: " << describe(r);
+  }
+}
+
+// Item 17: a stopped worker (SIGSTOP) stalled the job without a word. Now rank 0 prints a
+// progress line every --progress-interval seconds that names the task in flight longest
+// and its rank, so the stall shows in a batch log; --quiet prints none. The test stops a
+// worker (it stops itself when handed task 5), reads the lines, then lets it go on.
+TEST_P(CountReliability, AStoppedWorkerShowsInProgressLines) {
+  if (GetParam() == 1) {  // one rank stopped is the whole job: its lines come between tasks
+    std::vector<std::string> args = {"--backend", "cpu", "--threads", "1", "--input", graph(), "--workload-splits", "32",
+                                     "--progress-interval", "0.001"};
+    const ProcessResult r = run_process(mpi_command(1, bin_dir() + "/tricount-count", args), kTimeout);
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.err, "tricount-count: progress: ")) << describe(r);
+    EXPECT_TRUE(contains(r.err, " of 256 tasks done, ")) << describe(r);
+    args.push_back("-q");
+    const ProcessResult quiet = run_process(mpi_command(1, bin_dir() + "/tricount-count", args), kTimeout);
+    ASSERT_EQ(quiet.exit_code, 0) << describe(quiet);
+    EXPECT_FALSE(contains(quiet.err, "progress")) << describe(quiet);
+    return;
+  }
+  for (bool quiet : {false, true}) {
+    // A copy of the graph under a name of its own: the marker that finds the stopped rank.
+    const std::string input = file(quiet ? "stopped-quiet.h5" : "stopped.h5");
+    std::filesystem::copy_file(graph(), input, std::filesystem::copy_options::overwrite_existing);
+    std::vector<std::string> args = {"--backend", "cpu", "--threads", "1", "--input", input, "--workload-splits", "4",
+                                     "--progress-interval", "0.2", "--test-stop-at-task", "5"};
+    if (quiet) args.push_back("-q");
+    ProcessResult r;
+    std::thread job([&] { r = run_process(mpi_command(GetParam(), bin_dir() + "/tricount-count", args), kTimeout); });
+    pid_t stopped = 0;
+    for (int tries = 0; tries < 600 && !stopped; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      stopped = find_stopped_process(input);
+    }
+    EXPECT_NE(stopped, 0) << "no worker stopped itself";
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // about 10 progress lines
+    if (stopped) ::kill(stopped, SIGCONT);
+    job.join();
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    if (quiet) {
+      EXPECT_FALSE(contains(r.err, "progress")) << describe(r);
+    } else {
+      EXPECT_GE(count_lines_with(r.err, "tricount-count: progress: "), 3) << describe(r);
+      EXPECT_TRUE(contains(r.err, " of 32 tasks done, ")) << describe(r);
+      EXPECT_TRUE(contains(r.err, "; longest in flight: task ")) << describe(r);
+    }
   }
 }
 
