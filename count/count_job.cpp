@@ -1,11 +1,16 @@
 #include "count/count_job.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <type_traits>
 
 #include "scheduler/scheduler.hpp"
 #include "src/output_file.hpp"
@@ -15,12 +20,8 @@
 #include <unordered_set>
 
 namespace tricount {
-namespace {
 
-// Runs `step` on every rank; if it throws on any rank, every rank throws the same error
-// (the lowest failing rank's message, as UsageError if it was one).
-template <class Step>
-void collective_step(MPI_Comm comm, Step&& step) {
+void collective_step(MPI_Comm comm, const std::function<void()>& step) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string message;
@@ -46,38 +47,88 @@ void collective_step(MPI_Comm comm, Step&& step) {
   throw Error(message);
 }
 
-constexpr int kStatFields = 13;
+namespace {
 
-void pack(const RankStats& r, double* out) {
-  const WorkerStats& s = r.stats;
-  out[0] = r.worker;
-  out[1] = static_cast<double>(s.tasks);
-  out[2] = s.load_seconds;
-  out[3] = s.transfer_seconds;
-  out[4] = s.count_seconds;
-  out[5] = s.idle_seconds;
-  out[6] = s.busy_seconds;
-  out[7] = static_cast<double>(s.bytes_loaded);
-  out[8] = static_cast<double>(s.triangles);
-  out[9] = s.load_steps.metadata;
-  out[10] = s.load_steps.read;
-  out[11] = s.load_steps.validate;
-  out[12] = s.load_steps.checksum;
+// For tests: a worker that stops itself (SIGSTOP) when handed one task, as `kill -STOP`
+// stops a worker, so that a test sees what rank 0 says about a stall.
+class StoppingTaskSource final : public TaskSource {
+ public:
+  StoppingTaskSource(TaskSource& source, std::uint64_t stop_at) : source_(source), stop_at_(stop_at) {}
+  std::optional<std::uint64_t> next(const TaskReport* finished) override {
+    const std::optional<std::uint64_t> id = source_.next(finished);
+    if (id && *id == stop_at_) ::raise(SIGSTOP);
+    return id;
+  }
+  void report(const TaskReport& finished) override { source_.report(finished); }
+  void fail(const std::string& message) override { source_.fail(message); }
+
+ private:
+  TaskSource& source_;
+  std::uint64_t stop_at_;
+};
+
+// One rank's statistics as they travel to rank 0 (MPI_Gather of 64-bit words: counts as
+// they are, seconds as the bits of their double) and as they appear in the report's
+// per_rank entries. One row per field drives packing, unpacking and the JSON.
+struct RankStatField {
+  const char* name;  // JSON key (inside "load_steps_seconds" for a load step)
+  bool load_step;
+  bool integer;      // a count (a JSON integer) or seconds (a JSON number)
+  std::uint64_t (*pack)(const WorkerStats&);
+  void (*unpack)(WorkerStats&, std::uint64_t);
+};
+
+template <class T>
+constexpr std::uint64_t to_word(T value) {
+  if constexpr (std::is_integral_v<T>) return value;
+  else return std::bit_cast<std::uint64_t>(value);
+}
+template <class T>
+constexpr T from_word(std::uint64_t word) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(word);
+  else return std::bit_cast<T>(word);
 }
 
-RankStats unpack(int rank, const double* in) {
+template <auto Member>
+constexpr RankStatField worker_stat(const char* name) {
+  using T = std::remove_cvref_t<decltype(WorkerStats{}.*Member)>;
+  return {name, false, std::is_integral_v<T>, [](const WorkerStats& s) { return to_word(s.*Member); },
+          [](WorkerStats& s, std::uint64_t word) { s.*Member = from_word<T>(word); }};
+}
+
+template <double BlockReadTimes::*Member>
+constexpr RankStatField load_step(const char* name) {
+  return {name, true, false, [](const WorkerStats& s) { return to_word(s.load_steps.*Member); },
+          [](WorkerStats& s, std::uint64_t word) { s.load_steps.*Member = from_word<double>(word); }};
+}
+
+constexpr RankStatField kRankStatFields[] = {
+    worker_stat<&WorkerStats::tasks>("tasks"),
+    worker_stat<&WorkerStats::triangles>("triangles"),
+    worker_stat<&WorkerStats::load_seconds>("load_seconds"),
+    worker_stat<&WorkerStats::transfer_seconds>("transfer_seconds"),
+    worker_stat<&WorkerStats::count_seconds>("count_seconds"),
+    worker_stat<&WorkerStats::idle_seconds>("idle_seconds"),
+    worker_stat<&WorkerStats::busy_seconds>("busy_seconds"),
+    worker_stat<&WorkerStats::bytes_loaded>("bytes_loaded"),
+    load_step<&BlockReadTimes::metadata>("metadata"),
+    load_step<&BlockReadTimes::read>("read"),
+    load_step<&BlockReadTimes::validate>("validate"),
+    load_step<&BlockReadTimes::checksum>("checksum"),
+};
+constexpr int kStatWords = 1 + static_cast<int>(std::size(kRankStatFields));  // the worker flag, then the fields
+
+std::vector<std::uint64_t> pack(const RankStats& r) {
+  std::vector<std::uint64_t> words = {r.worker ? 1u : 0u};
+  for (const RankStatField& f : kRankStatFields) words.push_back(f.pack(r.stats));
+  return words;
+}
+
+RankStats unpack(int rank, const std::uint64_t* words) {
   RankStats r;
   r.rank = rank;
-  r.worker = in[0] != 0;
-  r.stats.tasks = static_cast<std::uint64_t>(in[1]);
-  r.stats.load_seconds = in[2];
-  r.stats.transfer_seconds = in[3];
-  r.stats.count_seconds = in[4];
-  r.stats.idle_seconds = in[5];
-  r.stats.busy_seconds = in[6];
-  r.stats.bytes_loaded = static_cast<std::uint64_t>(in[7]);
-  r.stats.triangles = static_cast<count_t>(in[8]);
-  r.stats.load_steps = {in[9], in[10], in[11], in[12]};
+  r.worker = words[0] != 0;
+  for (std::size_t k = 0; k < std::size(kRankStatFields); ++k) kRankStatFields[k].unpack(r.stats, words[1 + k]);
   return r;
 }
 
@@ -113,6 +164,26 @@ double f_tasks(const WorkerStats& s) { return static_cast<double>(s.tasks); }
 
 }  // namespace
 
+InputIdentity identify_input(const BlockFileReader& file) {
+  const GraphHeader& h = file.header();
+  Checksum64 blocks;
+  for (std::uint32_t i = 0; i < h.parts; ++i)
+    for (std::uint32_t j = 0; j < h.parts; ++j) blocks.add_u64(file.block_checksum({i, j}));
+  return {h.graph_checksum, blocks.value(), h.parts, h.vertices, h.edges};
+}
+
+void check_same_input(const BlockFileReader& file, const InputIdentity& checked) {
+  const InputIdentity found = identify_input(file);
+  if (found == checked) return;
+  auto describe = [](const InputIdentity& id) {
+    return "graph checksum " + std::to_string(id.graph_checksum) + ", " + std::to_string(id.vertices) + " vertices, " +
+           std::to_string(id.edges) + " edges, " + std::to_string(id.parts) + " parts";
+  };
+  throw Error("'" + file.path() + "' is not the file rank 0 checked: it was replaced or changed while the count started (rank 0 read " +
+              describe(checked) + "; this rank opened " + describe(found) +
+              "). Is tricount-partition writing to that path? Rerun once the file no longer changes");
+}
+
 std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
   const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
   const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
@@ -129,170 +200,246 @@ int node_local_rank(MPI_Comm comm, int* local_size) {
   return local;
 }
 
-CountResult run_count(MPI_Comm comm, const CountOptions& options) {
-  const double t_start = MPI_Wtime();
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const bool is_worker = size == 1 || rank != 0;
-  const int workers = size == 1 ? 1 : size - 1;
+namespace {
 
+// What the steps of run_count share: the job's shape, what rank 0 checked and set up, and
+// the result being filled in.
+struct CountJob {
+  CountJob(MPI_Comm c, const CountOptions& o) : comm(c), options(o) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    is_worker = size == 1 || rank != 0;
+    workers = size == 1 ? 1 : size - 1;
+    splits = options.splits;
+    worker_options = options.worker_options;
+    result.input = options.input;
+    result.ranks = size;
+    result.workers = workers;
+    result.splits = options.splits;
+  }
+  MPI_Comm comm;
+  const CountOptions& options;
+  int rank = 0, size = 1, workers = 1;
+  bool is_worker = false;
+  std::uint32_t splits = 1;                // m (resolved from auto by rank 0)
+  std::unique_ptr<BlockFileReader> file;   // rank 0 and every worker
+  std::unique_ptr<TaskQueue> queue;        // rank 0
+  std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
+  std::unique_ptr<CountBackend> backend;   // workers
+  std::optional<TaskPlan> plan;            // every rank, once the header is shared
+  WorkerOptions worker_options;
   CountResult result;
-  result.input = options.input;
-  result.ranks = size;
-  result.workers = workers;
-  result.splits = options.splits;
+};
 
-  // Rank 0 checks the file, the plan and the journal before anyone starts.
-  std::unique_ptr<BlockFileReader> file;
-  std::unique_ptr<TaskQueue> queue;
-  std::unique_ptr<JournalWriter> journal;
-  std::uint32_t splits = options.splits;
-  collective_step(comm, [&] {
-    if (rank != 0) return;
+// What counting leaves: this rank's statistics and, on rank 0, its account of the run.
+struct CountOutcome {
+  RankStats mine;
+  std::string failure;            // the first worker failure
+  int failed_rank = -1;
+  std::string scheduler_failure;  // rank 0's own (journal) error
+  count_t reported = 0;           // the scheduler's sum of task reports, checked against the reduce
+};
+
+// Rank 0: the tasks --resume skips (and their counts) from the journal, which must belong to
+// this graph and plan; then the journal is opened for appending (or created).
+std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const JournalIdentity& identity,
+                                                          std::uint64_t tasks) {
+  const CountOptions& options = job.options;
+  std::unordered_set<std::uint64_t> done;
+  if (options.resume && options.journal.empty()) throw UsageError("--resume needs --journal PATH");
+  if (options.journal.empty()) return done;
+  const bool exists = std::filesystem::exists(options.journal) && std::filesystem::file_size(options.journal) > 0;
+  if (exists && !options.resume)
+    throw UsageError("journal '" + options.journal + "' exists: pass --resume to continue that run, or remove it");
+  if (exists) {
+    const JournalContents previous = read_journal(options.journal);
+    check_journal_identity(options.journal, previous.identity, identity);
+    for (const JournalRecord& r : previous.records) {
+      if (r.task >= tasks) throw Error("journal '" + options.journal + "' has task " + std::to_string(r.task) + " out of range");
+      done.insert(r.task);
+      if (r.triangles > UINT64_MAX - job.result.resumed_triangles)
+        throw Error("journal '" + options.journal + "': the counts of its tasks sum past 2^64 (the journal is damaged; remove it to count every task again)");
+      job.result.resumed_triangles += r.triangles;
+    }
+    job.result.resumed_tasks = done.size();
+  }
+  job.journal = std::make_unique<JournalWriter>(options.journal, identity, exists);
+  return done;
+}
+
+// Step 1, rank 0: checks the file, the plan and the journal before anyone starts, and builds
+// the task queue.
+void check_input_on_rank0(CountJob& job) {
+  collective_step(job.comm, [&] {
+    if (job.rank != 0) return;
+    const CountOptions& options = job.options;
     // An output onto the input (or the journal) would destroy it: refused before any work.
     output::refuse_same_file(options.json, "--json", {{options.input, "--input"}, {options.journal, "--journal"}});
     output::refuse_same_file(options.journal, "--journal", {{options.input, "--input"}});
     if (!options.json.empty()) output::check_writable(options.json, "--json");  // not found out after the count
-    file = std::make_unique<BlockFileReader>(options.input);
-    const GraphHeader& h = file->header();
-    if (splits == 0) splits = auto_workload_splits(h.parts, workers);
-    const TaskPlan plan(h.parts, splits);
+    job.file = std::make_unique<BlockFileReader>(options.input);
+    const GraphHeader& h = job.file->header();
+    if (job.splits == 0) job.splits = auto_workload_splits(h.parts, job.workers);
+    const TaskPlan plan(h.parts, job.splits);
     const std::uint64_t tasks = plan.num_tasks();
-    if (static_cast<std::uint64_t>(workers) > tasks && !options.allow_idle_workers)
-      throw UsageError(std::to_string(size) + " ranks give " + std::to_string(workers) + " workers but '" + options.input +
-                       "' with --parts " + std::to_string(plan.parts()) + " and --workload-splits " +
+    if (static_cast<std::uint64_t>(job.workers) > tasks && !options.allow_idle_workers)
+      throw UsageError(std::to_string(job.size) + " ranks give " + std::to_string(job.workers) + " workers but '" +
+                       options.input + "' with --parts " + std::to_string(plan.parts()) + " and --workload-splits " +
                        std::to_string(plan.splits()) + " has only " + std::to_string(tasks) +
                        " tasks: use fewer ranks, more --workload-splits (or auto), or more parts (or --allow-idle-workers)");
-    std::unordered_set<std::uint64_t> done;
-    const JournalIdentity identity{h.graph_checksum, h.parts, splits, h.vertices, h.edges, options.input};
-    if (options.resume && options.journal.empty()) throw UsageError("--resume needs --journal PATH");
-    if (!options.journal.empty()) {
-      const bool exists = std::filesystem::exists(options.journal) && std::filesystem::file_size(options.journal) > 0;
-      if (exists && !options.resume)
-        throw UsageError("journal '" + options.journal + "' exists: pass --resume to continue that run, or remove it");
-      if (exists) {
-        const JournalContents previous = read_journal(options.journal);
-        check_journal_identity(options.journal, previous.identity, identity);
-        for (const JournalRecord& r : previous.records) {
-          if (r.task >= tasks) throw Error("journal '" + options.journal + "' has task " + std::to_string(r.task) + " out of range");
-          done.insert(r.task);
-          result.resumed_triangles += r.triangles;
-        }
-        result.resumed_tasks = done.size();
-      }
-      journal = std::make_unique<JournalWriter>(options.journal, identity, exists);
-    }
+    const JournalIdentity identity{h.graph_checksum, h.parts, job.splits, h.vertices, h.edges, options.input};
+    const std::unordered_set<std::uint64_t> done = resume_and_open_journal(job, identity, tasks);
     std::vector<std::uint64_t> nnz;
     for (std::uint32_t i = 0; i < h.parts; ++i)
-      for (std::uint32_t j = 0; j < h.parts; ++j) nnz.push_back(file->block_nnz({i, j}));
-    queue = std::make_unique<TaskQueue>(plan, file->read_task_work(), nnz, done);
+      for (std::uint32_t j = 0; j < h.parts; ++j) nnz.push_back(job.file->block_nnz({i, j}));
+    job.queue = std::make_unique<TaskQueue>(plan, job.file->read_task_work(), nnz, done);
+    job.result.input_identity = identify_input(*job.file);
+    if (!options.test_replace_input_with.empty()) std::filesystem::rename(options.test_replace_input_with, options.input);
   });
-  MPI_Bcast(&splits, 1, MPI_UINT32_T, 0, comm);
-  result.splits = splits;
+}
 
-  // Every worker opens the file and creates its backend; workers pick GPUs by their local
-  // rank among the workers of their node.
+// Step 2: every rank learns m and the identity of the file rank 0 checked.
+void share_splits_and_identity(CountJob& job) {
+  MPI_Bcast(&job.splits, 1, MPI_UINT32_T, 0, job.comm);
+  job.result.splits = job.splits;
+  InputIdentity& checked = job.result.input_identity;
+  std::uint64_t words[5] = {checked.graph_checksum, checked.blocks_digest, checked.parts, checked.vertices, checked.edges};
+  MPI_Bcast(words, 5, MPI_UINT64_T, 0, job.comm);
+  checked = {words[0], words[1], words[2], words[3], words[4]};
+}
+
+// Step 3: every worker opens the file (refusing another than rank 0 checked) and creates its
+// backend; workers pick GPUs by their local rank among the workers of their node.
+void open_workers(CountJob& job) {
   MPI_Comm worker_comm = MPI_COMM_NULL;
-  MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &worker_comm);
+  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
   int local_workers = 1;
   const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
   // Block loading threads, unless given: the node's cores shared among its workers, and no
   // more than the cores this process may run on (srun --cpus-per-task, mpirun --bind-to).
-  WorkerOptions worker_options = options.worker_options;
-  if (worker_options.loader_threads == 0) {
+  if (job.worker_options.loader_threads == 0) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    worker_options.loader_threads =
+    job.worker_options.loader_threads =
         std::max(1u, std::min(usable_cores(), cores / static_cast<unsigned>(std::max(1, local_workers))));
   }
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
-  std::unique_ptr<CountBackend> backend;
-  collective_step(comm, [&] {
-    if (!is_worker) return;
-    if (!file) file = std::make_unique<BlockFileReader>(options.input);
-    BackendOptions bo = options.backend_options;
+  collective_step(job.comm, [&] {
+    if (!job.is_worker) return;
+    if (!job.file) {
+      job.file = std::make_unique<BlockFileReader>(job.options.input);
+      check_same_input(*job.file, job.result.input_identity);
+    }
+    BackendOptions bo = job.options.backend_options;
     bo.local_rank = local_rank;
-    backend = make_backend(options.backend, bo);
+    job.backend = make_backend(job.options.backend, bo);
   });
-  std::uint64_t header_fields[3] = {0, 0, 0};
+}
+
+// Step 4: every rank learns the backend and device (from the first worker) and the graph's
+// shape (from rank 0), and so the plan.
+void share_backend_and_shape(CountJob& job) {
+  const int first_worker = std::min(1, job.size - 1);
   char backend_name[16] = {0};
   char device_name[96] = {0};
-  if (backend && rank == std::min(1, size - 1)) {
-    std::snprintf(backend_name, sizeof backend_name, "%s", std::string(backend->name()).c_str());
-    std::snprintf(device_name, sizeof device_name, "%s", backend->device_name().c_str());
+  if (job.backend && job.rank == first_worker) {
+    std::snprintf(backend_name, sizeof backend_name, "%s", std::string(job.backend->name()).c_str());
+    std::snprintf(device_name, sizeof device_name, "%s", job.backend->device_name().c_str());
   }
-  MPI_Bcast(backend_name, sizeof backend_name, MPI_CHAR, std::min(1, size - 1), comm);
-  MPI_Bcast(device_name, sizeof device_name, MPI_CHAR, std::min(1, size - 1), comm);
-  if (rank == 0) {
-    result.header = file->header();
-    header_fields[0] = result.header.parts;
-    header_fields[1] = result.header.vertices;
-    header_fields[2] = result.header.edges;
+  MPI_Bcast(backend_name, sizeof backend_name, MPI_CHAR, first_worker, job.comm);
+  MPI_Bcast(device_name, sizeof device_name, MPI_CHAR, first_worker, job.comm);
+  std::uint64_t shape[3] = {0, 0, 0};
+  if (job.rank == 0) {
+    job.result.header = job.file->header();
+    shape[0] = job.result.header.parts;
+    shape[1] = job.result.header.vertices;
+    shape[2] = job.result.header.edges;
   }
-  MPI_Bcast(header_fields, 3, MPI_UINT64_T, 0, comm);
-  const TaskPlan plan(static_cast<std::uint32_t>(header_fields[0]), splits);
-  result.tasks = plan.num_tasks();
-  result.backend = backend_name;
-  result.device = device_name;
-  const double t_ready = MPI_Wtime();
-  result.setup_seconds = t_ready - t_start;
+  MPI_Bcast(shape, 3, MPI_UINT64_T, 0, job.comm);
+  job.plan.emplace(static_cast<std::uint32_t>(shape[0]), job.splits);
+  job.result.tasks = job.plan->num_tasks();
+  job.result.backend = backend_name;
+  job.result.device = device_name;
+}
 
-  // Counting: dynamic hand-out of task ids.
-  RankStats mine;
-  mine.rank = rank;
-  mine.worker = is_worker;
-  std::string failure;
-  int failed_rank = -1;
-  count_t reported = 0;  // the scheduler's sum of task reports, checked against the reduce
-  if (size == 1) {
-    LocalTaskSource source(*queue, journal.get());
+// Step 5: counting, by dynamic hand-out of task ids (rank 0 serves, the others count; one
+// rank does both).
+CountOutcome count_tasks(CountJob& job) {
+  CountOutcome out;
+  out.mine.rank = job.rank;
+  out.mine.worker = job.is_worker;
+  const ProgressOptions progress{job.options.progress_interval_seconds, job.result.tasks, job.result.resumed_tasks};
+  if (job.size == 1) {
+    LocalTaskSource source(*job.queue, job.journal.get(), progress);
     try {
-      mine.stats = run_worker(*file, plan, *backend, source, worker_options);
+      out.mine.stats = run_worker(*job.file, *job.plan, *job.backend, source, job.worker_options);
     } catch (const std::exception& e) {
-      failure = e.what();
-      failed_rank = 0;
+      out.failure = e.what();
+      out.failed_rank = 0;
     }
-    for (const FinishedTask& f : source.finished) reported += f.report.triangles;
-  } else if (rank == 0) {
-    const SchedulerResult served = serve_tasks(comm, *queue, journal.get());
-    failure = served.failure;
-    failed_rank = served.failed_rank;
-    for (const FinishedTask& f : served.finished) reported += f.report.triangles;
+    out.scheduler_failure = source.scheduler_failure;
+    for (const FinishedTask& f : source.finished) out.reported += f.report.triangles;
+  } else if (job.rank == 0) {
+    const SchedulerResult served = serve_tasks(job.comm, *job.queue, job.journal.get(), progress);
+    out.failure = served.failure;
+    out.failed_rank = served.failed_rank;
+    out.scheduler_failure = served.scheduler_failure;
+    for (const FinishedTask& f : served.finished) out.reported += f.report.triangles;
   } else {
-    MpiTaskSource source(comm);
+    MpiTaskSource mpi_source(job.comm);
+    StoppingTaskSource source(mpi_source, job.options.test_stop_at_task);
     try {
-      mine.stats = run_worker(*file, plan, *backend, source, worker_options);
+      out.mine.stats = run_worker(*job.file, *job.plan, *job.backend, source, job.worker_options);
     } catch (const std::exception&) {
-      // reported to rank 0 through the source; rank 0 tells everyone below
+      // reported to rank 0 through the source; rank 0 tells everyone in step 7
     }
   }
+  return out;
+}
 
-  // 64-bit counts meet at rank 0.
-  count_t total = 0;
-  MPI_Reduce(&mine.stats.triangles, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
-  result.schedule_seconds = MPI_Wtime() - t_ready;
-
-  // Failures end the call on every rank with rank 0's account of them.
-  collective_step(comm, [&] {
-    if (rank != 0) return;
-    if (failed_rank >= 0)
-      throw Error("worker rank " + std::to_string(failed_rank) + " failed on " + failure +
-                  (journal ? "; finished tasks are in the journal '" + options.journal + "': rerun with --resume" : ""));
-    if (reported != total)
-      throw Error("internal error: task reports sum to " + std::to_string(reported) + " but MPI_Reduce gave " +
+// Step 7: failures end the call on every rank with rank 0's account of them.
+void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total) {
+  collective_step(job.comm, [&] {
+    if (job.rank != 0) return;
+    if (!out.scheduler_failure.empty())
+      throw Error(out.scheduler_failure + "; the count stopped. The tasks finished before are in the journal: make room and rerun with --resume");
+    if (out.failed_rank >= 0)
+      throw Error("worker rank " + std::to_string(out.failed_rank) + " failed on " + out.failure +
+                  (job.journal ? "; finished tasks are in the journal '" + job.options.journal + "': rerun with --resume" : ""));
+    if (out.reported != total)
+      throw Error("internal error: task reports sum to " + std::to_string(out.reported) + " but MPI_Reduce gave " +
                   std::to_string(total));
   });
+}
 
-  std::vector<double> all(static_cast<std::size_t>(size) * kStatFields);
-  double packed[kStatFields];
-  pack(mine, packed);
-  MPI_Gather(packed, kStatFields, MPI_DOUBLE, all.data(), kStatFields, MPI_DOUBLE, 0, comm);
-  if (rank == 0) {
-    result.triangles = total + result.resumed_triangles;
-    for (int r = 0; r < size; ++r) result.per_rank.push_back(unpack(r, all.data() + std::size_t(r) * kStatFields));
-  }
-  result.total_seconds = MPI_Wtime() - t_start;
-  return result;
+// Step 8: every rank's statistics to rank 0.
+void gather_rank_stats(CountJob& job, const RankStats& mine) {
+  const std::vector<std::uint64_t> packed = pack(mine);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(job.size) * kStatWords);
+  MPI_Gather(packed.data(), kStatWords, MPI_UINT64_T, all.data(), kStatWords, MPI_UINT64_T, 0, job.comm);
+  if (job.rank != 0) return;
+  for (int r = 0; r < job.size; ++r) job.result.per_rank.push_back(unpack(r, all.data() + std::size_t(r) * kStatWords));
+}
+
+}  // namespace
+
+CountResult run_count(MPI_Comm comm, const CountOptions& options) {
+  const double t_start = MPI_Wtime();
+  CountJob job(comm, options);
+  check_input_on_rank0(job);       // 1. rank 0: file, plan, journal, task queue
+  share_splits_and_identity(job);  // 2.
+  open_workers(job);               // 3. workers: the same file, a backend
+  share_backend_and_shape(job);    // 4.
+  const double t_ready = MPI_Wtime();
+  job.result.setup_seconds = t_ready - t_start;
+  const CountOutcome outcome = count_tasks(job);  // 5.
+  count_t total = 0;  // 6. 64-bit counts meet at rank 0
+  MPI_Reduce(&outcome.mine.stats.triangles, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+  job.result.schedule_seconds = MPI_Wtime() - t_ready;
+  end_on_failure(job, outcome, total);  // 7.
+  gather_rank_stats(job, outcome.mine);  // 8.
+  if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
+  job.result.total_seconds = MPI_Wtime() - t_start;
+  return std::move(job.result);
 }
 
 double CountResult::imbalance() const {
@@ -324,22 +471,14 @@ JsonObject CountResult::to_json() const {
       .add("tasks", min_mean_max(per_rank, f_tasks));
   std::vector<JsonObject> ranks_json;
   for (const RankStats& r : per_rank) {
-    JsonObject o;
-    o.add("rank", r.rank)
-        .add("role", r.worker ? (ranks == 1 ? "scheduler+worker" : "worker") : "scheduler")
-        .add("tasks", r.stats.tasks)
-        .add("triangles", r.stats.triangles)
-        .add("load_seconds", r.stats.load_seconds)
-        .add("transfer_seconds", r.stats.transfer_seconds)
-        .add("count_seconds", r.stats.count_seconds)
-        .add("idle_seconds", r.stats.idle_seconds)
-        .add("busy_seconds", r.stats.busy_seconds)
-        .add("bytes_loaded", r.stats.bytes_loaded);
-    JsonObject steps;
-    steps.add("metadata", r.stats.load_steps.metadata)
-        .add("read", r.stats.load_steps.read)
-        .add("validate", r.stats.load_steps.validate)
-        .add("checksum", r.stats.load_steps.checksum);
+    JsonObject o, steps;
+    o.add("rank", r.rank).add("role", r.worker ? (ranks == 1 ? "scheduler+worker" : "worker") : "scheduler");
+    for (const RankStatField& f : kRankStatFields) {
+      const std::uint64_t word = f.pack(r.stats);
+      JsonObject& into = f.load_step ? steps : o;
+      if (f.integer) into.add(f.name, word);
+      else into.add(f.name, from_word<double>(word));
+    }
     o.add("load_steps_seconds", steps);
     ranks_json.push_back(o);
   }

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,28 @@ struct CountOptions {
   std::string journal;               // append each finished task here ("" = no journal)
   bool resume = false;               // skip the tasks the journal has finished
   std::string json;                  // --json report path, written by the caller ("" = none; checked before counting)
+  // Rank 0 prints a progress line to stderr this often while counting (0: never).
+  double progress_interval_seconds = 0;
+  // For tests only: the worker handed this task stops itself with SIGSTOP (as `kill -STOP`).
+  std::uint64_t test_stop_at_task = kNoTask;
+  // For tests only: rank 0 moves this file over `input` once it has checked `input` (as a
+  // tricount-partition writing to the same path would while the count starts).
+  std::string test_replace_input_with;
 };
+
+// What rank 0 checked of the block file, so that every rank counts that same file: the
+// header's numbers and a digest of every block's checksum attribute (reading a block checks
+// its bytes against that checksum, so equal identities mean equal content, on whatever node
+// and under whatever inode the file is opened).
+struct InputIdentity {
+  std::uint64_t graph_checksum = 0;
+  std::uint64_t blocks_digest = 0;
+  std::uint64_t parts = 0, vertices = 0, edges = 0;
+  bool operator==(const InputIdentity&) const = default;
+};
+InputIdentity identify_input(const BlockFileReader& file);
+// Throws Error naming the file if `file` is not the file whose identity is `checked`.
+void check_same_input(const BlockFileReader& file, const InputIdentity& checked);
 
 // m for --workload-splits auto: enough tasks for about four per worker, so that longest-
 // processing-time-first can even out the finish times.
@@ -40,6 +62,7 @@ struct RankStats {
 
 struct CountResult {  // complete on rank 0 only
   std::string input;
+  InputIdentity input_identity;  // of the file every rank counted
   count_t triangles = 0;
   GraphHeader header;
   std::uint32_t splits = 1;
@@ -61,6 +84,11 @@ struct CountResult {  // complete on rank 0 only
 };
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options);
+
+// Runs `step` on every rank of `comm` (a step for one rank returns at once on the others);
+// if it throws on any rank, every rank throws the same error (the lowest failing rank's
+// message, as UsageError if it was one), so that no rank waits for one that gave up.
+void collective_step(MPI_Comm comm, const std::function<void()>& step);
 
 // Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU, and
 // (if asked) how many ranks of `comm` share the node.

@@ -43,11 +43,18 @@ int main(int argc, char** argv) {
       ("verify", "re-count on rank 0 with an independent merge-based counter and fail if the counts differ")
       ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout; checked before counting, written "
        "after the summary line; a device, a FIFO or /dev/stdout is written in place, a symlink written through)")
-      ("quiet,q", "print no summary line");
+      ("progress-interval", cli::po::value(&options.progress_interval_seconds)->default_value(10),
+       "rank 0 prints a progress line (tasks done, in flight, waiting; the task in flight longest) to stderr every "
+       "this many seconds while counting, so that a stalled job shows in a batch log (0 = never)")
+      ("quiet,q", "print no summary line and no progress lines");
     cli::po::options_description testing("options for tests only");
     testing.add_options()
       ("test-fault-at-task", cli::po::value(&fault_task), "the worker given this task id fails with an error")
-      ("test-crash", "with --test-fault-at-task: the worker kills itself with SIGKILL instead");
+      ("test-crash", "with --test-fault-at-task: the worker kills itself with SIGKILL instead")
+      ("test-stop-at-task", cli::po::value(&options.test_stop_at_task),
+       "the worker given this task id stops itself with SIGSTOP (send it SIGCONT to go on)")
+      ("test-replace-input", cli::po::value(&options.test_replace_input_with),
+       "rank 0 moves this block file over --input once it has checked --input (as a re-run of tricount-partition would)");
     opts.add(testing);
     cli::po::variables_map vm;
     const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
@@ -75,6 +82,9 @@ int main(int argc, char** argv) {
     if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
       throw UsageError("--cta-threshold must be between 1 and 2^30");
     if (options.backend_options.chunk_size > (1u << 20)) throw UsageError("--chunk-size must be at most 2^20");
+    if (!(options.progress_interval_seconds >= 0 && options.progress_interval_seconds <= 86400))
+      throw UsageError("--progress-interval must be between 0 (no progress lines) and 86400 seconds");
+    if (vm.count("quiet")) options.progress_interval_seconds = 0;
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
     options.worker_options.map_blocks = vm.count("no-mmap") == 0;
@@ -94,13 +104,17 @@ int main(int argc, char** argv) {
     }();
     int verified_ok = 1;
     std::string verify_message;
-    if (vm.count("verify") && rank == 0) {
-      const count_t expected = verify_count(BlockFileReader(options.input));
+    // Rank 0 verifies; an error there ends every rank (the others wait for its verdict).
+    if (vm.count("verify")) collective_step(MPI_COMM_WORLD, [&] {
+      if (rank != 0) return;
+      const BlockFileReader counted(options.input);
+      check_same_input(counted, result.input_identity);
+      const count_t expected = verify_count(counted);
       verified_ok = expected == result.triangles;
       verify_message = verified_ok ? "verified: the independent counter agrees (" + std::to_string(expected) + ")"
                                    : "VERIFICATION FAILED: the independent counter found " + std::to_string(expected) +
                                          " triangles, the run " + std::to_string(result.triangles);
-    }
+    });
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       // The summary first: a JSON write that fails (disk full) still leaves the count on record.

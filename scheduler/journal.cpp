@@ -3,11 +3,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 namespace tricount {
 namespace {
@@ -18,6 +23,70 @@ std::string identity_line(const JournalIdentity& id) {
   return "# graph_checksum=" + std::to_string(id.graph_checksum) + " parts=" + std::to_string(id.parts) +
          " splits=" + std::to_string(id.splits) + " vertices=" + std::to_string(id.vertices) +
          " edges=" + std::to_string(id.edges) + " input=" + id.input;
+}
+
+constexpr const char* kDamaged = "the journal is damaged; remove it to count every task again";
+
+// Strict field parsers: exactly what the writer's printf produces, nothing else (no sign,
+// no spaces, no wrapping: istream >> uint64 reads "-5" as 2^64 - 5).
+bool parse_u64(std::string_view text, std::uint64_t& value) {
+  if (text.empty() || text.front() < '0' || text.front() > '9') return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+bool parse_u32(std::string_view text, std::uint32_t& value) {
+  std::uint64_t wide = 0;
+  if (!parse_u64(text, wide) || wide > UINT32_MAX) return false;
+  value = static_cast<std::uint32_t>(wide);
+  return true;
+}
+
+// A finite decimal (the writer's %.9g); `allow_unknown` also takes the -1 of an unknown load.
+bool parse_seconds(std::string_view text, double& value, bool allow_unknown = false) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return false;
+  return value >= 0 || (allow_unknown && value == -1);
+}
+
+std::vector<std::string_view> split_on_spaces(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t space = line.find(' ', start);
+    fields.push_back(line.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start));
+    if (space == std::string_view::npos) return fields;
+    start = space + 1;
+  }
+}
+
+// "<task> <triangles> <seconds> <rank> <estimate> [<load seconds>]", single spaces.
+bool parse_record(std::string_view line, JournalRecord& r) {
+  const std::vector<std::string_view> f = split_on_spaces(line);
+  if (f.size() != 5 && f.size() != 6) return false;
+  std::uint32_t rank = 0;
+  if (!parse_u64(f[0], r.task) || !parse_u64(f[1], r.triangles) || !parse_seconds(f[2], r.seconds) ||
+      !parse_u32(f[3], rank) || rank > INT32_MAX || !parse_seconds(f[4], r.estimate))
+    return false;
+  r.rank = static_cast<int>(rank);
+  r.load_seconds = -1;  // a five-field record (written before the load column)
+  return f.size() == 5 || parse_seconds(f[5], r.load_seconds, /*allow_unknown=*/true);
+}
+
+// The identity line exactly as identity_line writes it (input= is the rest of the line).
+bool parse_identity_line(std::string_view line, JournalIdentity& id) {
+  const char* const keys[] = {"# graph_checksum=", " parts=", " splits=", " vertices=", " edges=", " input="};
+  std::string_view values[6];
+  for (int k = 0; k < 6; ++k) {
+    if (line.substr(0, std::strlen(keys[k])) != keys[k]) return false;
+    line.remove_prefix(std::strlen(keys[k]));
+    const std::size_t end = k == 5 ? line.size() : line.find(' ');
+    values[k] = line.substr(0, end);
+    line.remove_prefix(values[k].size());
+  }
+  id.input = std::string(values[5]);
+  return parse_u64(values[0], id.graph_checksum) && parse_u32(values[1], id.parts) && parse_u32(values[2], id.splits) &&
+         parse_u64(values[3], id.vertices) && parse_u64(values[4], id.edges);
 }
 
 }  // namespace
@@ -34,9 +103,10 @@ JournalContents read_journal(const std::string& path) {
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
     const bool complete = nl != std::string::npos;
-    const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
+    std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
     pos = complete ? nl + 1 : text.size();
     ++line_no;
+    if (complete && !line.empty() && line.back() == '\r') line.pop_back();  // CRLF line endings
     const std::string at = "journal '" + path + "':" + std::to_string(line_no);
     if (!have_magic) {
       if (line != kMagic) throw Error(at + ": not a tricount journal (expected '" + kMagic + "')");
@@ -44,42 +114,24 @@ JournalContents read_journal(const std::string& path) {
       continue;
     }
     if (!have_identity) {
-      std::istringstream fields(line.substr(line.rfind('#', 0) == 0 ? 1 : 0));
-      std::string field;
-      int found = 0;
-      while (fields >> field) {
-        const auto eq = field.find('=');
-        if (eq == std::string::npos) continue;
-        const std::string key = field.substr(0, eq), value = field.substr(eq + 1);
-        try {
-          if (key == "graph_checksum") j.identity.graph_checksum = std::stoull(value), ++found;
-          else if (key == "parts") j.identity.parts = static_cast<std::uint32_t>(std::stoul(value)), ++found;
-          else if (key == "splits") j.identity.splits = static_cast<std::uint32_t>(std::stoul(value)), ++found;
-          else if (key == "vertices") j.identity.vertices = std::stoull(value), ++found;
-          else if (key == "edges") j.identity.edges = std::stoull(value), ++found;
-          else if (key == "input") j.identity.input = line.substr(line.find("input=") + 6), ++found;
-        } catch (const std::exception&) {
-          throw Error(at + ": bad header field '" + field + "'");
-        }
-        if (key == "input") break;
-      }
-      if (found < 5) throw Error(at + ": incomplete journal header");
+      if (!complete || !parse_identity_line(line, j.identity))
+        throw Error(at + ": malformed journal header '" + line + "' (expected '" +
+                    identity_line({0, 0, 0, 0, 0, "PATH"}) + "' with decimal numbers): " + kDamaged);
       have_identity = true;
       continue;
     }
     if (line.empty() && complete) continue;
-    JournalRecord r;
-    std::istringstream fields(line);
-    const bool parsed = static_cast<bool>(fields >> r.task >> r.triangles >> r.seconds >> r.rank >> r.estimate);
-    if (parsed && !(fields >> r.load_seconds)) r.load_seconds = -1;  // a five-field record
-    if (!complete || !parsed) {
-      if (pos >= text.size()) {  // the last line, torn by a kill mid-write
-        j.torn_last_line = true;
-        break;
-      }
-      throw Error(at + ": malformed journal record '" + line + "'");
+    // Only the last line may be torn (a kill or a full disk mid-write leaves no newline).
+    if (!complete) {
+      j.torn_last_line = true;
+      break;
     }
-    if (!seen.insert(r.task).second) throw Error(at + ": task " + std::to_string(r.task) + " is recorded twice");
+    JournalRecord r;
+    if (!parse_record(line, r))
+      throw Error(at + ": malformed journal record '" + line +
+                  "' (expected 'task triangles seconds rank estimate [load seconds]', unsigned integers and "
+                  "non-negative decimals): " + kDamaged);
+    if (!seen.insert(r.task).second) throw Error(at + ": task " + std::to_string(r.task) + " is recorded twice: " + kDamaged);
     j.records.push_back(r);
   }
   if (!have_identity) throw Error("journal '" + path + "' has no header (empty or not a tricount journal)");

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <string>
 #include <thread>
 
 namespace tricount {
@@ -74,9 +77,73 @@ void track(int rank, std::uint64_t task, bool add) {
   }
 }
 
+// Installs the SIGTERM/SIGINT report for the scheduler loop and removes it on every way out
+// (an exception included), before the in-flight table it reads goes away.
+class InFlightReport {
+ public:
+  InFlightReport(int ranks, const JournalWriter* journal)
+      : in_flight_(static_cast<std::size_t>(std::min(ranks, kMaxTrackedRanks)) * 2, 0) {
+    g_in_flight = in_flight_.data();
+    g_tracked_ranks = std::min(ranks, kMaxTrackedRanks);
+    g_journal_path = journal ? journal->path().c_str() : nullptr;
+    struct sigaction action {};
+    action.sa_handler = report_in_flight_and_exit;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, &old_term_);
+    sigaction(SIGINT, &action, &old_int_);
+  }
+  ~InFlightReport() {
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGINT, &old_int_, nullptr);
+    g_tracked_ranks = 0;
+    g_in_flight = nullptr;
+    g_journal_path = nullptr;
+  }
+  InFlightReport(const InFlightReport&) = delete;
+  InFlightReport& operator=(const InFlightReport&) = delete;
+
+ private:
+  std::vector<std::uint64_t> in_flight_;  // [rank * 2 + slot] = task + 1, 0 = empty
+  struct sigaction old_term_ {}, old_int_ {};
+};
+
 }  // namespace
 
-SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal) {
+using Clock = std::chrono::steady_clock;
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(const ProgressOptions& options)
+      : options_(options), start_(Clock::now()), next_(start_ + interval()) {}
+  bool due(Clock::time_point now) const { return options_.interval_seconds > 0 && now >= next_; }
+  // `longest`: the task in flight the longest, its rank and since when (if any is known).
+  void print(Clock::time_point now, std::uint64_t done, std::uint64_t in_flight, std::uint64_t waiting,
+             const std::optional<std::pair<std::uint64_t, int>>& longest, Clock::time_point longest_since) {
+    std::string line = "tricount-count: progress: " + std::to_string(options_.done_before + done) + " of " +
+                       std::to_string(options_.tasks) + " tasks done, " + std::to_string(in_flight) + " in flight, " +
+                       std::to_string(waiting) + " waiting, " + seconds(now - start_) + " elapsed";
+    if (longest)
+      line += "; longest in flight: task " + std::to_string(longest->first) + " on rank " + std::to_string(longest->second) +
+              " for " + seconds(now - longest_since);
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+    next_ = now + interval();
+  }
+
+ private:
+  Clock::duration interval() const {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.interval_seconds));
+  }
+  static std::string seconds(Clock::duration d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", std::chrono::duration<double>(d).count());
+    return buf;
+  }
+  ProgressOptions options_;
+  Clock::time_point start_, next_;
+};
+
+SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   SchedulerResult result;
@@ -86,19 +153,27 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
     int in_flight = 0;
   };
   std::vector<WorkerState> workers(static_cast<std::size_t>(size));
-  std::vector<std::uint64_t> in_flight(static_cast<std::size_t>(std::min(size, kMaxTrackedRanks)) * 2, 0);
-  g_in_flight = in_flight.data();
-  g_tracked_ranks = std::min(size, kMaxTrackedRanks);
-  g_journal_path = journal ? journal->path().c_str() : nullptr;
-  struct sigaction action {}, old_term {}, old_int {};
-  action.sa_handler = report_in_flight_and_exit;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, &old_term);
-  sigaction(SIGINT, &action, &old_int);
+  const InFlightReport report_on_signal(size, journal);
+  ProgressLine progress_line(progress);
+  struct Handout {
+    int rank;
+    Clock::time_point since;
+  };
+  std::map<std::uint64_t, Handout> out;  // tasks in flight
+  auto print_progress = [&](Clock::time_point now) {
+    auto longest = out.end();
+    for (auto it = out.begin(); it != out.end(); ++it)
+      if (longest == out.end() || it->second.since < longest->second.since) longest = it;
+    std::optional<std::pair<std::uint64_t, int>> who;
+    if (longest != out.end()) who = std::pair(longest->first, longest->second.rank);
+    progress_line.print(now, result.finished.size(), out.size(), queue.remaining(), who,
+                        longest != out.end() ? longest->second.since : now);
+  };
 
   int active = size - 1;
   auto backoff = std::chrono::microseconds(20);
   while (active > 0) {
+    if (const auto now = Clock::now(); progress_line.due(now)) print_progress(now);
     // Poll with a short sleep rather than block: a blocking receive spins a core that a
     // worker on the same node may need.
     int flag = 0;
@@ -132,20 +207,29 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
           {request[1], request[2], std::bit_cast<double>(request[3]), std::bit_cast<double>(request[4])}, worker};
       result.finished.push_back(done);
       track(worker, done.report.task, false);
+      out.erase(done.report.task);
       --w.in_flight;
-      if (journal)
-        journal->append({done.report.task, done.report.triangles, done.report.seconds, worker,
-                         queue.estimate(done.report.task), done.report.load_seconds});
+      // A journal that cannot be written (disk full) stops the hand-out; the workers still
+      // running are told there is no more work, so every rank reaches the end and fails.
+      if (journal && result.scheduler_failure.empty()) {
+        try {
+          journal->append({done.report.task, done.report.triangles, done.report.seconds, worker,
+                           queue.estimate(done.report.task), done.report.load_seconds});
+        } catch (const std::exception& e) {
+          result.scheduler_failure = e.what();
+        }
+      }
     }
     if (request[0] & kWantsTask) {
       std::uint64_t answer = kNoMoreTasks;
-      if (result.failed_rank < 0)
+      if (result.failed_rank < 0 && result.scheduler_failure.empty())
         if (auto id = queue.pop(worker)) answer = *id;
       MPI_Send(&answer, 1, MPI_UINT64_T, worker, kTagAssign, comm);
       if (answer == kNoMoreTasks) {
         w.told_done = true;
       } else {
         track(worker, answer, true);
+        out[answer] = {worker, Clock::now()};
         ++w.in_flight;
       }
     }
@@ -154,11 +238,6 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
       --active;
     }
   }
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGINT, &old_int, nullptr);
-  g_tracked_ranks = 0;
-  g_in_flight = nullptr;
-  g_journal_path = nullptr;
   return result;
 }
 
@@ -203,14 +282,29 @@ void MpiTaskSource::fail(const std::string& message) {
   MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTagFailure, comm_);
 }
 
+LocalTaskSource::LocalTaskSource(TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress)
+    : queue_(queue), journal_(journal), progress_(std::make_unique<ProgressLine>(progress)) {}
+
+LocalTaskSource::~LocalTaskSource() = default;
+
 std::optional<std::uint64_t> LocalTaskSource::next(const TaskReport* done) {
   if (done) report(*done);
-  return queue_.pop(0);
+  if (const auto now = Clock::now(); progress_->due(now))
+    progress_->print(now, finished.size(), handed_out_ - finished.size(), queue_.remaining(), std::nullopt, now);
+  const std::optional<std::uint64_t> id = queue_.pop(0);
+  if (id) ++handed_out_;
+  return id;
 }
 
 void LocalTaskSource::report(const TaskReport& done) {
   finished.push_back({done, 0});
-  if (journal_) journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task), done.load_seconds});
+  if (!journal_) return;
+  try {
+    journal_->append({done.task, done.triangles, done.seconds, 0, queue_.estimate(done.task), done.load_seconds});
+  } catch (const std::exception& e) {
+    scheduler_failure = e.what();
+    throw;  // ends the worker (run_worker reports and rethrows)
+  }
 }
 
 }  // namespace tricount

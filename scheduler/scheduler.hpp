@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,15 @@ inline constexpr std::uint64_t kHasReport = 1;
 inline constexpr std::uint64_t kWantsTask = 2;
 inline constexpr std::uint64_t kNoMoreTasks = ~std::uint64_t{0};
 
+// A progress line on stderr every `interval_seconds` while tasks are out, so that a stall
+// (a stopped or hung worker) shows in a batch log: tasks done, in flight and waiting, the
+// time since counting began, and the task in flight the longest with its rank.
+struct ProgressOptions {
+  double interval_seconds = 0;    // 0: no progress lines
+  std::uint64_t tasks = 0;        // in the whole run
+  std::uint64_t done_before = 0;  // finished by earlier runs (the journal)
+};
+
 struct FinishedTask {
   TaskReport report;
   int rank = 0;
@@ -42,13 +52,17 @@ struct SchedulerResult {
   std::vector<FinishedTask> finished;  // in completion order
   std::string failure;                 // first worker failure, "" if none
   int failed_rank = -1;
+  // Rank 0's own error (a journal write failed): no task was handed out after it.
+  std::string scheduler_failure;
 };
 
 // Serves every worker rank (1..size-1) until each has been told there is no more work and
-// has reported all its tasks, or has failed. After a failure, workers that ask are told to
-// stop. Each finished task is appended to `journal` if given. While serving, SIGTERM (what
-// mpirun sends when another rank dies) prints the tasks in flight before the rank exits.
-SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal);
+// has reported all its tasks, or has failed. After a failure (a worker's, or rank 0's own
+// journal write), workers that ask are told to stop, so every rank gets to the end of the
+// count promptly. Each finished task is appended to `journal` if given. While serving,
+// SIGTERM (what mpirun sends when another rank dies) prints the tasks in flight before the
+// rank exits.
+SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress = {});
 
 // Worker end: asks rank 0.
 class MpiTaskSource final : public TaskSource {
@@ -62,18 +76,24 @@ class MpiTaskSource final : public TaskSource {
   MPI_Comm comm_;
 };
 
-// One rank doing both jobs.
+class ProgressLine;
+
+// One rank doing both jobs (its progress lines come between tasks).
 class LocalTaskSource final : public TaskSource {
  public:
-  LocalTaskSource(TaskQueue& queue, JournalWriter* journal) : queue_(queue), journal_(journal) {}
+  LocalTaskSource(TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress = {});
+  ~LocalTaskSource() override;
   std::optional<std::uint64_t> next(const TaskReport* finished) override;
   void report(const TaskReport& finished) override;
   void fail(const std::string&) override {}
   std::vector<FinishedTask> finished;
+  std::string scheduler_failure;  // the journal write that failed (it also ends the worker)
 
  private:
   TaskQueue& queue_;
   JournalWriter* journal_;
+  std::unique_ptr<ProgressLine> progress_;
+  std::uint64_t handed_out_ = 0;
 };
 
 }  // namespace tricount

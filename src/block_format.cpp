@@ -854,7 +854,11 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
     throw Error(p.at + ": the max_degree attribute " + std::to_string(max_degree) + " exceeds the block's " +
                 std::to_string(b.cols) + " columns: the file is corrupt (re-run tricount-partition)");
   b.max_degree = static_cast<std::uint32_t>(max_degree);
-  if (raw && impl_->raw_fd < 0) impl_->raw_fd = ::open(impl_->path.c_str(), O_RDONLY | O_CLOEXEC);
+  // The raw descriptor is HDF5's own, duplicated: opening the path again could give another
+  // file if it was replaced since (the count must read the file whose header it checked).
+  void* h5_handle = nullptr;
+  if (raw && impl_->raw_fd < 0 && H5Fget_vfd_handle(impl_->file.get(), H5P_DEFAULT, &h5_handle) >= 0 && h5_handle)
+    impl_->raw_fd = ::fcntl(*static_cast<int*>(h5_handle), F_DUPFD_CLOEXEC, 0);
   // Sizes and types are checked here; a dataset of another length is left to read_dataset,
   // which gives the message.
   auto extent = [&](const char* name, hid_t mem_type, std::uint64_t length, std::size_t width) {

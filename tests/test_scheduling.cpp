@@ -132,6 +132,96 @@ TEST(Journal, DamageInTheMiddleIsAnError) {
   EXPECT_THROW(read_journal(path), Error);
 }
 
+// Issue 14 item 3: a record is exactly what the writer writes or an error naming the
+// journal and line; `istream >> uint64` read "-5" as 2^64 - 5 and resumed a wrong total.
+TEST(Journal, RecordsAreParsedStrictly) {
+  TempDir dir;
+  const std::string path = dir.file("strict.journal");
+  const std::string header = "# tricount-journal 1\n# graph_checksum=1 parts=1 splits=1 vertices=3 edges=3 input=x\n";
+  const char* const bad_records[] = {
+      "0 -5 0.1 1 1",                    // negative count
+      "0 18446744073709551621 0.1 1 1",  // 2^64 + 5 wraps
+      "-1 5 0.1 1 1",                    // negative task
+      "0 +5 0.1 1 1",                    // sign the writer never writes
+      "0 5 0.1 -1 1",                    // negative rank
+      "0 5 0.1 4294967296 1",            // rank beyond int
+      "0 5 -0.1 1 1",                    // negative seconds
+      "0 5 nan 1 1",                     // not finite
+      "0 5 0.1 1 inf",
+      "0 5 0.1 1 1 -2",                  // load below the -1 of "unknown"
+      "0x1 5 0.1 1 1",                   // not decimal
+      "1.5 5 0.1 1 1",                   // fractional task
+      "0 5 0.1 1",                       // too few fields
+      "0 5 0.1 1 1 0.1 7",               // too many
+      "0  5 0.1 1 1",                    // two spaces
+      "0 5 0.1 1 1 ",                    // trailing space
+      " 0 5 0.1 1 1",                    // leading space
+      "0 5x 0.1 1 1",                    // trailing garbage
+  };
+  for (const char* bad : bad_records) {
+    for (bool last : {false, true}) {  // a complete bad last line is damage, not a torn write
+      {
+        std::ofstream out(path, std::ios::binary);
+        out << header << "7 1 0.1 1 1\n" << bad << "\n" << (last ? "" : "8 1 0.1 1 1\n");
+      }
+      try {
+        read_journal(path);
+        ADD_FAILURE() << "accepted '" << bad << "'";
+      } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("journal '" + path + "':4:"), std::string::npos) << bad << ": " << message;
+        EXPECT_NE(message.find(bad), std::string::npos) << message;
+      }
+    }
+  }
+  const char* const bad_headers[] = {
+      "# graph_checksum=-1 parts=1 splits=1 vertices=3 edges=3 input=x",
+      "# graph_checksum=1 parts=4294967297 splits=1 vertices=3 edges=3 input=x",
+      "# graph_checksum=1 parts=1 splits=+1 vertices=3 edges=3 input=x",
+      "# graph_checksum=1 parts=1 splits=1 vertices=3 edges= 3 input=x",
+      "# graph_checksum=1 splits=1 parts=1 vertices=3 edges=3 input=x",
+      "# graph_checksum=1 parts=1 splits=1 vertices=3 edges=3",
+  };
+  for (const char* bad : bad_headers) {
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << "# tricount-journal 1\n" << bad << "\n7 1 0.1 1 1\n";
+    }
+    try {
+      read_journal(path);
+      ADD_FAILURE() << "accepted header '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("journal '" + path + "':2:"), std::string::npos) << bad << ": " << e.what();
+    }
+  }
+}
+
+// What the writer writes reads back (including a path with spaces, %.9g exponents and a
+// torn last line); CRLF line endings read the same.
+TEST(Journal, WrittenRecordsAndCrlfJournalsRead) {
+  TempDir dir;
+  const std::string path = dir.file("crlf.journal");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "# tricount-journal 1\r\n# graph_checksum=18446744073709551615 parts=2 splits=3 vertices=10 edges=20 "
+           "input=a b.h5\r\n"
+           "0 18446744073709551615 1e-05 1 2.5e+10 0.125\r\n1 0 0 2 0\r\n2 3 0.5 1 1 -1\r\n3 4";
+  }
+  const JournalContents j = read_journal(path);
+  EXPECT_EQ(j.identity.graph_checksum, UINT64_MAX);
+  EXPECT_EQ(j.identity.parts, 2u);
+  EXPECT_EQ(j.identity.splits, 3u);
+  EXPECT_EQ(j.identity.input, "a b.h5");
+  ASSERT_EQ(j.records.size(), 3u);
+  EXPECT_EQ(j.records[0].triangles, UINT64_MAX);
+  EXPECT_DOUBLE_EQ(j.records[0].seconds, 1e-05);
+  EXPECT_DOUBLE_EQ(j.records[0].estimate, 2.5e10);
+  EXPECT_DOUBLE_EQ(j.records[0].load_seconds, 0.125);
+  EXPECT_LT(j.records[1].load_seconds, 0);
+  EXPECT_EQ(j.records[2].rank, 1);
+  EXPECT_TRUE(j.torn_last_line);
+}
+
 TEST(Simulator, ReplaysCostsThroughTheSchedulingPolicy) {
   JournalContents j;
   j.identity = {1, 2, 1, 10, 10, "x"};
