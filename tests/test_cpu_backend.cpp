@@ -145,8 +145,10 @@ TEST(CpuKernel, EveryPathCountsExactlyOnRandomAndHandMadeGraphs) {
   tunings[2].simd = false;
   tunings[3].bitmap_min_degree = ~std::uint64_t{0};
   tunings[4].chunk_edges = 1;
+  tunings[4].chunks_per_thread = ~std::uint64_t{0};  // chunks of chunk_edges, however many
   tunings[4].min_parallel_entries = 0;  // threads even on tiny tasks
   tunings[5].chunk_edges = 7;
+  tunings[5].chunks_per_thread = ~std::uint64_t{0};
   tunings[5].min_parallel_entries = 0;
   tunings[5].bitmap_min_degree = 4;
   for (std::size_t g = 0; g < graphs.size(); ++g) {
@@ -169,6 +171,7 @@ TEST(CpuKernel, HubRowsSplitOverChunksAndThreads) {
   CpuTuning tuning;
   tuning.bitmap_min_degree = 64;
   tuning.chunk_edges = 5;
+  tuning.chunks_per_thread = ~std::uint64_t{0};
   tuning.min_parallel_entries = 0;
   for (std::uint32_t n : {1u, 2u}) EXPECT_EQ(count_tuned(g, n, 1, tuning), expected) << n;
 }

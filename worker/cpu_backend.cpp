@@ -17,7 +17,8 @@
 //    long own list. The bitmap only grows and is cleared by revisiting the row: no per-row
 //    allocation.
 //  - Work is handed out in chunks of P(i,j) edges (wedge starts), not rows, from an atomic
-//    counter: a hub row's edges are spread over threads. Chunks go from the last edge since in
+//    counter: a hub row's edges are spread over threads. About chunks_per_thread chunks per
+//    thread (each costs one binary search for its row). Chunks go from the last edge since in
 //    degree order the heaviest rows have the highest ids; only light chunks are left at the end.
 // Measured alternatives that were not kept are listed in bench/RESULTS.md (CPU backend).
 #include <algorithm>
@@ -175,10 +176,14 @@ count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t firs
 
 // One thread: grabs edge chunks from the last edge down until none is left.
 template <MergeFn Merge>
-count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, std::atomic<eoff_t>& taken_edges,
+count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, unsigned threads, std::atomic<eoff_t>& taken_edges,
                      std::vector<std::uint64_t>& bitmap) {
   const eoff_t edges = b.one_hop.offsets[b.one_hop.rows];
-  const eoff_t chunk = std::max<eoff_t>(tuning.chunk_edges, 1);
+  // Each chunk costs a binary search for its first row (cache misses on a large block), so
+  // a thread takes about chunks_per_thread of them, no smaller than chunk_edges.
+  const eoff_t chunk = std::min<eoff_t>(
+      std::max<eoff_t>({tuning.chunk_edges, edges / threads / std::max<std::uint64_t>(tuning.chunks_per_thread, 1), 1}),
+      std::max<eoff_t>(edges, 1));
   count_t total = 0;
   for (eoff_t taken; (taken = taken_edges.fetch_add(chunk, std::memory_order_relaxed)) < edges;) {
     const eoff_t last = edges - taken;
@@ -209,8 +214,8 @@ class CpuBackend final : public CountBackend {
     const unsigned use = b.one_hop.nnz + b.two_hop.nnz < tuning_.min_parallel_entries ? 1u : threads_;
     std::vector<count_t> partial(use, 0);
     const auto run = [&](unsigned t) {
-      partial[t] = simd_ ? count_chunks<intersect_merge_avx2>(b, tuning_, taken_edges, bitmaps_[t])
-                         : count_chunks<intersect_merge>(b, tuning_, taken_edges, bitmaps_[t]);
+      partial[t] = simd_ ? count_chunks<intersect_merge_avx2>(b, tuning_, use, taken_edges, bitmaps_[t])
+                         : count_chunks<intersect_merge>(b, tuning_, use, taken_edges, bitmaps_[t]);
     };
     {
       std::vector<std::jthread> pool;

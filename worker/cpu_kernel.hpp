@@ -17,8 +17,10 @@ struct CpuTuning {
   // A pair gallops (the short list searched in the long one) when one list is more than
   // this many times longer than the other; else the two lists are merged.
   std::uint64_t gallop_ratio = 16;
-  // Edges of P(i,j) a thread takes per grab from the shared counter.
+  // Edges of P(i,j) a thread takes per grab from the shared counter: the subtask's edges
+  // cut into about chunks_per_thread grabs per thread, at least chunk_edges each.
   std::uint64_t chunk_edges = 256;
+  std::uint64_t chunks_per_thread = 64;
   // Subtasks with fewer 1-hop plus 2-hop entries than this run on the calling thread alone.
   std::uint64_t min_parallel_entries = 65536;
   // Use AVX2 for merging when the processor has it (false: the portable merge).
