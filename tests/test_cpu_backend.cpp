@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <random>
 
 #include "tests/reference_counter.hpp"
+#include "worker/cpu_kernel.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tricount;
@@ -60,4 +62,116 @@ TEST(CpuBackend, SkewedGraphWithHubs) {
     for (std::uint64_t x = 4; x < 3000; x += 1 + hub) g.emplace_back(hub, x);
   const std::uint64_t expected = reference::count_triangles(g);
   for (std::uint32_t n : {1u, 2u, 3u}) EXPECT_EQ(count_with_cpu(g, n, 2), expected);
+}
+
+// ---- The kernel's paths, each checked on its own (worker/cpu_kernel.hpp) ----
+
+namespace {
+
+std::vector<vid_t> sorted_sample(std::uint64_t count, vid_t range, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<vid_t> v;
+  for (std::uint64_t x = 0; x < count; ++x) v.push_back(static_cast<vid_t>(rng() % range));
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::uint64_t common_by_std(const std::vector<vid_t>& a, const std::vector<vid_t>& b) {
+  std::vector<vid_t> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out.size();
+}
+
+// Counts g with the CPU backend under `tuning`, one block per class, 2 threads.
+count_t count_tuned(const EdgePairs& g, std::uint32_t parts, std::uint32_t splits, const CpuTuning& tuning) {
+  PartitionOptions options;
+  options.parts = parts;
+  const PartitionedGraph graph = partition_edges(to_raw(g), options);
+  BackendOptions bo;
+  bo.threads = 2;
+  auto backend = make_cpu_backend(bo, tuning);
+  return count_partitioned(graph, splits, *backend);
+}
+
+}  // namespace
+
+TEST(CpuKernel, IntersectionsAgreeWithStdOnBalancedAndSkewedPairs) {
+  // Lengths from empty to long, equal and far apart (the gallop's case), dense and sparse ranges.
+  const std::uint64_t lengths[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 100, 1000, 20000};
+  std::uint64_t seed = 1;
+  for (std::uint64_t la : lengths)
+    for (std::uint64_t lb : lengths)
+      for (vid_t range : {vid_t{64}, vid_t{5000}, vid_t{4000000000u}}) {
+        const auto a = sorted_sample(la, range, seed++), b = sorted_sample(lb, range, seed++);
+        const std::uint64_t expected = common_by_std(a, b);
+        const std::string where = "la=" + std::to_string(a.size()) + " lb=" + std::to_string(b.size()) +
+                                  " range=" + std::to_string(range);
+        EXPECT_EQ(intersect_merge(a.data(), a.size(), b.data(), b.size()), expected) << where;
+        EXPECT_EQ(intersect_gallop(a.data(), a.size(), b.data(), b.size()), expected) << where;
+        EXPECT_EQ(intersect_gallop(b.data(), b.size(), a.data(), a.size()), expected) << where;
+        if (cpu_has_avx2()) {
+          EXPECT_EQ(intersect_merge_avx2(a.data(), a.size(), b.data(), b.size()), expected) << where;
+        }
+      }
+}
+
+TEST(CpuKernel, IntersectionsAtTheEndsOfTheIdRange) {
+  // The largest local ids (the AVX2 compare is on 32-bit lanes, signed or not must not matter).
+  std::vector<vid_t> a, b;
+  for (vid_t x = 0; x < 40; ++x) a.push_back(0xFFFFFF00u + 3 * x);
+  for (vid_t x = 0; x < 60; ++x) b.push_back(0xFFFFFF00u + 2 * x);
+  a.insert(a.begin(), {0u, 1u, 0x7FFFFFFFu, 0x80000000u});
+  b.insert(b.begin(), {0u, 2u, 0x7FFFFFFFu, 0x80000000u});
+  const std::uint64_t expected = common_by_std(a, b);
+  EXPECT_EQ(intersect_merge(a.data(), a.size(), b.data(), b.size()), expected);
+  EXPECT_EQ(intersect_gallop(a.data(), a.size(), b.data(), b.size()), expected);
+  if (cpu_has_avx2()) {
+    EXPECT_EQ(intersect_merge_avx2(a.data(), a.size(), b.data(), b.size()), expected);
+  }
+}
+
+TEST(CpuKernel, EveryPathCountsExactlyOnRandomAndHandMadeGraphs) {
+  // Each tuning forces one path everywhere: all rows by bitmap, every pair galloping, the
+  // portable merge, AVX2 merge, one-edge chunks over many threads' grabs.
+  EdgePairs hubs = random_graph(2000, 12000, 11);
+  for (std::uint64_t hub = 0; hub < 3; ++hub)
+    for (std::uint64_t x = 3; x < 2000; x += 1 + hub) hubs.emplace_back(hub, x);
+  const std::vector<EdgePairs> graphs = {random_graph(500, 8000, 4), hubs, complete_graph(40), grid_2d(15, 15),
+                                         {{0, 1}, {1, 2}, {2, 0}, {1, 3}, {3, 2}}};
+  std::vector<CpuTuning> tunings(6);
+  tunings[0].bitmap_min_degree = 1;
+  tunings[1].gallop_ratio = 0;  // every pair gallops
+  tunings[2].simd = false;
+  tunings[3].bitmap_min_degree = ~std::uint64_t{0};
+  tunings[4].chunk_edges = 1;
+  tunings[4].chunks_per_thread = ~std::uint64_t{0};  // chunks of chunk_edges, however many
+  tunings[4].min_parallel_entries = 0;  // threads even on tiny tasks
+  tunings[5].chunk_edges = 7;
+  tunings[5].chunks_per_thread = ~std::uint64_t{0};
+  tunings[5].min_parallel_entries = 0;
+  tunings[5].bitmap_min_degree = 4;
+  for (std::size_t g = 0; g < graphs.size(); ++g) {
+    const std::uint64_t expected = reference::count_triangles(graphs[g]);
+    for (std::size_t t = 0; t < tunings.size(); ++t)
+      for (std::uint32_t n : {1u, 3u})
+        for (std::uint32_t m : {1u, 2u})
+          EXPECT_EQ(count_tuned(graphs[g], n, m, tunings[t]), expected) << "graph " << g << " tuning " << t << " n=" << n
+                                                                         << " m=" << m;
+  }
+}
+
+TEST(CpuKernel, HubRowsSplitOverChunksAndThreads) {
+  // A clique of 300 hubs: every hub row is long (bitmap path) and its edges span many chunks,
+  // so one row is counted in pieces by different threads.
+  EdgePairs g = complete_graph(300);
+  for (std::uint64_t x = 300; x < 3300; ++x) g.emplace_back(x % 300, x);
+  const std::uint64_t expected = reference::count_triangles(g);
+  EXPECT_EQ(expected, 300ull * 299 * 298 / 6);
+  CpuTuning tuning;
+  tuning.bitmap_min_degree = 64;
+  tuning.chunk_edges = 5;
+  tuning.chunks_per_thread = ~std::uint64_t{0};
+  tuning.min_parallel_entries = 0;
+  for (std::uint32_t n : {1u, 2u}) EXPECT_EQ(count_tuned(g, n, 1, tuning), expected) << n;
 }

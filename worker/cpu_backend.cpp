@@ -1,13 +1,26 @@
-// CPU backend: TRUST's vertex-centric hashing, one thread per chunk of rows.
+// CPU backend: counts a subtask by intersecting sorted rows, edge by edge (GAPBS tc style).
 //
-// For each row u of class i (in this task's split): hash u's neighbours from P(i,k) into an
-// open-addressing table sized to a power of two >= 2 * degree, then for every 1-hop
-// neighbour v of u in P(i,j) probe every 2-hop neighbour w of v in P(j,k). Each hit is one
-// triangle u -> v -> w with u -> w. The table is cleared by revisiting only the slots it
-// filled, so a row costs O(deg) to build and O(sum of 2-hop lengths) to probe. Where a
-// 2-hop list is far longer than u's own list, u's neighbours are binary-searched in it.
-// Rows are handed to threads in chunks from an atomic counter: hubs make static splits
-// uneven.
+// For every edge u -> v of P(i,j) (u in this task's split), the triangles closed by it are
+// |P(i,k)[u] ∩ P(j,k)[v]|: each common w is one triangle u -> v -> w with u -> w.
+// What the kernel assumes, and what it does because of it:
+//  - Every block row is strictly increasing (the partitioner sorts and deduplicates), so
+//    a pair of rows is intersected by a merge, entries of one list below the first entry of
+//    the other are skipped by one binary search (in degree order that is most of u's list),
+//    and counts need no deduplication.
+//  - Degree orientation keeps most rows short, so most pairs are short merges: branch-free,
+//    and 8 x 8 all-pairs compares with AVX2 where the processor has it (checked at run time;
+//    the portable merge otherwise).
+//  - Skewed pairs (one list more than gallop_ratio times the other) search the short list's
+//    entries in the long one with a doubling step: short * log(long / short), not short + long.
+//  - A hub row (at least bitmap_min_degree entries) is marked once in a per-thread bitmap over
+//    the span of its ids; each 2-hop list is then tested entry by entry, never merged with the
+//    long own list. The bitmap only grows and is cleared by revisiting the row: no per-row
+//    allocation.
+//  - Work is handed out in chunks of P(i,j) edges (wedge starts), not rows, from an atomic
+//    counter: a hub row's edges are spread over threads. About chunks_per_thread chunks per
+//    thread (each costs one binary search for its row). Chunks go from the last edge since in
+//    degree order the heaviest rows have the highest ids; only light chunks are left at the end.
+// Measured alternatives that were not kept are listed in bench/RESULTS.md (CPU backend).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -15,92 +28,177 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TRICOUNT_CPU_X86 1
+#endif
+
 #include "src/threads.hpp"
 #include "worker/backend.hpp"
+#include "worker/cpu_kernel.hpp"
 
 namespace tricount {
+
+std::uint64_t intersect_merge(const vid_t* a, std::uint64_t na, const vid_t* b, std::uint64_t nb) {
+  std::uint64_t i = 0, j = 0, common = 0;
+  while (i < na && j < nb) {
+    const vid_t x = a[i], y = b[j];
+    common += x == y;
+    i += x <= y;
+    j += y <= x;
+  }
+  return common;
+}
+
+#ifdef TRICOUNT_CPU_X86
+bool cpu_has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"); }
+
+__attribute__((target("avx2,popcnt"))) std::uint64_t intersect_merge_avx2(const vid_t* a, std::uint64_t na,
+                                                                          const vid_t* b, std::uint64_t nb) {
+  std::uint64_t i = 0, j = 0, common = 0;
+  const __m256i rotate = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
+  while (i + 8 <= na && j + 8 <= nb) {
+    // All 64 pairs of the two 8-blocks: entries are unique per list, so each hit is one
+    // common entry, and a pair of blocks is compared once since one block advances each step.
+    const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+    __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + j));
+    __m256i hit = _mm256_cmpeq_epi32(va, vb);
+    for (int r = 1; r < 8; ++r) {
+      vb = _mm256_permutevar8x32_epi32(vb, rotate);
+      hit = _mm256_or_si256(hit, _mm256_cmpeq_epi32(va, vb));
+    }
+    common += static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(hit)))));
+    const vid_t a_last = a[i + 7], b_last = b[j + 7];
+    i += a_last <= b_last ? 8 : 0;
+    j += b_last <= a_last ? 8 : 0;
+  }
+  return common + intersect_merge(a + i, na - i, b + j, nb - j);
+}
+#else
+bool cpu_has_avx2() { return false; }
+std::uint64_t intersect_merge_avx2(const vid_t* a, std::uint64_t na, const vid_t* b, std::uint64_t nb) {
+  return intersect_merge(a, na, b, nb);
+}
+#endif
+
+std::uint64_t intersect_gallop(const vid_t* short_list, std::uint64_t n_short, const vid_t* long_list,
+                               std::uint64_t n_long) {
+  std::uint64_t at = 0, common = 0;
+  for (std::uint64_t s = 0; s < n_short && at < n_long; ++s) {
+    const vid_t x = short_list[s];
+    // Double the step until long_list[at + step] >= x, then binary-search the last step.
+    std::uint64_t step = 1;
+    while (at + step < n_long && long_list[at + step] < x) step *= 2;
+    const vid_t* first = long_list + at + step / 2;
+    const vid_t* last = long_list + std::min(at + step + 1, n_long);
+    at = static_cast<std::uint64_t>(std::lower_bound(first, last, x) - long_list);
+    common += at < n_long && long_list[at] == x;
+  }
+  return common;
+}
+
 namespace {
 
-constexpr vid_t kEmpty = ~vid_t{0};  // local ids are < 2^32 - 1, so this is never a key
-// Probing costs ~1 per 2-hop entry, a binary search ~log2 of the list per own entry.
-constexpr std::uint64_t kSearchRatio = 32;
+// The bitmap never spans more than this many ids (16 MiB per thread); wider hub rows merge.
+constexpr std::uint64_t kMaxBitmapBits = std::uint64_t{1} << 27;
 
-class RowHashTable {
- public:
-  void build(const vid_t* keys, std::uint64_t n) {
-    const std::uint64_t want = std::bit_ceil(std::max<std::uint64_t>(2 * n, 8));
-    if (slots_.size() < want) slots_.assign(want, kEmpty);
-    mask_ = want - 1;
-    used_.clear();
-    for (std::uint64_t e = 0; e < n; ++e) {
-      std::uint64_t s = slot(keys[e]);
-      while (slots_[s] != kEmpty) s = (s + 1) & mask_;  // linear probing; load <= 1/2
-      slots_[s] = keys[e];
-      used_.push_back(s);
+using MergeFn = std::uint64_t (*)(const vid_t*, std::uint64_t, const vid_t*, std::uint64_t);
+
+// Intersection of u's list `mine` with v's list `theirs`, by merge or gallop.
+template <MergeFn Merge>
+std::uint64_t count_pair(const vid_t* mine, std::uint64_t n_mine, const vid_t* theirs, std::uint64_t n_theirs,
+                         std::uint64_t gallop_ratio) {
+  if (n_theirs == 0 || mine[n_mine - 1] < theirs[0] || theirs[n_theirs - 1] < mine[0]) return 0;
+  // 1. Skip u's entries below v's first: in degree order v's list starts above v, and u's
+  //    list up to v is all below it.
+  const std::uint64_t skip = static_cast<std::uint64_t>(std::lower_bound(mine, mine + n_mine, theirs[0]) - mine);
+  mine += skip;
+  n_mine -= skip;
+  // 2. Gallop through the longer list when the lengths are far apart, else merge.
+  if (n_theirs > gallop_ratio * n_mine) return intersect_gallop(mine, n_mine, theirs, n_theirs);
+  if (n_mine > gallop_ratio * n_theirs) return intersect_gallop(theirs, n_theirs, mine, n_mine);
+  return Merge(mine, n_mine, theirs, n_theirs);
+}
+
+// Edges [first_edge, last_edge) of u's row in P(i,j), u's list marked in `bitmap`.
+std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint64_t n_mine, eoff_t first_edge,
+                            eoff_t last_edge, std::vector<std::uint64_t>& bitmap) {
+  // 1. Mark u's list, relative to its first id.
+  const vid_t base = mine[0], top = mine[n_mine - 1];
+  const std::uint64_t span = std::uint64_t{top} - base + 1;
+  if (bitmap.size() < (span + 63) / 64) bitmap.resize((span + 63) / 64, 0);
+  for (std::uint64_t x = 0; x < n_mine; ++x) bitmap[(mine[x] - base) / 64] |= std::uint64_t{1} << ((mine[x] - base) % 64);
+  // 2. Test every entry of each 2-hop list that falls in the span.
+  std::uint64_t found = 0;
+  for (eoff_t e = first_edge; e < last_edge; ++e) {
+    const vid_t v = b.one_hop.neighbors[e];
+    const vid_t* theirs = b.two_hop.neighbors + b.two_hop.offsets[v];
+    const std::uint64_t n_theirs = b.two_hop.offsets[v + 1] - b.two_hop.offsets[v];
+    for (std::uint64_t f = 0; f < n_theirs && theirs[f] <= top; ++f) {
+      const std::uint64_t at = std::uint64_t{theirs[f]} - base;  // wraps (never < span) below base
+      if (at < span) found += (bitmap[at / 64] >> (at % 64)) & 1;
     }
   }
-  bool contains(vid_t key) const {
-    std::uint64_t s = slot(key);
-    while (true) {
-      const vid_t k = slots_[s];
-      if (k == key) return true;
-      if (k == kEmpty) return false;
-      s = (s + 1) & mask_;
-    }
-  }
-  void clear() {
-    for (std::uint64_t s : used_) slots_[s] = kEmpty;
-  }
+  // 3. Clear only the words u's list touched.
+  for (std::uint64_t x = 0; x < n_mine; ++x) bitmap[(mine[x] - base) / 64] = 0;
+  return found;
+}
 
- private:
-  std::uint64_t slot(vid_t key) const { return (static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ULL >> 20) & mask_; }
-  std::vector<vid_t> slots_;
-  std::vector<std::uint64_t> used_;
-  std::uint64_t mask_ = 0;
-};
-
-count_t count_rows(const SubtaskBlocks& b, std::atomic<std::uint64_t>& next_row, RowHashTable& table) {
-  constexpr std::uint64_t kChunk = 64;
-  const std::uint64_t rows = b.one_hop.rows;
+// Triangles closed by edges [first_edge, last_edge) of P(i,j), rows of other splits skipped.
+template <MergeFn Merge>
+count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t first_edge, eoff_t last_edge,
+                    std::vector<std::uint64_t>& bitmap) {
+  const eoff_t* row_start = b.one_hop.offsets;
+  // 1. The row holding first_edge: the last row starting at or before it.
+  std::uint64_t u = static_cast<std::uint64_t>(std::upper_bound(row_start, row_start + b.one_hop.rows + 1, first_edge) -
+                                               row_start) - 1;
   count_t total = 0;
-  // Rows go out from the last: in degree order the heaviest rows have the highest ids, and
-  // starting with them leaves only light chunks for the end.
-  for (std::uint64_t taken; (taken = next_row.fetch_add(kChunk, std::memory_order_relaxed)) < rows;) {
-    const std::uint64_t end = rows - taken;
-    const std::uint64_t begin = end > kChunk ? end - kChunk : 0;
-    for (std::uint64_t u = begin; u < end; ++u) {
-      if (b.splits > 1 && split_of_row(u, b.splits) != b.split) continue;
-      const eoff_t h0 = b.hash.offsets[u], h1 = b.hash.offsets[u + 1];
-      const eoff_t o0 = b.one_hop.offsets[u], o1 = b.one_hop.offsets[u + 1];
-      if (h0 == h1 || o0 == o1) continue;
-      const vid_t* mine = b.hash.neighbors + h0;
-      const std::uint64_t my_degree = h1 - h0;
-      table.build(mine, my_degree);
-      count_t found = 0;
-      for (eoff_t e = o0; e < o1; ++e) {
-        const vid_t v = b.one_hop.neighbors[e];
-        const vid_t* theirs = b.two_hop.neighbors + b.two_hop.offsets[v];
-        const std::uint64_t their_degree = b.two_hop.offsets[v + 1] - b.two_hop.offsets[v];
-        if (their_degree > kSearchRatio * my_degree) {
-          // A hub's list dwarfs u's: search u's few neighbours in it (rows are sorted)
-          // instead of probing every element of it.
-          for (std::uint64_t x = 0; x < my_degree; ++x) found += std::binary_search(theirs, theirs + their_degree, mine[x]);
-        } else {
-          for (std::uint64_t f = 0; f < their_degree; ++f) found += table.contains(theirs[f]);
-        }
-      }
-      table.clear();
-      total += found;
+  // 2. Each row's share of the range, by bitmap for hub rows, else pair by pair.
+  for (; u < b.one_hop.rows && row_start[u] < last_edge; ++u) {
+    if (b.splits > 1 && split_of_row(u, b.splits) != b.split) continue;
+    const eoff_t e0 = std::max(row_start[u], first_edge), e1 = std::min(row_start[u + 1], last_edge);
+    const eoff_t h0 = b.hash.offsets[u], h1 = b.hash.offsets[u + 1];
+    if (e0 >= e1 || h0 == h1) continue;
+    const vid_t* mine = b.hash.neighbors + h0;
+    const std::uint64_t n_mine = h1 - h0;
+    if (n_mine >= tuning.bitmap_min_degree && std::uint64_t{mine[n_mine - 1]} - mine[0] < kMaxBitmapBits) {
+      total += count_hub_row(b, mine, n_mine, e0, e1, bitmap);
+      continue;
     }
+    for (eoff_t e = e0; e < e1; ++e) {
+      const vid_t v = b.one_hop.neighbors[e];
+      const eoff_t t0 = b.two_hop.offsets[v], t1 = b.two_hop.offsets[v + 1];
+      total += count_pair<Merge>(mine, n_mine, b.two_hop.neighbors + t0, t1 - t0, tuning.gallop_ratio);
+    }
+  }
+  return total;
+}
+
+// One thread: grabs edge chunks from the last edge down until none is left.
+template <MergeFn Merge>
+count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, unsigned threads, std::atomic<eoff_t>& taken_edges,
+                     std::vector<std::uint64_t>& bitmap) {
+  const eoff_t edges = b.one_hop.offsets[b.one_hop.rows];
+  // Each chunk costs a binary search for its first row (cache misses on a large block), so
+  // a thread takes about chunks_per_thread of them, no smaller than chunk_edges.
+  const eoff_t chunk = std::min<eoff_t>(
+      std::max<eoff_t>({tuning.chunk_edges, edges / threads / std::max<std::uint64_t>(tuning.chunks_per_thread, 1), 1}),
+      std::max<eoff_t>(edges, 1));
+  count_t total = 0;
+  for (eoff_t taken; (taken = taken_edges.fetch_add(chunk, std::memory_order_relaxed)) < edges;) {
+    const eoff_t last = edges - taken;
+    total += count_edges<Merge>(b, tuning, last > chunk ? last - chunk : 0, last, bitmap);
   }
   return total;
 }
 
 class CpuBackend final : public CountBackend {
  public:
-  explicit CpuBackend(const BackendOptions& options)
+  CpuBackend(const BackendOptions& options, const CpuTuning& tuning)
       : threads_(options.threads ? options.threads : usable_cores()),
-        tables_(threads_) {}
+        tuning_(tuning),
+        simd_(tuning.simd && cpu_has_avx2()),
+        bitmaps_(threads_) {}
 
   std::string_view name() const override { return "cpu"; }
   std::string device_name() const override { return std::to_string(threads_) + " CPU threads"; }
@@ -111,33 +209,40 @@ class CpuBackend final : public CountBackend {
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
     TRICOUNT_EXPECTS(b.two_hop.cols == b.hash.cols, "P(j,k) and P(i,k) disagree on the columns of class k");
     const auto t0 = std::chrono::steady_clock::now();
-    std::atomic<std::uint64_t> next_row{0};
-    count_t total = 0;
+    std::atomic<eoff_t> taken_edges{0};
     // Small tasks are not worth a thread start.
-    const unsigned use = b.one_hop.nnz + b.two_hop.nnz < 65536 ? 1u : threads_;
-    if (use == 1) {
-      total = count_rows(b, next_row, tables_[0]);
-    } else {
-      std::vector<count_t> partial(use, 0);
+    const unsigned use = b.one_hop.nnz + b.two_hop.nnz < tuning_.min_parallel_entries ? 1u : threads_;
+    std::vector<count_t> partial(use, 0);
+    const auto run = [&](unsigned t) {
+      partial[t] = simd_ ? count_chunks<intersect_merge_avx2>(b, tuning_, use, taken_edges, bitmaps_[t])
+                         : count_chunks<intersect_merge>(b, tuning_, use, taken_edges, bitmaps_[t]);
+    };
+    {
       std::vector<std::jthread> pool;
-      for (unsigned t = 0; t < use; ++t)
-        pool.emplace_back([&, t] { partial[t] = count_rows(b, next_row, tables_[t]); });
-      pool.clear();  // joins
-      for (count_t p : partial) total += p;
-    }
+      for (unsigned t = 1; t < use; ++t) pool.emplace_back(run, t);
+      run(0);
+    }  // joins
+    count_t total = 0;
+    for (count_t p : partial) total += p;
     stats.count_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return total;
   }
 
  private:
   unsigned threads_;
-  std::vector<RowHashTable> tables_;
+  CpuTuning tuning_;
+  bool simd_;
+  std::vector<std::vector<std::uint64_t>> bitmaps_;  // one per thread, grown on demand
 };
 
 }  // namespace
 
+std::unique_ptr<CountBackend> make_cpu_backend(const BackendOptions& options, const CpuTuning& tuning) {
+  return std::make_unique<CpuBackend>(options, tuning);
+}
+
 std::unique_ptr<CountBackend> make_cpu_backend(const BackendOptions& options) {
-  return std::make_unique<CpuBackend>(options);
+  return make_cpu_backend(options, CpuTuning{});
 }
 
 }  // namespace tricount
