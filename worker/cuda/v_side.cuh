@@ -1,4 +1,4 @@
-// Edge split: each edge (u, v) of P(i,j) is counted from the side that probes less.
+// The transposed v side: each edge (u, v) of P(i,j) is counted from the side that probes less.
 //
 // The count of a subtask is the sum over edges (u, v) of |H(u) ∩ N2(v)|, with H(u) =
 // P(i,k)[u] and N2(v) = P(j,k)[v]. TRUST walks N2(v) through u's table: |N2(v)| probes per
@@ -14,7 +14,7 @@
 // Kronecker 20 (n = 1) the probes fall from 3.9 G to 1.4 G (quarters = 4).
 //
 // T is built per subtask: the u side's kernels, which load every N2(v) length anyway, count
-// the edges each v takes (split_counts) and mark them (split_bits, a bit per edge of
+// the edges each v takes (deferred_per_v) and mark them (deferred_bits, a bit per edge of
 // P(i,j)); an inclusive sum of the counts gives each row's end; scatter_deferred_edges
 // writes u into its slot. Entries of a T row come in no particular order (only 2-hop lists
 // and keys must be sorted; 1-hop lists are only walked). A separate counting pass cost
@@ -37,7 +37,7 @@ __host__ __device__ __forceinline__ bool defers_edge(std::uint64_t two_hop_len, 
   return two_hop_len * 4 > row_keys * quarters;
 }
 
-struct EdgeSplitParams {
+struct TransposeParams {
   const eoff_t* one_hop_offsets = nullptr;  // P(i,j)
   const vid_t* one_hop_neighbors = nullptr;
   std::uint64_t rows = 0;                   // rows of class i
@@ -56,27 +56,27 @@ __device__ __forceinline__ void record_deferred(std::uint32_t* bits, std::uint64
   if (shifted >> 32) atomicOr(word + 1, static_cast<std::uint32_t>(shifted >> 32));
 }
 
-inline constexpr int kSplitBlockThreads = 256;
-inline constexpr std::uint32_t kSplitEdgesPerThread = 16;  // consecutive edges per thread
-inline constexpr std::uint32_t kSplitLoads = 8;            // slot atomics in flight per thread
+inline constexpr int kTransposeBlockThreads = 256;
+inline constexpr std::uint32_t kTransposeEdgesPerThread = 16;  // consecutive edges per thread
+inline constexpr std::uint32_t kTransposeLoads = 8;            // slot atomics in flight per thread
 
 // Writes u into v's row of T for every deferred edge (u, v) (the bits the u side set).
 // t_ends[v] holds the end of row v (an inclusive sum of the counts) and is decremented
 // once per entry, so it ends as the start of row v: T's offsets. Each thread takes
-// kSplitEdgesPerThread consecutive edges, so hub rows are spread over many threads; it
+// kTransposeEdgesPerThread consecutive edges, so hub rows are spread over many threads; it
 // skips its edges if none is deferred, else finds the row of its first edge by binary
 // search over the offsets and steps on from there. The kernel is latency-bound on the slot
 // atomics (Nsight Compute, Kronecker 18: 93 cycles per issued instruction at 46%
 // occupancy); 8 edges per thread, 4 atomics in flight and 8 CTAs per SM were no faster.
-__global__ void __launch_bounds__(kSplitBlockThreads) scatter_deferred_edges(EdgeSplitParams p) {
+__global__ void __launch_bounds__(kTransposeBlockThreads) scatter_deferred_edges(TransposeParams p) {
   static_assert(sizeof(eoff_t) == sizeof(unsigned long long), "row ends are decremented with 64-bit atomics");
-  static_assert(32 % kSplitEdgesPerThread == 0, "a thread's decision bits lie in one word");
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * kSplitBlockThreads * kSplitEdgesPerThread;
-  for (std::uint64_t e0 = (std::uint64_t(blockIdx.x) * kSplitBlockThreads + threadIdx.x) * kSplitEdgesPerThread; e0 < p.nnz;
+  static_assert(32 % kTransposeEdgesPerThread == 0, "a thread's decision bits lie in one word");
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * kTransposeBlockThreads * kTransposeEdgesPerThread;
+  for (std::uint64_t e0 = (std::uint64_t(blockIdx.x) * kTransposeBlockThreads + threadIdx.x) * kTransposeEdgesPerThread; e0 < p.nnz;
        e0 += stride) {
-    const std::uint32_t bits = (p.bits[e0 / 32] >> (e0 & 31u)) & ((1u << kSplitEdgesPerThread) - 1u);
+    const std::uint32_t bits = (p.bits[e0 / 32] >> (e0 & 31u)) & ((1u << kTransposeEdgesPerThread) - 1u);
     if (bits == 0) continue;
-    const std::uint64_t e1 = e0 + kSplitEdgesPerThread < p.nnz ? e0 + kSplitEdgesPerThread : p.nnz;
+    const std::uint64_t e1 = e0 + kTransposeEdgesPerThread < p.nnz ? e0 + kTransposeEdgesPerThread : p.nnz;
     std::uint64_t lo = 0, hi = p.rows;  // offsets[lo] <= e0 < offsets[hi]
     while (hi - lo > 1) {
       const std::uint64_t mid = lo + (hi - lo) / 2;
@@ -85,13 +85,13 @@ __global__ void __launch_bounds__(kSplitBlockThreads) scatter_deferred_edges(Edg
     }
     std::uint64_t u = lo;
     eoff_t row_end = p.one_hop_offsets[u + 1];
-    for (std::uint32_t b0 = 0; e0 + b0 < e1; b0 += kSplitLoads) {
+    for (std::uint32_t b0 = 0; e0 + b0 < e1; b0 += kTransposeLoads) {
       const std::uint64_t eb = e0 + b0;
-      vid_t v[kSplitLoads], from[kSplitLoads];
+      vid_t v[kTransposeLoads], from[kTransposeLoads];
 #pragma unroll
-      for (std::uint32_t q = 0; q < kSplitLoads; ++q) v[q] = (bits >> (b0 + q) & 1u) ? p.one_hop_neighbors[eb + q] : 0;
+      for (std::uint32_t q = 0; q < kTransposeLoads; ++q) v[q] = (bits >> (b0 + q) & 1u) ? p.one_hop_neighbors[eb + q] : 0;
 #pragma unroll
-      for (std::uint32_t q = 0; q < kSplitLoads; ++q) {
+      for (std::uint32_t q = 0; q < kTransposeLoads; ++q) {
         const std::uint64_t e = eb + q;
         from[q] = 0;
         if (e >= e1) continue;
@@ -101,12 +101,12 @@ __global__ void __launch_bounds__(kSplitBlockThreads) scatter_deferred_edges(Edg
         }
         from[q] = static_cast<vid_t>(u);
       }
-      unsigned long long slot[kSplitLoads];
+      unsigned long long slot[kTransposeLoads];
 #pragma unroll
-      for (std::uint32_t q = 0; q < kSplitLoads; ++q)
+      for (std::uint32_t q = 0; q < kTransposeLoads; ++q)
         if (bits >> (b0 + q) & 1u) slot[q] = atomicAdd(reinterpret_cast<unsigned long long*>(p.t_ends + v[q]), ~0ull) - 1;
 #pragma unroll
-      for (std::uint32_t q = 0; q < kSplitLoads; ++q)
+      for (std::uint32_t q = 0; q < kTransposeLoads; ++q)
         if (bits >> (b0 + q) & 1u) p.t_neighbors[slot[q]] = from[q];
     }
   }
