@@ -285,17 +285,22 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       vid_t w[kShortPer];
 #pragma unroll
       for (std::uint32_t k = 0; k < kShortPer; ++k) w[k] = kNeverKey;
-      const std::uint32_t slot = sb + lane;
-      const std::uint32_t pos = owner_lane<G>(tile, incl, slot);  // the lane of this slot's list
-      const eoff_t a = tile.shfl(adj, pos);
-      const std::uint32_t l = tile.shfl(lim, pos);
-      if (slot < total) {
-        const vid_t* at = p.two_hop.neighbors + a + eoff_t{kShortPer} * slot;
+      // Always true here; kept from the unrolled form (several rounds of slots per step):
+      // with it the compiler emits the machine code that was measured (without it, other
+      // convergence regions around the shuffles).
+      if (sb < total) {
+        const std::uint32_t slot = sb + lane;
+        const std::uint32_t pos = owner_lane<G>(tile, incl, slot);  // the lane of this slot's list
+        const eoff_t a = tile.shfl(adj, pos);
+        const std::uint32_t l = tile.shfl(lim, pos);
+        if (slot < total) {
+          const vid_t* at = p.two_hop.neighbors + a + eoff_t{kShortPer} * slot;
 #pragma unroll
-        for (std::uint32_t k = 0; k < kShortPer; ++k)
-          if (k == 0 || kShortPer * slot + k < l) w[k] = at[k];
+          for (std::uint32_t k = 0; k < kShortPer; ++k)
+            if (k == 0 || kShortPer * slot + k < l) w[k] = at[k];
+        }
       }
-      if (slot < total) {
+      if (sb + lane < total) {
 #pragma unroll
         for (std::uint32_t k = 0; k < kShortPer; ++k) found += probe(w[k]);
       }
