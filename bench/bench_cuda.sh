@@ -16,9 +16,12 @@
 #              (k23c) partitions the same edges with --order collective
 #   PARTITION_ARGS  extra tricount-partition arguments (default "--memory-budget 100G":
 #              the in-memory path)
-#   VARIANTS   extra driver runs per graph, ';'-separated "name:VAR=VALUE,VAR=VALUE"
-#              (backend debug knobs TRICOUNT_CUDA_DEBUG_*, TRICOUNT_BENCH_CTA_THRESHOLD,
-#              TRICOUNT_BENCH_CHUNK); the default row is always run and named "default"
+#   VARIANTS   extra driver runs per graph, ';'-separated "name:key=value,key=value":
+#              lower-case keys are the backend's tuning (tricount-count --cuda-tuning,
+#              listed by tricount-count --help), upper-case ones environment variables of
+#              the driver (TRICOUNT_BENCH_CTA_THRESHOLD, TRICOUNT_BENCH_CHUNK,
+#              TRICOUNT_BENCH_REPS); e.g. "prof:profile=1;nosplit:v-side=0". The default row
+#              is always run and named "default"
 #   REPS       timed repetitions (default 10)
 #   WORK       scratch folder for graph files (default /tmp/tricount-bench; not removed)
 #   OUT        folder for the logs and results.json (default WORK)
@@ -71,9 +74,14 @@ for g in $GRAPHS; do
     [[ -z $v ]] && continue
     name=${v%%:*}
     envs=()
+    tuning=""
     IFS=',' read -ra kv <<< "${v#*:}"
-    for e in "${kv[@]}"; do [[ -n $e ]] && envs+=("$e"); done
-    line=$(env "${envs[@]}" TRICOUNT_BENCH_FILE="$blocks" TRICOUNT_BENCH_REPS="$REPS" \
+    for e in "${kv[@]}"; do
+      if [[ $e =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$e")
+      elif [[ -n $e ]]; then tuning+=${tuning:+,}$e
+      fi
+    done
+    line=$(env TRICOUNT_BENCH_REPS="$REPS" "${envs[@]}" TRICOUNT_BENCH_FILE="$blocks" TRICOUNT_BENCH_TUNING="$tuning" \
       "$BIN/test_cuda_backend" --gtest_also_run_disabled_tests --gtest_filter='CudaBackend.DISABLED_Benchmark' 2>&1 |
       tee -a "$OUT/bench.log" | grep '^BENCH ' || true)
     if [[ -n $line ]]; then

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   const int code = cli::run_main("tricount-count", [&] {
     cli::po::options_description opts("options");
     CountOptions options;
-    std::string backend, json, splits = "1";
+    std::string backend, json, splits = "1", cuda_tuning;
     std::uint64_t fault_task = kNoTask;
     std::string cache = "4G";
     opts.add_options()
@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
        "CUDA: vertices with at least this many neighbours get a whole CTA")
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
+      ("cuda-tuning", cli::po::value(&cuda_tuning),
+       ("CUDA, for tests and benchmarks: kernel variants as key=value,... over the defaults; keys:\n" + cuda_tuning_keys()).c_str())
       ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
       ("loader-threads", cli::po::value(&options.worker_options.loader_threads)->default_value(0),
        "threads per worker that read and check blocks (0 = the node's cores shared among its workers, within the cores the rank may use)")
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
     options.worker_options.fault_at_task = fault_task;
     options.worker_options.crash_on_fault = vm.count("test-crash") > 0;
     options.backend = parse_backend_kind(backend);
+    options.backend_options.cuda_tuning = parse_cuda_tuning(cuda_tuning);
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
     options.json = json;

@@ -200,7 +200,7 @@ TEST(cliHelp, Count) {
   expect_help(run_count(1, {"--help"}),
               {"input", "workload-splits", "backend", "threads", "cta-threshold", "chunk-size", "cache-size",
                "allow-idle-workers", "journal", "resume", "no-prefetch", "json", "quiet", "test-fault-at-task",
-               "test-crash", "help"});
+               "test-crash", "cuda-tuning", "help"});
 }
 
 TEST(cliHelp, Generate) {
@@ -283,6 +283,9 @@ const std::vector<UsageCase> kUsageCases = {
     {"SimulateTooManyWorkers", "simulate", {"--journal", "x.journal", "--max-workers", "100000000"}, "--workers"},
     {"SimulateWorkerCountTooLarge", "simulate", {"--journal", "x.journal", "--workers", "1,100000000"}, "100000000"},
     {"CountBadCacheSize", "count", {"--input", "x.h5", "--cache-size", "4Q"}, "cache-size"},
+    {"CountCudaTuningUnknownKey", "count", {"--input", "x.h5", "--cuda-tuning", "bitmap-words=8,warp-lane=8"}, "warp-lane"},
+    {"CountCudaTuningBadValue", "count", {"--input", "x.h5", "--cuda-tuning", "v-side=3"}, "v-side='3'"},
+    {"CountCudaTuningNotANumber", "count", {"--input", "x.h5", "--cuda-tuning", "buckets-log2=two"}, "buckets-log2"},
     {"CountMissingInput", "count", {"--backend", "cpu"}, "input"},
     {"GenerateUnknownOption", "generate", {"--output", "OUT", "--bogus"}, "bogus"},
     {"GenerateBadKind", "generate", {"--output", "OUT", "--kind", "foo"}, "foo"},

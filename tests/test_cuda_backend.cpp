@@ -1,13 +1,13 @@
 // The CUDA backend against the CPU backend and closed forms (label gpu: every test is
 // reported as skipped on a machine without a GPU).
 //
-// Paths that ordinary graphs rarely take are forced with the backend's debug knobs
-// (TRICOUNT_CUDA_DEBUG_*, read when a backend is made; see cuda_backend.cu): tiny shared
-// tables (levels in global memory, linear probing across buckets), every key in one
-// bucket, binary search instead of a table, CTA-row key bitmaps of every size (or none),
-// the reverse search of long 2-hop lists on the warp path (or none), the edge split (every
-// subtask, any ratio, none), and a device memory cap (eviction, and the error for a block
-// triple that does not fit).
+// Paths that ordinary graphs rarely take are forced with the backend's tuning
+// (BackendOptions::cuda_tuning, CudaTuning in worker/backend.hpp): tiny shared tables
+// (levels in global memory, linear probing across buckets), every key in one bucket,
+// binary search instead of a table, CTA-row key bitmaps of every size (or none), the
+// reverse search of long 2-hop lists on the warp path (or none), the transposed v side
+// (every subtask, any ratio, none), and a device memory cap (eviction, and the error for a
+// block triple that does not fit).
 //
 // DISABLED_Benchmark is the GPU benchmark driver (bench/bench_cuda.sh runs it): it times
 // the count of a graph with its blocks already on the GPU.
@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -41,28 +40,17 @@ using testing::EdgePairs;
     if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU: this build or machine has none";    \
   } while (0)
 
-// Sets environment variables for the lifetime of the object (the backend reads its debug
-// knobs when it is made).
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {
-    for (const auto& [k, v] : vars_) ::setenv(k.c_str(), v.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    for (const auto& [k, v] : vars_) ::unsetenv(k.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::map<std::string, std::string> vars_;
-};
-
-std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 100, std::uint32_t chunk = 0) {
+std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 100, std::uint32_t chunk = 0,
+                                           const CudaTuning& tuning = {}) {
   BackendOptions o;
   o.cta_degree_threshold = cta_threshold;
   o.chunk_size = chunk;
+  o.cuda_tuning = tuning;
   return make_backend(BackendKind::Cuda, o);
+}
+
+std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning, std::uint32_t cta_threshold = 100) {
+  return cuda_backend(cta_threshold, 0, tuning);
 }
 
 std::unique_ptr<CountBackend> cpu_backend() {
@@ -251,10 +239,9 @@ TEST(CudaBackend, TinyRowsOneThreadPerRow) {
       if (x + 1 < w && y + 1 < h) e.emplace_back(a, a + w + 1);
     }
   const count_t want = 2 * (w - 1) * (h - 1);
-  for (const char* on : {"1", "0"}) {
-    SCOPED_TRACE(std::string("TRICOUNT_CUDA_DEBUG_THREAD_ROWS=") + on);
-    ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", on}});
-    auto gpu = cuda_backend();
+  for (bool on : {true, false}) {
+    SCOPED_TRACE(std::string("thread rows ") + (on ? "on" : "off"));
+    auto gpu = cuda_backend(CudaTuning{.thread_rows = on});
     expect_all_layouts(e, want, *gpu, 3, 2);
   }
 }
@@ -348,67 +335,57 @@ TEST(CudaBackend, KeysCongruentModuloLargePowersOfTwo) {
 // Every forced path: the count must not change.
 struct ForcedPath {
   const char* name;
-  std::map<std::string, std::string> env;
+  CudaTuning tuning;
   std::uint32_t threshold = 100;
 };
 
 const std::vector<ForcedPath>& forced_paths() {
   static const std::vector<ForcedPath> paths = {
-      {"all keys in bucket 0 (linear probing only)", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
-      {"all keys in bucket 0, CTA path", {{"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
-      {"64-word tables: global levels and overflowing buckets", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}}},
-      {"64-word tables, colliding", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
-      {"256-word tables, CTA path", {{"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "256"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 2},
-      {"binary search above 20 keys", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "20"}}},
-      {"binary search for every row", {{"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "0"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
-      {"more buckets", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "3"}}},
-      {"2 buckets per key, 2-level warp tables, 6-CTA cap", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "1"}, {"TRICOUNT_CUDA_DEBUG_TILE_LEVELS", "2"}, {"TRICOUNT_CUDA_DEBUG_OCC", "6"}}},
-      {"fewer buckets", {{"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "0"}}},
-      {"warp tables of 2 levels", {{"TRICOUNT_CUDA_DEBUG_TILE_LEVELS", "2"}}},
-      {"warp tables of 1 level, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE_LEVELS", "1"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
-      {"warp tables of 6 levels, fewer buckets", {{"TRICOUNT_CUDA_DEBUG_TILE_LEVELS", "6"}, {"TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", "0"}}},
-      {"register cap for 8 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_OCC", "8"}}},
-      {"register cap for 5 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_OCC", "5"}}},
-      {"no register cap", {{"TRICOUNT_CUDA_DEBUG_OCC", "0"}}},
-      {"128-word CTA tables (global levels)", {{"TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", "128"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 3},
-      {"register cap for 6 CTAs per SM, colliding", {{"TRICOUNT_CUDA_DEBUG_OCC", "6"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
-      {"profiling (kernels in sequence)", {{"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
-      {"trimmed 2-hop lists", {{"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
-      {"trimmed 2-hop lists, CTA path", {{"TRICOUNT_CUDA_DEBUG_TRIM", "4"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 1},
-      {"trimmed 2-hop lists, CTA bitmaps", {{"TRICOUNT_CUDA_DEBUG_TRIM", "4"}}, 1},
-      {"no bitmaps (tables for every CTA row)", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}},
-      {"1-word bitmaps, tables otherwise, CTA path", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "1"}}, 1},
-      {"2-word bitmaps, colliding tables otherwise", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "2"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}, 1},
-      {"4-word bitmaps, binary search otherwise", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "4"}, {"TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", "0"}}, 1},
-      {"64 KiB bitmaps, CTA path", {{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "16384"}}, 1},
-      {"no reverse search (warp rows probe every 2-hop list)", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "0"}}},
-      {"reverse search for lists longer than u's keys", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"reverse search kernel, search never taken", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1000000"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"reverse search, ratio 2, trimmed lists", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"reverse search, 8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"reverse search, 16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"reverse search, register cap for 8 CTAs per SM", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_OCC", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"reverse search, no register cap", {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_OCC", "0"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_TILE", "8"}}},
-      {"32-lane tiles (whatever the rows' work)", {{"TRICOUNT_CUDA_DEBUG_TILE", "32"}}},
-      {"16-lane tiles, colliding", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}}},
-      {"16-lane tiles, no register cap", {{"TRICOUNT_CUDA_DEBUG_TILE", "16"}, {"TRICOUNT_CUDA_DEBUG_OCC", "0"}}},
-      {"no thread-per-row kernel", {{"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", "0"}}},
-      {"CTA kernel without a register cap, CTA path", {{"TRICOUNT_CUDA_DEBUG_CTA_OCC", "1"}}, 1},
-      {"no edge split", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "0"}}},
-      {"edge split in every subtask", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}}},
-      {"edge split, every edge with a 2-hop list on v's side", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "0"}}},
-      {"edge split, quarter ratio, CTA path", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "1"}}, 1},
-      {"edge split, CTA tables, colliding", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 2},
-      {"edge split, 64-word tables", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SHARED_WORDS", "64"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "2"}}},
-      {"edge split, 8-lane tiles, trimmed lists", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}},
-      {"edge split with the reverse search", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "16"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}}},
-      {"edge split, profiling", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_PROFILE", "1"}}, 30},
-      {"edge split, v's side untrimmed", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "0"}}},
-      {"edge split, every list of both sides trimmed, CTA path", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "1"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}}, 1},
-      {"edge split, v's lists trimmed, colliding tables", {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "2"}, {"TRICOUNT_CUDA_DEBUG_COLLIDE", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}}, 2},
-      {"rows always classified (no unclassified warp path)", {{"TRICOUNT_CUDA_DEBUG_DIRECT", "0"}}},
-      {"rows always classified, 8-lane tiles", {{"TRICOUNT_CUDA_DEBUG_DIRECT", "0"}, {"TRICOUNT_CUDA_DEBUG_TILE", "8"}, {"TRICOUNT_CUDA_DEBUG_THREAD_ROWS", "0"}}},
+      {"all keys in bucket 0 (linear probing only)", {.collide = true}},
+      {"all keys in bucket 0, CTA path", {.collide = true, .bitmap_words = 0}, 1},
+      {"64-word tables: global levels and overflowing buckets", {.shared_words_cap = 64}},
+      {"64-word tables, colliding", {.shared_words_cap = 64, .collide = true, .bitmap_words = 0}, 1},
+      {"256-word tables, CTA path", {.shared_words_cap = 256, .bitmap_words = 0}, 2},
+      {"binary search above 20 keys", {.table_limit = 20}},
+      {"binary search for every row", {.table_limit = 0, .bitmap_words = 0}, 1},
+      {"more buckets", {.buckets_log2 = 3}},
+      {"2 buckets per key, 2-level warp tables", {.buckets_log2 = 1, .warp_table_levels = 2}},
+      {"fewer buckets", {.buckets_log2 = 0}},
+      {"warp tables of 2 levels", {.warp_table_levels = 2}},
+      {"warp tables of 1 level, colliding", {.collide = true, .warp_table_levels = 1}},
+      {"warp tables of 6 levels, fewer buckets", {.buckets_log2 = 0, .warp_table_levels = 6}},
+      {"128-word CTA tables (global levels)", {.cta_table_words = 128, .bitmap_words = 0}, 3},
+      {"profiling (kernels in sequence)", {.profile = true}, 30},
+      {"tables for every CTA row, CTA path", {.bitmap_words = 0}, 1},
+      {"CTA path with the default bitmaps", {}, 1},
+      {"no bitmaps (tables for every CTA row)", {.bitmap_words = 0}},
+      {"1-word bitmaps, tables otherwise, CTA path", {.bitmap_words = 1}, 1},
+      {"2-word bitmaps, colliding tables otherwise", {.collide = true, .bitmap_words = 2}, 1},
+      {"4-word bitmaps, binary search otherwise", {.table_limit = 0, .bitmap_words = 4}, 1},
+      {"64 KiB bitmaps, CTA path", {.bitmap_words = 16384}, 1},
+      {"no reverse search (warp rows probe every 2-hop list)", {.search_ratio = 0}},
+      {"reverse search for lists longer than u's keys", {.search_ratio = 1, .search_min_list = 0}},
+      {"reverse search kernel, search never taken", {.search_ratio = 1000000, .search_min_list = 0}},
+      {"reverse search, ratio 2", {.search_ratio = 2, .search_min_list = 0}},
+      {"reverse search, 8-lane tiles", {.warp_lanes = 8, .search_ratio = 1, .search_min_list = 0}},
+      {"reverse search, colliding", {.collide = true, .search_ratio = 1, .search_min_list = 0}},
+      {"8-lane tiles", {.warp_lanes = 8}},
+      {"32-lane tiles (whatever the rows' work)", {.warp_lanes = 32}},
+      {"no thread-per-row kernel", {.thread_rows = false}},
+      {"no v side", {.v_side = 0}},
+      {"v side in every subtask", {.v_side = 2}},
+      {"v side, every edge with a 2-hop list on v's side", {.v_side = 2, .v_side_quarters = 0}},
+      {"v side, quarter ratio, CTA path", {.v_side = 2, .v_side_quarters = 1}, 1},
+      {"v side, CTA tables, colliding", {.collide = true, .bitmap_words = 0, .v_side = 2}, 2},
+      {"v side, 64-word tables", {.shared_words_cap = 64, .v_side = 2, .v_side_quarters = 2}},
+      {"v side, 8-lane tiles", {.warp_lanes = 8, .v_side = 2}},
+      {"v side with the reverse search", {.search_ratio = 1, .search_min_list = 0, .v_side = 2, .v_side_quarters = 16}},
+      {"v side, profiling", {.profile = true, .v_side = 2}, 30},
+      {"v side, v's side untrimmed", {.v_side = 2, .v_side_trim = 0}},
+      {"v side, every list of v's side trimmed, CTA path", {.v_side = 2, .v_side_trim = 1}, 1},
+      {"v side, v's lists trimmed, colliding tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 2}, 2},
+      {"rows always classified (no unclassified warp path)", {.direct_warp_rows = false}},
+      {"rows always classified, 8-lane tiles", {.warp_lanes = 8, .thread_rows = false, .direct_warp_rows = false}},
   };
   return paths;
 }
@@ -420,8 +397,7 @@ TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {
   const EdgePairs k = testing::complete_graph(400);
   for (const ForcedPath& path : forced_paths()) {
     SCOPED_TRACE(path.name);
-    ScopedEnv env(path.env);
-    auto gpu = cuda_backend(path.threshold);
+    auto gpu = cuda_backend(path.tuning, path.threshold);
     for (std::uint32_t n : {1u, 2u}) {
       EXPECT_EQ(count_graph(partition(mixed, n), 2, *gpu).triangles, mixed_want) << "mixed, n=" << n;
       EXPECT_EQ(count_graph(partition(k, n), 1, *gpu).triangles, choose3(400)) << "K_400, n=" << n;
@@ -466,11 +442,10 @@ HandBlocks span_blocks(std::uint64_t kmin, std::uint64_t span) {
 TEST(CudaBackend, BitmapSpanBoundaries) {
   REQUIRE_GPU();
   auto cpu = cpu_backend();
-  for (const char* words : {"1", "3", "4096", "8192"}) {
-    SCOPED_TRACE(std::string("bitmap words ") + words);
-    ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", words}});
-    auto gpu = cuda_backend(1);
-    const std::uint64_t bits = 32 * std::stoull(words);
+  for (std::uint32_t words : {1u, 3u, 4096u, 8192u}) {
+    SCOPED_TRACE("bitmap words " + std::to_string(words));
+    auto gpu = cuda_backend(CudaTuning{.bitmap_words = words}, 1);
+    const std::uint64_t bits = 32 * std::uint64_t{words};
     for (std::uint64_t kmin : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{77}, (std::uint64_t{1} << 32) - 3 * bits - 8})
       for (std::uint64_t span : {std::uint64_t{1}, std::uint64_t{2}, bits - 1, bits, bits + 1, 2 * bits + 5}) {
         if (span == 0) continue;
@@ -498,23 +473,22 @@ TEST(CudaBackend, KroneckerWithEveryProbePath) {
   }
   std::vector<count_t> want;
   for (const PartitionedGraph& g : graphs) want.push_back(cpu_count(g, 2));
-  const std::vector<std::map<std::string, std::string>> settings = {
+  const std::vector<CudaTuning> settings = {
       {},
-      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "0"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "1"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "16384"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "4"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "8"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "16"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "8192"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "2"}, {"TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SPLIT", "2"}, {"TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", "32"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", "2"}, {"TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", "0"}},
-      {{"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "1"}, {"TRICOUNT_CUDA_DEBUG_TRIM", "1"}},
-      {{"TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", "0"}, {"TRICOUNT_CUDA_DEBUG_DIRECT", "0"}},
+      {.bitmap_words = 0, .search_ratio = 0},
+      {.bitmap_words = 16384, .search_ratio = 1, .search_min_list = 0},
+      {.bitmap_words = 8, .search_ratio = 4, .search_min_list = 0},
+      {.bitmap_words = 8192, .search_ratio = 16, .search_min_list = 0},
+      {.v_side = 0},
+      {.v_side = 2, .v_side_quarters = 0},
+      {.bitmap_words = 0, .v_side = 2, .v_side_quarters = 2},
+      {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
+      {.v_side_trim = 1},
+      {.direct_warp_rows = false, .v_side_trim = 0},
   };
   for (std::size_t s = 0; s < settings.size(); ++s) {
-    ScopedEnv env(settings[s]);
     for (std::uint32_t threshold : {100u, 20u}) {
-      auto gpu = cuda_backend(threshold);
+      auto gpu = cuda_backend(settings[s], threshold);
       for (std::size_t g = 0; g < graphs.size(); ++g)
         EXPECT_EQ(count_graph(graphs[g], 2, *gpu).triangles, want[g]) << "setting " << s << " threshold " << threshold << " graph " << g;
     }
@@ -547,9 +521,7 @@ TEST(CudaBackend, EvictsUnderAMemoryCapAndStillCounts) {
   std::uint64_t largest = 0;
   for (const CsrBlock& b : g.blocks) largest = std::max(largest, b.bytes());
   // Room for one triple and working memory, far from all 16 blocks.
-  ScopedEnv env(std::map<std::string, std::string>{
-      {"TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", std::to_string(3 * largest + (std::uint64_t{1} << 20))}});
-  auto gpu = cuda_backend();
+  auto gpu = cuda_backend(CudaTuning{.device_bytes = 3 * largest + (std::uint64_t{1} << 20)});
   const Counted c = count_graph(g, 1, *gpu);
   EXPECT_EQ(c.triangles, want);
   std::uint64_t all = 0;
@@ -559,8 +531,7 @@ TEST(CudaBackend, EvictsUnderAMemoryCapAndStillCounts) {
 
 TEST(CudaBackend, TripleThatDoesNotFitIsAClearError) {
   REQUIRE_GPU();
-  ScopedEnv env(std::map<std::string, std::string>{{"TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", "100000"}});
-  auto gpu = cuda_backend();
+  auto gpu = cuda_backend(CudaTuning{.device_bytes = 100000});
   const PartitionedGraph g = partition(testing::random_graph(5000, 60000, 12), 1);
   const BlockView v = view_of(g.block(0, 0), next_serial_base());
   CountStats s;
@@ -584,8 +555,9 @@ std::string env_str(const char* name, const char* fallback = "") {
 
 // TRICOUNT_BENCH_GRAPH: kronecker:SCALE | uniform:LOG2V:LOG2E | grid:SIDE, generated and
 // partitioned in memory, or TRICOUNT_BENCH_FILE: an HDF5 block file. TRICOUNT_BENCH_REPS
-// timed repetitions after one warm-up (which also puts the blocks on the GPU); prints one
-// "BENCH {json}" line with the median count time.
+// timed repetitions after one warm-up (which also puts the blocks on the GPU);
+// TRICOUNT_BENCH_TUNING: the backend's tuning as tricount-count --cuda-tuning takes it.
+// Prints one "BENCH {json}" line with the median count time.
 TEST(CudaBackend, DISABLED_Benchmark) {
   REQUIRE_GPU();
   using Clock = std::chrono::steady_clock;
@@ -635,6 +607,7 @@ TEST(CudaBackend, DISABLED_Benchmark) {
   BackendOptions bo;
   bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "100").c_str());
   bo.chunk_size = std::atoi(env_str("TRICOUNT_BENCH_CHUNK", "0").c_str());
+  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
   auto gpu = make_backend(BackendKind::Cuda, bo);
   const std::uint32_t n = g.header.parts;
   const TaskPlan plan(n, 1);

@@ -1,5 +1,12 @@
 #include "worker/backend.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
 #ifdef TRICOUNT_HAVE_CUDA
 #include "worker/cuda/cuda_backend.hpp"
 #endif
@@ -11,6 +18,99 @@ BackendKind parse_backend_kind(std::string_view name) {
   if (name == "cpu") return BackendKind::Cpu;
   if (name == "cuda") return BackendKind::Cuda;
   throw UsageError("--backend: unknown backend '" + std::string(name) + "' (choose auto, cpu or cuda)");
+}
+
+namespace {
+
+// One --cuda-tuning key: its range, what it does, and where its value goes.
+struct TuningKey {
+  const char* name;
+  double min, max;
+  const char* help;
+  std::function<void(CudaTuning&, double)> set;
+  std::function<double(const CudaTuning&)> get;
+};
+
+template <class T>
+TuningKey key(const char* name, T CudaTuning::*field, double min, double max, const char* help) {
+  return {name, min, max, help, [field](CudaTuning& t, double x) { t.*field = static_cast<T>(x); },
+          [field](const CudaTuning& t) { return static_cast<double>(t.*field); }};
+}
+
+const std::vector<TuningKey>& tuning_keys() {
+  static const std::vector<TuningKey> keys = {
+      key("shared-words-cap", &CudaTuning::shared_words_cap, 64, 0xFFFFFFFFu, "cap on a table's shared-memory words"),
+      key("table-limit", &CudaTuning::table_limit, 0, 0xFFFFFFFFu, "rows with more keys probe by binary search"),
+      key("collide", &CudaTuning::collide, 0, 1, "1: every key hashes to bucket 0"),
+      key("device-bytes", &CudaTuning::device_bytes, 0, 1e18, "device memory the backend may use (0: all)"),
+      key("profile", &CudaTuning::profile, 0, 1, "1: every step in sequence, its time to stderr"),
+      key("buckets-log2", &CudaTuning::buckets_log2, 0, 3, "buckets per key, log2"),
+      key("warp-table-levels", &CudaTuning::warp_table_levels, 1, 16, "shared levels of a warp table, at most"),
+      key("cta-table-words", &CudaTuning::cta_table_words, 64, 16384, "shared words of a CTA table"),
+      key("bitmap-words", &CudaTuning::bitmap_words, 0, 0xFFFFFFFFu, "shared words of a CTA row's key bitmap (0: none)"),
+      key("warp-lanes", &CudaTuning::warp_lanes, 0, 32, "lanes per warp row: 8 or 32 (0: by the subtask)"),
+      key("small-row-work", &CudaTuning::small_row_work, 0, 1e18, "8 lanes per row below this 2-hop work per row"),
+      key("thread-rows", &CudaTuning::thread_rows, 0, 1, "0: never the thread-per-row kernel"),
+      key("direct-warp-rows", &CudaTuning::direct_warp_rows, 0, 1, "0: always classify rows"),
+      key("search-ratio", &CudaTuning::search_ratio, 0, 0xFFFFFFFFu, "search u's keys in 2-hop lists this many times longer (0: never)"),
+      key("search-min-list", &CudaTuning::search_min_list, 0, 0xFFFFFFFFu, "the search kernel only for 2-hop rows this long"),
+      key("v-side", &CudaTuning::v_side, 0, 2, "transposed v side: 0 never, 1 by the blocks, 2 always"),
+      key("v-side-quarters", &CudaTuning::v_side_quarters, 0, 0xFFFFFFFFu, "edges with 2-hop lists over this/4 times u's keys go to v's side"),
+      key("v-side-min-list", &CudaTuning::v_side_min_list, 0, 0xFFFFFFFFu, "the v side only for 2-hop rows this long"),
+      key("v-side-trim", &CudaTuning::v_side_trim, 0, 0xFFFFFFFFu, "v's 2-hop lists this long skip what lies below its keys (0: off)"),
+  };
+  return keys;
+}
+
+std::string number(double x) {
+  std::ostringstream out;
+  out << std::setprecision(12) << x;
+  return out.str();
+}
+
+}  // namespace
+
+CudaTuning parse_cuda_tuning(std::string_view text) {
+  CudaTuning tuning;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    // 1. The next "key=value" item.
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string_view item = text.substr(begin, end - begin);
+    begin = end + 1;
+    if (item.empty()) continue;
+    const std::size_t eq = item.find('=');
+    const std::string name(item.substr(0, eq));
+    // 2. Its key, and its value within the key's range.
+    const auto& keys = tuning_keys();
+    const auto k = std::find_if(keys.begin(), keys.end(), [&](const TuningKey& t) { return name == t.name; });
+    if (k == keys.end())
+      throw UsageError("--cuda-tuning: unknown key '" + name + "' (see --help for the keys)");
+    const std::string value = eq == std::string_view::npos ? "" : std::string(item.substr(eq + 1));
+    double x = 0;
+    std::size_t used = 0;
+    try {
+      x = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    const bool integral = k->name != std::string_view("small-row-work");
+    if (value.empty() || used != value.size() || !(x >= k->min && x <= k->max) || (integral && x != std::floor(x)))
+      throw UsageError("--cuda-tuning: " + name + "='" + value + "' is not " + (integral ? "an integer" : "a number") +
+                       " from " + number(k->min) + " to " + number(k->max));
+    if (k->name == std::string_view("warp-lanes") && x != 0 && x != 8 && x != 32)
+      throw UsageError("--cuda-tuning: warp-lanes='" + value + "' must be 0 (by the subtask), 8 or 32");
+    k->set(tuning, x);
+  }
+  return tuning;
+}
+
+std::string cuda_tuning_keys() {
+  const CudaTuning defaults;
+  std::string lines;
+  for (const TuningKey& k : tuning_keys())
+    lines += std::string("  ") + k.name + ": " + k.help + " (default " + number(k.get(defaults)) + ")\n";
+  return lines;
 }
 
 bool cuda_available() {

@@ -54,11 +54,59 @@ class CountBackend {
 enum class BackendKind { Auto, Cpu, Cuda };
 BackendKind parse_backend_kind(std::string_view name);  // throws UsageError
 
+// How the CUDA backend counts: the defaults are what ships (bench/RESULTS.md has the
+// measurements behind each); tests force correctness paths and benchmarks try variants by
+// changing fields. Programs parse it from --cuda-tuning (parse_cuda_tuning); the backend
+// never reads the environment.
+struct CudaTuning {
+  // Correctness paths (no effect on the count, only on how it is reached).
+  std::uint32_t shared_words_cap = 0xFFFFFFFFu;  // cap on a table's shared words (>= 64): global levels, CTA rows
+  std::uint32_t table_limit = 0xFFFFFFFFu;       // rows with more keys probe by binary search
+  bool collide = false;                          // every key hashes to bucket 0 (linear probing only)
+  std::uint64_t device_bytes = 0;                // device memory the backend may use (0: all; eviction, errors)
+  bool profile = false;                          // every step in sequence, each one's time to stderr
+  // Tables. 4 buckets per key and up to 4 shared levels of a warp table: a warp's lanes probe
+  // 32 buckets at once and the whole warp follows whichever lane must walk further (H200,
+  // uniform 2^24: 20.91 ms at 2 buckets and 2 levels, 19.18 at 4 and 4).
+  std::uint32_t buckets_log2 = 2;                // buckets per key, log2 (0..3)
+  std::uint32_t warp_table_levels = 4;           // shared levels of a warp table, at most (1..16)
+  // Default CTA table: 16 KiB, so 6 CTAs fit an SM (48 KiB tables were slower on Kronecker).
+  std::uint32_t cta_table_words = 4096;          // shared words of a CTA table (64..16384)
+  // A CTA row's key bitmap: 16 KiB (131,072 bits); 32 KiB was 5% slower with the v side.
+  std::uint32_t bitmap_words = 4096;             // 0: no bitmaps
+  // Warp path: 8 lanes per row where the average row has less 2-hop work than
+  // small_row_work (3D grid 128^3: 0.87 ms with 32 lanes, 0.44 with 8), else 32.
+  std::uint32_t warp_lanes = 0;                  // 0: by the subtask; 8 or 32 forces it
+  double small_row_work = 32;                    // 1-hop times 2-hop average degree
+  bool thread_rows = true;                       // one thread per row where every row is tiny
+  bool direct_warp_rows = true;                  // no classification where no row can be a CTA row
+  // Reverse search: warp rows search u's keys in 2-hop lists longer than search_ratio times
+  // them (32: 3% slower on Kronecker), with its kernel only for 2-hop blocks with a row of
+  // search_min_list.
+  std::uint32_t search_ratio = 16;               // 0: always probe
+  std::uint32_t search_min_list = 128;
+  // The transposed v side (worker/cuda/v_side.cuh): an edge (u, v) whose 2-hop list is longer
+  // than v_side_quarters / 4 times u's keys is counted from v's side, in subtasks whose
+  // 2-hop block has a row of v_side_min_list; v's 2-hop lists of v_side_trim or more skip
+  // the part below v's smallest key.
+  std::uint32_t v_side = 1;                      // 0 never, 1 by the blocks, 2 in every subtask
+  std::uint32_t v_side_quarters = 4;
+  std::uint32_t v_side_min_list = 128;
+  std::uint32_t v_side_trim = 32;                // 0: no trim
+};
+
+// "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws
+// UsageError naming the key for an unknown key or a value out of its range.
+CudaTuning parse_cuda_tuning(std::string_view text);
+// One line per key: "key=RANGE  what it does (default D)", for --help.
+std::string cuda_tuning_keys();
+
 struct BackendOptions {
   unsigned threads = 0;              // CPU: 0 = all hardware threads
   int local_rank = 0;                // CUDA: the GPU is local_rank mod device count
   std::uint32_t cta_degree_threshold = 100;  // CUDA: degree from which a vertex gets a CTA
   std::uint32_t chunk_size = 0;      // CUDA: vertices taken per atomic grab (0 = default)
+  CudaTuning cuda_tuning;            // CUDA: kernel variants and their parameters
 };
 
 // True when this build has the CUDA backend and at least one GPU is visible.

@@ -1,6 +1,6 @@
 // The counting kernels of the CUDA backend (see cuda_backend.cu for the algorithm and its
 // assumptions). Subtasks of tiny rows run only count_thread_rows (at the end); the others
-// run three launches per side (the u side, and v's side of the edge split, edge_split.cuh):
+// run three launches per side (the u side, and the transposed v side, v_side.cuh):
 //   1. classify: a CUB three-way partition of the rows of class i into the CTA list
 //      (degree >= threshold, or a table too large for a warp), the warp list (the rest),
 //      and the rows skipped (other workload split, or no hash or no 1-hop neighbour);
@@ -25,7 +25,8 @@
 #include "src/task_plan.hpp"
 #include "src/types.hpp"
 #include "worker/cuda/bucket_table.cuh"
-#include "worker/cuda/edge_split.cuh"
+#include "worker/cuda/csr_view.hpp"
+#include "worker/cuda/v_side.cuh"
 
 namespace tricount::cuda {
 
@@ -33,12 +34,6 @@ namespace cg = cooperative_groups;
 
 inline constexpr int kTileBlockThreads = 256;  // warp kernel: 8 tiles of 32 lanes per CTA
 inline constexpr int kCtaThreads = 256;        // CTA kernel: threads per row
-
-// A CSR block on the device (trivially copyable).
-struct CsrView {
-  const eoff_t* offsets = nullptr;
-  const vid_t* neighbors = nullptr;
-};
 
 struct CountParams {
   CsrView hash;     // P(i,k)
@@ -62,11 +57,12 @@ struct CountParams {
                                             // times u's keys are searched for u's keys (0: off)
   std::uint32_t cta_bitmap_words = 0;       // CTA rows whose key span fits this many words
                                             // of bits use a bitmap (0: off)
-  // The u side of the edge split (kernels with kSplit): edges that defers_edge() gives to
-  // v's side are left out here, counted per v in split_counts and marked in split_bits.
-  std::uint32_t split_quarters = 4;
-  unsigned long long* split_counts = nullptr;
-  std::uint32_t* split_bits = nullptr;
+  // The u side when the transposed v side runs (kernels with kDefer): edges that
+  // defers_edge() gives to v's side are left out here, counted per v in deferred_per_v and
+  // marked in deferred_bits.
+  std::uint32_t defer_quarters = 4;
+  unsigned long long* deferred_per_v = nullptr;
+  std::uint32_t* deferred_bits = nullptr;
 };
 
 // Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
@@ -124,13 +120,12 @@ inline constexpr std::uint32_t kUnroll = 4;  // 2-hop elements in flight per lan
 // per lane and round: 25.8 ms with 1 round in flight, 23.8 with 2, 22.6 with 4).
 // The virtual walk hands each lane kShortPer consecutive elements of one list (a "slot": a
 // list of len elements has ceil(len / kShortPer) slots), so that one search for the owning
-// list serves kShortPer elements; kShortUnroll rounds of G slots are loaded before any
-// element is probed, 4 elements in flight per lane. H200, against one element per slot and
-// 4 rounds: uniform 2^24 21.22 -> 20.90 ms, uniform 2^20 1.150 -> 1.090, Kronecker 18 1.025
-// -> 0.999 (2 elements per slot: 21.01, 1.105, 1.008).
+// list serves kShortPer elements, 4 elements in flight per lane. H200, against one element
+// per slot and 4 rounds: uniform 2^24 21.22 -> 20.90 ms, uniform 2^20 1.150 -> 1.090,
+// Kronecker 18 1.025 -> 0.999 (2 elements per slot: 21.01, 1.105, 1.008). Several rounds of
+// slots per step (kShortUnroll) were tried and not kept: bench/RESULTS.md, version 8.
 inline constexpr std::uint32_t kShortPer = 4;
-inline constexpr std::uint32_t kShortUnroll = 1;
-static_assert(kShortPer * kShortUnroll == 4, "4 elements in flight per lane");
+
 // What a slot holds past the end of its list: no key is this id (ids are < kMaxVertices),
 // and it lies above every key range, so a probe rejects it with its range check.
 inline constexpr vid_t kNeverKey = kMaxVertices;
@@ -226,7 +221,7 @@ struct ReverseSearch {
 // (ReverseSearch); without it the code is that of version 4 (the reverse search costs the
 // register-capped warp kernel spills, which rows with little work feel). Returns this
 // lane's hits.
-template <int G, bool kSplit, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
+template <int G, bool kDefer, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
                                                            eoff_t o0, eoff_t o1, std::uint32_t row_keys,
                                                            NextChunk next_chunk, LongLists&& long_lists,
@@ -243,16 +238,16 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       const vid_t v = p.one_hop.neighbors[t];
       begin = p.two_hop.offsets[v];
       end = p.two_hop.offsets[v + 1];
-      if (kSplit && defers_edge(end - begin, row_keys, p.split_quarters)) {
+      if (kDefer && defers_edge(end - begin, row_keys, p.defer_quarters)) {
         deferred = true;  // v's side counts it: one more entry in T's row v
         end = begin;
-        atomicAdd(&p.split_counts[v], 1ull);
+        atomicAdd(&p.deferred_per_v[v], 1ull);
       }
       if (p.trim_min && end - begin >= p.trim_min) begin = first_not_below(p.two_hop.neighbors, begin, end, probe.kmin);
     }
-    if constexpr (kSplit) {  // the whole tile records which of its G edges went
+    if constexpr (kDefer) {  // the whole tile records which of its G edges went
       const std::uint32_t m = tile.ballot(deferred);
-      if (lane == 0 && m) record_deferred(p.split_bits, base, m);
+      if (lane == 0 && m) record_deferred(p.deferred_bits, base, m);
     }
     std::uint32_t len = static_cast<std::uint32_t>(end - begin);
     if constexpr (kReverse) {
@@ -277,8 +272,8 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     }
     const bool is_long = len >= static_cast<std::uint32_t>(G);
 
-    // Short lists: one virtual list of slots of kShortPer consecutive elements, kShortUnroll
-    // rounds of G slots loaded before any element is probed (more loads in flight per row).
+    // Short lists: one virtual list of slots of kShortPer consecutive elements, G slots a
+    // step, each slot's elements loaded before any is probed (more loads in flight per row).
     const std::uint32_t short_len = is_long ? 0u : len;
     const std::uint32_t slots = (short_len + kShortPer - 1) / kShortPer;
     const std::uint32_t incl = cg::inclusive_scan(tile, slots);
@@ -286,31 +281,29 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     const std::uint32_t excl = incl - slots;
     const eoff_t adj = begin - eoff_t{kShortPer} * excl;  // slot s, if in this list, starts at adj + kShortPer * s
     const std::uint32_t lim = kShortPer * excl + short_len;  // and element adj + x is in it iff x < lim
-    for (std::uint32_t sb = 0; sb < total; sb += kShortUnroll * G) {
-      vid_t w[kShortUnroll * kShortPer];
+    for (std::uint32_t sb = 0; sb < total; sb += G) {  // the same on every lane: the shuffles stay converged
+      vid_t w[kShortPer];
 #pragma unroll
-      for (std::uint32_t q = 0; q < kShortUnroll; ++q) {
+      for (std::uint32_t k = 0; k < kShortPer; ++k) w[k] = kNeverKey;
+      // Always true here; kept from the unrolled form (several rounds of slots per step):
+      // with it the compiler emits the machine code that was measured (without it, other
+      // convergence regions around the shuffles).
+      if (sb < total) {
+        const std::uint32_t slot = sb + lane;
+        const std::uint32_t pos = owner_lane<G>(tile, incl, slot);  // the lane of this slot's list
+        const eoff_t a = tile.shfl(adj, pos);
+        const std::uint32_t l = tile.shfl(lim, pos);
+        if (slot < total) {
+          const vid_t* at = p.two_hop.neighbors + a + eoff_t{kShortPer} * slot;
 #pragma unroll
-        for (std::uint32_t k = 0; k < kShortPer; ++k) w[q * kShortPer + k] = kNeverKey;
-        if (sb + q * G < total) {  // the same on every lane: the shuffles stay converged
-          const std::uint32_t slot = sb + q * G + lane;
-          const std::uint32_t pos = owner_lane<G>(tile, incl, slot);  // the lane of this slot's list
-          const eoff_t a = tile.shfl(adj, pos);
-          const std::uint32_t l = tile.shfl(lim, pos);
-          if (slot < total) {
-            const vid_t* at = p.two_hop.neighbors + a + eoff_t{kShortPer} * slot;
-#pragma unroll
-            for (std::uint32_t k = 0; k < kShortPer; ++k)
-              if (k == 0 || kShortPer * slot + k < l) w[q * kShortPer + k] = at[k];
-          }
+          for (std::uint32_t k = 0; k < kShortPer; ++k)
+            if (k == 0 || kShortPer * slot + k < l) w[k] = at[k];
         }
       }
+      if (sb + lane < total) {
 #pragma unroll
-      for (std::uint32_t q = 0; q < kShortUnroll; ++q)
-        if (sb + q * G + lane < total) {
-#pragma unroll
-          for (std::uint32_t k = 0; k < kShortPer; ++k) found += probe(w[q * kShortPer + k]);
-        }
+        for (std::uint32_t k = 0; k < kShortPer; ++k) found += probe(w[k]);
+      }
     }
 
     // Long lists: walked now by this tile, or handed to the CTA (long_lists decides).
@@ -320,7 +313,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 }
 
 // One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
-template <int G, bool kSplit, bool kReverse, class Tile>
+template <int G, bool kDefer, bool kReverse, class Tile>
 __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
                                                       std::uint32_t* smem_table) {
   const std::uint32_t lane = tile.thread_rank();
@@ -340,7 +333,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   probe.kmax = p.hash.neighbors[h1 - 1];
   tile.sync();
   std::uint64_t next = 0;
-  const unsigned long long found = probe_two_hop<G, kSplit, kReverse>(
+  const unsigned long long found = probe_two_hop<G, kDefer, kReverse>(
       tile, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         c = next++;
@@ -355,9 +348,10 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 }
 
 // kReverse: 2-hop lists much longer than u's key list are searched (p.search_ratio).
-// kSplit: the u side of the edge split (CountParams::split_*), a template parameter so that the
+// kDefer: the u side defers edges to the transposed v side (CountParams::defer_quarters etc.),
+// a template parameter so that the
 // kernel without it carries none of its registers (uniform graphs felt them: 6%).
-template <int G, int kMinBlocks, bool kReverse, bool kSplit>
+template <int G, int kMinBlocks, bool kReverse, bool kDefer>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
@@ -376,7 +370,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
     for (std::uint32_t idx = first; idx < last; ++idx) {
       const vid_t u = p.tile_rows ? p.tile_rows[rows - 1 - idx] : rows - 1 - idx;
-      found += tile_row<G, kSplit, kReverse>(tile, p, u, table_smem);
+      found += tile_row<G, kDefer, kReverse>(tile, p, u, table_smem);
     }
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
@@ -405,13 +399,13 @@ struct CtaShared {
   std::uint32_t segments;
 };
 
-template <bool kSplit, class Probe>
+template <bool kDefer, class Probe>
 __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
                                                            std::uint32_t keys, CtaShared& sh, void* scan_storage) {
   using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
   const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
   const std::uint32_t lane = warp.thread_rank();
-  unsigned long long found = probe_two_hop<32, kSplit>(
+  unsigned long long found = probe_two_hop<32, kDefer>(
       warp, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         unsigned long long x = 0;
@@ -487,9 +481,9 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
   return found;
 }
 
-// kMinBlocks: CTAs per SM the register allocation must allow (1: no cap). kSplit: as for
+// kMinBlocks: CTAs per SM the register allocation must allow (shipped: 6). kDefer: as for
 // count_tile_rows.
-template <int kMinBlocks, bool kSplit>
+template <int kMinBlocks, bool kDefer>
 __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
@@ -540,13 +534,13 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     __syncthreads();  // table built; sh.idx read by every thread
 
     if (use_bitmap) {
-      found += cta_probe_row<kSplit>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else if (!use_table) {
-      found += cta_probe_row<kSplit>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else if (!shape.all_shared()) {
-      found += cta_probe_row<kSplit>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     } else {
-      found += cta_probe_row<kSplit>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
     }
     __syncthreads();  // the table, the queue and the counters are reused by the next row
   }

@@ -16,7 +16,8 @@
 //    each work list holds the heaviest rows; both kernels take rows from the end. Any
 //    other order is only slower, never wrong.
 //
-// The algorithm (count_kernels.cuh has the kernels, bucket_table.cuh the table):
+// The algorithm (count_kernels.cuh has the kernels, bucket_table.cuh the table,
+// subtask_plan.cuh the choice of kernels, tables and grids for a subtask):
 //  * Classify (CUB three-way partition): rows outside the split, or with no hash or no
 //    1-hop neighbour (either one empty: no triangle), are skipped; rows with hash or
 //    1-hop degree >= cta_degree_threshold (TRUST: 100), or whose table would not fit a
@@ -51,7 +52,7 @@
 //    check, one shared load and a bit test. Under the degree order a heavy row's keys all
 //    lie above it, among the heavy rows, so the spans of the rows with the most work are
 //    short. Nothing is ever dropped.
-//  * Edge split (edge_split.cuh), in subtasks whose 2-hop block has a row of at least 128:
+//  * The transposed v side (v_side.cuh), in subtasks whose 2-hop block has a row of at least 128:
 //    an edge (u, v) whose 2-hop list N2(v) is longer than u's keys H(u) is not walked on
 //    u's side; those edges are gathered per v into a transposed block T, and the same two
 //    kernels run again with hash P(j,k), 1-hop T and 2-hop P(i,k): v's table (or bitmap)
@@ -74,71 +75,29 @@
 //    cub::BlockReduce per CTA, one atomicAdd of unsigned long long per CTA.
 //
 // Memory: blocks are copied through two pinned staging buffers with cudaMemcpyAsync and
-// kept in a device cache keyed by BlockView::serial (least recently used evicted first
-// when memory is short); a block triple that cannot fit is an Error naming how many times
-// as many parts would make it fit (the subtask does not know n). One GPU per process:
-// device = local_rank mod device count.
+// kept in a device cache keyed by BlockView::serial (device_block_cache.hpp: least
+// recently used evicted first when memory is short); a block triple that cannot fit is an
+// Error naming how many times as many parts would make it fit (the subtask does not know
+// n). One GPU per process: device = local_rank mod device count.
 //
-// Debug and tuning knobs (environment, read when the backend is made; for tests and
-// benchmarks, not for users):
-//   TRICOUNT_CUDA_DEBUG_SHARED_WORDS  cap on a table's shared-memory words (>= 64):
-//                                     forces global levels and CTA rows
-//   TRICOUNT_CUDA_DEBUG_TABLE_LIMIT   rows with more hash neighbours use binary search
-//   TRICOUNT_CUDA_DEBUG_COLLIDE=1     every key hashes to bucket 0 (linear probing only)
-//   TRICOUNT_CUDA_DEBUG_DEVICE_BYTES  device memory the backend may use (eviction, errors)
-//   TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2  buckets per key, log2 (default 2)
-//   TRICOUNT_CUDA_DEBUG_TILE_LEVELS   shared levels of a warp table, at most (default 4)
-//   TRICOUNT_CUDA_DEBUG_TRIM          the u side's 2-hop lists at least this long skip the elements
-//                                     below u's smallest key, by binary search (0 = off, default)
-//   TRICOUNT_CUDA_DEBUG_SPLIT_TRIM    the same for v's side of the edge split (default 32)
-//   TRICOUNT_CUDA_DEBUG_DIRECT=0      always classify rows (default 1: subtasks with no possible
-//                                     CTA row give the warp kernel every row, no row list)
-//   TRICOUNT_CUDA_DEBUG_TILE          lanes per row on the warp path: 8, 16 or 32 (default 0:
-//                                     8 for subtasks of tiny rows, else 32)
-//   TRICOUNT_CUDA_DEBUG_OCC           warp path register cap for 5 (default), 6 or 8 CTAs per SM,
-//                                     0 for none
-//   TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS  shared words of a CTA table (default 4096)
-//   TRICOUNT_CUDA_DEBUG_BITMAP_WORDS  shared words of a CTA row's key bitmap (default 4096:
-//                                     131,072 bits in 16 KiB); 0 turns bitmaps off
-//   TRICOUNT_CUDA_DEBUG_SEARCH_RATIO  warp rows: 2-hop lists longer than this many times u's keys
-//                                     are searched for u's keys (default 16); 0 turns it off
-//   TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST  the warp kernel with the reverse search runs only
-//                                     when the 2-hop block has a row this long (default 128)
-//   TRICOUNT_CUDA_DEBUG_SPLIT         edge split: 0 never, 1 where a 2-hop row reaches
-//                                     SPLIT_MIN_LIST (default), 2 in every subtask
-//   TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS  an edge goes to v's side when |N2(v)| > this / 4 * |H(u)|
-//                                     (default 4; 0: every edge with a 2-hop list)
-//   TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST  see SPLIT (default 128)
-//   TRICOUNT_CUDA_DEBUG_CTA_OCC       CTA kernel register cap for 6 CTAs per SM (default 6), or
-//                                     none (1)
-//   TRICOUNT_CUDA_DEBUG_THREAD_ROWS=0 never the thread-per-row kernel (default 1: for
-//                                     subtasks whose rows are all tiny)
-//   TRICOUNT_CUDA_DEBUG_PROFILE=1     run every step one after the other and print each
-//                                     one's time and work lists to stderr
+// Kernel variants and their parameters are BackendOptions::cuda_tuning (CudaTuning:
+// defaults are what ships; tests force paths with it, tricount-count --cuda-tuning sets it).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <cub/device/device_partition.cuh>
-#include <cub/device/device_scan.cuh>
 #include <memory>
-#include <optional>
 #include <string>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/discard_iterator.h>
+#include <utility>
 #include <vector>
 
-#include "src/threads.hpp"
-#include "worker/cuda/bucket_table.cuh"
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_backend.hpp"
 #include "worker/cuda/cuda_check.cuh"
-#include "worker/cuda/edge_split.cuh"
+#include "worker/cuda/device_block_cache.hpp"
+#include "worker/cuda/subtask_plan.cuh"
+#include "worker/cuda/v_side.cuh"
 
 namespace tricount {
 
@@ -162,197 +121,61 @@ namespace {
 
 using namespace tricount::cuda;
 
-constexpr std::size_t kStagingBytes = std::size_t{32} << 20;        // per pinned staging buffer
-constexpr std::uint64_t kReserveBytes = std::uint64_t{256} << 20;   // left free for the runtime
-constexpr std::uint64_t kCtaScratchBudget = std::uint64_t{512} << 20;  // global table levels, all CTAs
-constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: most a CTA table may take
-// Default CTA table: 16 KiB, so 6 CTAs fit an SM; rows with more than 1024 keys keep their
-// upper levels in the per-CTA global area (measured: 48 KiB tables, 3 CTAs per SM, were
-// slower on Kronecker graphs).
-constexpr std::uint32_t kCtaSharedWords = 4096;
-// Default bitmap of a CTA row: 16 KiB (131,072 bits), with the CTA kernel's registers capped
-// for 6 CTAs per SM. Without the edge split 32 KiB was best (Kronecker 23: 16 KiB 184 ms,
-// 32 KiB 159, 64 KiB 191); with it, whose v's-side rows are lighter, 16 KiB and the cap
-// gave (H200, Kronecker 18 / 20 / 23 / 24) 1.24 / 5.62 / 60.3 / 141 ms against 1.31 / 6.01 /
-// 64.4 / 145 with 32 KiB and 1.67 / 8.20 / 92.2 / 207 with neither (66 registers: 3 CTAs
-// per SM).
-constexpr std::uint32_t kCtaBitmapWords = 4096;
-// Warp tables: 4 buckets per key (kBucketsLog2) and up to 4 shared levels (kTileLevels),
-// and the warp kernel's registers capped for 5 CTAs per SM (kTileOcc). A warp's lanes probe
-// 32 buckets at once, and the whole warp walks a bucket's levels, or moves on to the next
-// bucket, whenever one lane must: at 2 buckets per key and 2 levels most warp probes had
-// such a lane. H200, Kronecker 18 / 20 / uniform 2^20 / 2^24 ms: 1.008 / 4.510 / 1.093 /
-// 20.91 before; 4 buckets per key 1.011 / 4.327 / 0.972 / 19.52; and 4 levels 1.014 / 4.337 /
-// 0.940 / 19.18; and the 5-CTA cap (48 registers, 8 bytes of spills instead of 36) 0.978 /
-// 4.305 / 0.983 / 18.55. Kronecker 23 / 24 with 4 buckets and the 5-CTA cap: 48.7 / 114.6
-// against 49.2 / 115.2.
-constexpr std::uint32_t kBucketsLog2 = 2;
-constexpr std::uint32_t kTileLevels = 4;
-constexpr std::uint32_t kTileOcc = 5;
-constexpr int kCtaOcc = 6;
-constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
-constexpr std::uint64_t kMaxTileChunk = 16;
-// The warp kernel with the reverse search runs only for 2-hop blocks with a row this long.
-constexpr std::uint32_t kSearchMinList = 128;
-// Subtasks whose average row has less 2-hop work than this (1-hop times 2-hop average
-// degree) run the warp path with 8 lanes per row.
-constexpr double kSmallRowWork = 32;
-// Edge split (edge_split.cuh): an edge goes to v's side when v's 2-hop list is longer than
-// kSplitQuarters / 4 times u's keys, in subtasks whose 2-hop block has a row at least
-// kSplitMinList long.
-constexpr std::uint32_t kSplitQuarters = 4;
-constexpr std::uint32_t kSplitMinList = 128;
-// v's side's 2-hop lists are the keys H(u) of rows u below v, and much of H(u) lies below
-// v's smallest key (Kronecker 18: 45% of what v's CTA rows walk); lists at least this long
-// skip that part by binary search.
-constexpr std::uint32_t kSplitTrimMin = 32;
-constexpr std::uint32_t kSearchRatio = 16;  // warp rows: search lists longer than this times u's keys (32: 3% slower on Kronecker)
+// A side's row lists and counters on the device, filled by its classification and read by
+// its kernels (index 0: CTA rows, 1: warp rows).
+struct SideCounters {
+  std::uint32_t list_sizes[2];
+  std::uint32_t next[2];
+};
+// Everything a subtask's kernels count into; cleared with one memset per subtask.
+struct DeviceCounters {
+  SideCounters u;
+  SideCounters v;
+  unsigned long long result;
+};
 
-std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v, &end, 0);
-  if (end == v || *end) throw Error(std::string("environment variable ") + name + "='" + v + "' is not a number");
-  return x;
-}
+// A side's rows sorted into its CTA and warp lists.
+struct SideRows {
+  DeviceBuffer<vid_t> cta, warp;
+};
 
-std::string mib(std::uint64_t bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
-  return buf;
-}
+// The working memory of a subtask (grows only, never shrinks).
+struct SubtaskScratch {
+  SideRows u_rows, v_rows;
+  DeviceBuffer<unsigned long long> t_counts;  // edges per row of T while T is built
+  DeviceBuffer<eoff_t> t_offsets;
+  DeviceBuffer<vid_t> t_neighbors;
+  DeviceBuffer<std::uint32_t> deferred_bits;  // which edges of P(i,j) v's side takes, a bit each
+  DeviceBuffer<unsigned char> cub_temp;
+  DeviceBuffer<vid_t> cta_levels;             // global levels of CTA tables, an area per CTA
 
-std::string block_label(const BlockView& v) {
-  return "P(" + std::to_string(v.id.row_class) + "," + std::to_string(v.id.col_class) + ")";
-}
-
-// Warp-path kernel variants: lanes per row G, and a register cap (min CTAs per SM).
-enum class TileVariant { G32, G32Occ5, G32Occ6, G32Occ8, G16, G8 };
-
-template <bool kReverse, bool kSplit, class F>
-void with_tile_kernel_rs(TileVariant v, F&& f) {
-  switch (v) {
-    case TileVariant::G32: f(count_tile_rows<32, 1, kReverse, kSplit>); break;
-    case TileVariant::G32Occ5: f(count_tile_rows<32, 5, kReverse, kSplit>); break;
-    case TileVariant::G32Occ6: f(count_tile_rows<32, 6, kReverse, kSplit>); break;
-    case TileVariant::G32Occ8: f(count_tile_rows<32, 8, kReverse, kSplit>); break;
-    case TileVariant::G16: f(count_tile_rows<16, 1, kReverse, kSplit>); break;
-    case TileVariant::G8: f(count_tile_rows<8, 1, kReverse, kSplit>); break;
+  std::uint64_t bytes() const {
+    return u_rows.cta.bytes() + u_rows.warp.bytes() + v_rows.cta.bytes() + v_rows.warp.bytes() + t_counts.bytes() +
+           t_offsets.bytes() + t_neighbors.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes();
   }
-}
-// reverse: the kernel with the reverse search (ReverseSearch in count_kernels.cuh); split:
-// the u side of the edge split.
-template <class F>
-void with_tile_kernel(TileVariant v, bool reverse, bool split, F&& f) {
-  if (reverse) {
-    if (split) with_tile_kernel_rs<true, true>(v, f);
-    else with_tile_kernel_rs<true, false>(v, f);
-  } else {
-    if (split) with_tile_kernel_rs<false, true>(v, f);
-    else with_tile_kernel_rs<false, false>(v, f);
-  }
-}
-// CTA kernel: a register cap for 6 CTAs per SM, or none; split as above.
-template <class F>
-void with_cta_kernel(int occ, bool split, F&& f) {
-  if (occ == 6) {
-    if (split) f(count_cta_rows<6, true>);
-    else f(count_cta_rows<6, false>);
-  } else {
-    if (split) f(count_cta_rows<1, true>);
-    else f(count_cta_rows<1, false>);
-  }
-}
-std::uint32_t tile_lanes(TileVariant v) { return v == TileVariant::G16 ? 16 : v == TileVariant::G8 ? 8 : 32; }
-
-struct Knobs {
-  std::uint32_t shared_words_cap = 0xFFFFFFFFu;
-  std::uint32_t table_limit = 0xFFFFFFFFu;
-  bool collide = false;
-  std::uint64_t device_bytes = 0;  // 0: no cap
-  std::uint32_t buckets_log2 = kBucketsLog2;
-  std::uint32_t tile_levels = kTileLevels;  // shared levels of a warp table (at most)
-  std::uint32_t trim_min = 0;
-  std::uint32_t split_trim_min = kSplitTrimMin;
-  bool direct = true;                               // no classification where no row can be a CTA row
-  std::uint32_t tile = 0;  // lanes per warp row: 8, 16, 32, or 0 = by the subtask (tile_for)
-  std::uint32_t occ = kTileOcc;  // warp path: CTAs per SM the register allocation must allow (0, 5, 6, 8)
-  std::uint32_t cta_shared_words = kCtaSharedWords;
-  std::uint32_t bitmap_words = kCtaBitmapWords;  // 0: no bitmaps
-  std::uint32_t search_ratio = kSearchRatio;     // 0: always probe
-  std::uint32_t search_min_list = kSearchMinList;  // reverse search only with 2-hop lists this long
-  std::uint32_t split = 1;                          // edge split: 0 never, 1 by the blocks, 2 always
-  bool thread_rows = true;                          // one thread per row where every row is tiny
-  int cta_occ = kCtaOcc;                            // CTA kernel register cap: 1 (none) or 6 CTAs per SM
-  std::uint32_t split_quarters = kSplitQuarters;
-  std::uint32_t split_min_list = kSplitMinList;
-  bool profile = false;
-  TileVariant variant(std::uint32_t lanes) const {
-    if (lanes == 8) return TileVariant::G8;
-    if (lanes == 16) return TileVariant::G16;
-    return occ == 8 ? TileVariant::G32Occ8 : occ == 6 ? TileVariant::G32Occ6 : occ == 5 ? TileVariant::G32Occ5 : TileVariant::G32;
-  }
-
-  static Knobs from_env() {
-    Knobs k;
-    k.shared_words_cap = static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(64, std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SHARED_WORDS", 0xFFFFFFFFu), 0xFFFFFFFFu)));
-    k.table_limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TABLE_LIMIT", 0xFFFFFFFFu), 0xFFFFFFFFu));
-    k.collide = env_u64("TRICOUNT_CUDA_DEBUG_COLLIDE", 0) != 0;
-    k.device_bytes = env_u64("TRICOUNT_CUDA_DEBUG_DEVICE_BYTES", 0);
-    k.buckets_log2 = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BUCKETS_LOG2", kBucketsLog2), 3));
-    k.tile_levels = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE_LEVELS", kTileLevels), 1, 16));
-    k.trim_min = static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_TRIM", 0), 0xFFFFFFFFu));
-    k.split_trim_min =
-        static_cast<std::uint32_t>(std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_TRIM", kSplitTrimMin), 0xFFFFFFFFu));
-    k.direct = env_u64("TRICOUNT_CUDA_DEBUG_DIRECT", 1) != 0;
-    k.tile = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_TILE", 0));
-    if (k.tile != 0 && k.tile != 8 && k.tile != 16 && k.tile != 32)
-      throw Error("TRICOUNT_CUDA_DEBUG_TILE must be 0 (automatic), 8, 16 or 32");
-    k.occ = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_OCC", kTileOcc));
-    k.cta_shared_words = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_CTA_SHARED_WORDS", kCtaSharedWords), 64, kCtaSharedBudgetWords));
-    k.bitmap_words = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_BITMAP_WORDS", kCtaBitmapWords), 0xFFFFFFFFu));
-    k.search_ratio = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SEARCH_RATIO", kSearchRatio), 0xFFFFFFFFu));
-    k.search_min_list = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SEARCH_MIN_LIST", kSearchMinList), 0xFFFFFFFFu));
-    k.split = static_cast<std::uint32_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT", 1));
-    if (k.split > 2) throw Error("TRICOUNT_CUDA_DEBUG_SPLIT must be 0 (never), 1 (automatic) or 2 (always)");
-    k.split_quarters = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_QUARTERS", kSplitQuarters), 0xFFFFFFFFu));
-    k.split_min_list = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(env_u64("TRICOUNT_CUDA_DEBUG_SPLIT_MIN_LIST", kSplitMinList), 0xFFFFFFFFu));
-    k.thread_rows = env_u64("TRICOUNT_CUDA_DEBUG_THREAD_ROWS", 1) != 0;
-    k.cta_occ = env_u64("TRICOUNT_CUDA_DEBUG_CTA_OCC", kCtaOcc) == 6 ? 6 : 1;
-    k.profile = env_u64("TRICOUNT_CUDA_DEBUG_PROFILE", 0) != 0;
-    return k;
+  // Throws Error when the device is out of memory.
+  void reserve(const SubtaskPlan& plan) {
+    u_rows.cta.reserve(plan.rows);
+    u_rows.warp.reserve(plan.rows);
+    cub_temp.reserve(std::max<std::size_t>(plan.cub_bytes, 1));
+    cta_levels.reserve(std::max<std::uint64_t>(plan.cta_levels_words, 1));
+    if (plan.v) {
+      v_rows.cta.reserve(plan.t_rows);
+      v_rows.warp.reserve(plan.t_rows);
+      t_counts.reserve(plan.t_rows + 1);
+      t_offsets.reserve(plan.t_rows + 1);
+      t_neighbors.reserve(std::max<std::uint64_t>(plan.t_entries, 1));
+      deferred_bits.reserve(plan.deferred_words);
+    }
   }
 };
 
-// One block resident on the device (owning); its view for kernels is CsrView.
-struct DeviceBlock {
-  std::uint64_t serial = 0;
-  std::uint64_t rows = 0, cols = 0, nnz = 0;
-  DeviceBuffer<eoff_t> offsets;
-  DeviceBuffer<vid_t> neighbors;
-  std::uint64_t last_use = 0;
-  std::uint64_t bytes() const { return offsets.bytes() + neighbors.bytes(); }
-  CsrView view() const { return {offsets.get(), neighbors.get()}; }
-  bool matches(const BlockView& v) const {
-    return v.serial != 0 && v.serial == serial && v.rows == rows && v.cols == cols && v.nnz == nnz;
-  }
-};
-
-std::uint64_t view_bytes(const BlockView& v) { return (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t); }
-
+// Profiling (CudaTuning::profile): every step on one stream, an event after each.
+using Marks = std::vector<std::pair<const char*, std::unique_ptr<Event>>>;
 
 class CudaBackend final : public CountBackend {
  public:
-  explicit CudaBackend(const BackendOptions& options)
-      : options_(options), knobs_(Knobs::from_env()) {
+  explicit CudaBackend(const BackendOptions& options) : options_(options) {
     const int devices = cuda_device_count();
     if (devices <= 0) throw Error("CUDA backend: no CUDA GPU is visible (" + cuda_status_message() + ")");
     device_ = (options.local_rank >= 0 ? options.local_rank : -options.local_rank) % devices;
@@ -364,31 +187,25 @@ class CudaBackend final : public CountBackend {
     ev_stop_ = std::make_unique<Event>();
     ev_fork_ = std::make_unique<Event>(false);
     ev_join_ = std::make_unique<Event>(false);
-    for (auto& e : staging_done_) e = std::make_unique<Event>(false);
-    for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
+    cache_ = std::make_unique<DeviceBlockCache>(device_, prop_.name, options.cuda_tuning.device_bytes, stream_->get(),
+                                                [this] { return scratch_.bytes(); });
     host_result_ = PinnedBuffer(sizeof(unsigned long long));
-    small_.allocate(16);  // [0..1] list sizes, [2..3] counters, [4..5] result (u64), [8..11] v's side
+    counters_.allocate(1);
 
     // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
     cudaFuncAttributes attr{};
-    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<1, true>));
-    const std::size_t optin = prop_.sharedMemPerBlockOptin;
-    cta_budget_words_ = static_cast<std::uint32_t>(
-        std::min<std::size_t>({kCtaSharedBudgetWords, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
-    cta_words_ = std::min(cta_budget_words_, knobs_.cta_shared_words);
-    // A bitmap may take more than a table, up to what the device lets a CTA have.
-    bitmap_words_ = static_cast<std::uint32_t>(
-        std::min<std::size_t>({knobs_.bitmap_words, (optin - attr.sharedSizeBytes) / 4, knobs_.shared_words_cap}));
-    for (int occ : {1, 6})
-      for (bool split : {false, true})
-        with_cta_kernel(occ, split, [&](auto kernel) {
-          TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(std::max(cta_budget_words_, bitmap_words_) * 4)));
-        });
-    for (TileVariant v : {TileVariant::G32, TileVariant::G32Occ5, TileVariant::G32Occ6, TileVariant::G32Occ8, TileVariant::G16, TileVariant::G8})
+    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<kCtaMinBlocks, true>));
+    limits_.multiprocessors = prop_.multiProcessorCount;
+    limits_.cta_dynamic_words = static_cast<std::uint32_t>((prop_.sharedMemPerBlockOptin - attr.sharedSizeBytes) / 4);
+    const std::uint32_t cta_words = std::max(cta_table_budget_words(options.cuda_tuning, limits_), cta_bitmap_words(options.cuda_tuning, limits_));
+    for (bool defer : {false, true})
+      with_cta_kernel(defer, [&](auto kernel) {
+        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cta_words * 4)));
+      });
+    for (std::uint32_t lanes : {8u, 32u})
       for (bool reverse : {false, true})
-        for (bool split : {false, true})
-          with_tile_kernel(v, reverse, split, [](auto kernel) {
+        for (bool defer : {false, true})
+          with_warp_kernel(lanes, reverse, defer, [](auto kernel) {
             TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(kTileBlockSharedWords * 4)));
           });
@@ -412,12 +229,13 @@ class CudaBackend final : public CountBackend {
                      "block " + block_label(b.two_hop) + ": a row of " + std::to_string(b.two_hop.max_degree) +
                          " neighbours is beyond the CUDA backend's 32-bit prefix sums");
     TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
-    return run(b, stats, /*timed=*/true);
+    return run(b, options_, stats, /*timed=*/true);
   }
 
  private:
-  // A triangle through the whole pipeline: loads every kernel once (lazy module loading
-  // stays out of the first real timing) and proves the device answers correctly.
+  // A triangle through the whole pipeline: loads every kernel the options can pick once
+  // (lazy module loading stays out of the first real timing) and proves the device answers
+  // correctly on the thread, warp, CTA, reverse search and v side paths.
   void self_test() {
     const std::vector<eoff_t> offsets = {0, 2, 3, 3};
     const std::vector<vid_t> neighbors = {1, 2, 2};
@@ -427,249 +245,81 @@ class CudaBackend final : public CountBackend {
     v.max_degree = 2;
     v.offsets = offsets.data();
     v.neighbors = neighbors.data();
-    CountStats unused;
-    const count_t thread = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
-    thread_rows_override_ = false;  // the warp kernel
-    const count_t warp = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
-    thread_rows_override_.reset();
-    const std::uint32_t saved = options_.cta_degree_threshold;
-    options_.cta_degree_threshold = 1;  // the same triangle on the CTA path
-    const count_t cta = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
-    options_.cta_degree_threshold = saved;
-    force_reverse_ = true;  // the warp kernel with the reverse search
-    const count_t reverse = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
-    force_reverse_ = false;
-    split_override_ = 0;  // every edge with a 2-hop list to v's side: edge (0, 1)
-    const count_t split = run(SubtaskBlocks{v, v, v, 0, 1}, unused, false);
-    split_override_.reset();
-    if (thread != 1 || warp != 1 || cta != 1 || reverse != 1 || split != 1)
-      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + std::to_string(thread) + ", " +
-                  std::to_string(warp) + ", " + std::to_string(cta) + ", " + std::to_string(reverse) + " and " +
-                  std::to_string(split) +
-                  " triangles in a triangle (expected 1 each: thread, warp, CTA, reverse search and edge split paths)");
-    drop_unserialed();
-  }
-
-  // ---- device block cache -------------------------------------------------------------
-
-  DeviceBlock* find(const BlockView& v) {
-    for (auto& d : cache_)
-      if (d->matches(v)) return d.get();
-    return nullptr;
-  }
-  std::uint64_t cached_bytes() const {
-    std::uint64_t s = 0;
-    for (const auto& d : cache_) s += d->bytes();
-    return s;
-  }
-  std::uint64_t scratch_bytes() const {
-    return rows_a_.bytes() + rows_b_.bytes() + rows_c_.bytes() + rows_d_.bytes() + split_counts_.bytes() + t_offsets_.bytes() +
-           t_neighbors_.bytes() + split_bits_.bytes() + cub_temp_.bytes() + cta_scratch_.bytes();
-  }
-  void drop_unserialed() {
-    std::erase_if(cache_, [](const auto& d) { return d->serial == 0; });
-  }
-  // Bytes this backend may still allocate.
-  std::uint64_t available() const {
-    std::size_t free = 0, total = 0;
-    TRICOUNT_CUDA_TRY(cudaMemGetInfo(&free, &total));
-    std::uint64_t avail = free > kReserveBytes ? free - kReserveBytes : 0;
-    if (knobs_.device_bytes) {
-      const std::uint64_t used = cached_bytes() + scratch_bytes();
-      avail = std::min<std::uint64_t>(avail, knobs_.device_bytes > used ? knobs_.device_bytes - used : 0);
+    const SubtaskBlocks triangle{v, v, v, 0, 1};
+    BackendOptions warp = options_;
+    warp.cuda_tuning.thread_rows = false;
+    BackendOptions cta = warp;
+    cta.cta_degree_threshold = 1;
+    BackendOptions reverse = warp;  // the warp kernel with the reverse search
+    reverse.cuda_tuning.search_ratio = 1;
+    reverse.cuda_tuning.search_min_list = 0;
+    BackendOptions v_side = warp;  // every edge with a 2-hop list to v's side: edge (0, 1)
+    v_side.cuda_tuning.v_side = 2;
+    v_side.cuda_tuning.v_side_quarters = 0;
+    const std::array<std::pair<const char*, const BackendOptions*>, 5> paths = {
+        {{"thread", &options_}, {"warp", &warp}, {"CTA", &cta}, {"reverse search", &reverse}, {"v side", &v_side}}};
+    std::string counted;
+    bool all_one = true;
+    for (const auto& [what, options] : paths) {
+      CountStats unused;
+      const count_t got = run(triangle, *options, unused, false);
+      all_one = all_one && got == 1;
+      counted += std::string(counted.empty() ? "" : ", ") + what + " " + std::to_string(got);
     }
-    return avail;
+    if (!all_one)
+      throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + counted +
+                  " triangles in a triangle (expected 1 on each path)");
+    cache_->drop_unserialed();
   }
-  // Evicts least recently used blocks outside `keep` until `bytes` can be allocated.
-  bool make_room(std::uint64_t bytes, const std::vector<const DeviceBlock*>& keep) {
-    while (available() < bytes) {
-      auto victim = cache_.end();
-      for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-        if (std::find(keep.begin(), keep.end(), it->get()) != keep.end()) continue;
-        if (victim == cache_.end() || (*it)->last_use < (*victim)->last_use) victim = it;
-      }
-      if (victim == cache_.end()) return false;
-      cache_.erase(victim);
+
+  // One subtask with `options` (the backend's own, or the self-test's).
+  count_t run(const SubtaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed) {
+    // 1. The plan: kernels, tables, grids and working memory.
+    cache_->drop_unserialed();
+    const SubtaskPlan plan = plan_subtask(b, options, limits_);
+    // 2. The blocks on the device (cached, or uploaded after making room).
+    const DeviceTriple dev = cache_->acquire(b, plan.working_bytes(), stats, timed);
+    // 3. The working memory.
+    try {
+      scratch_.reserve(plan);
+    } catch (const Error&) {
+      cache_->throw_does_not_fit(b, plan.working_bytes());
     }
-    return true;
+    // 4. The kernels' parameters, the launches, and the result.
+    DeviceCounters* counters = counters_.get();
+    CountParams pu = side_params(plan.u, dev.hash, dev.one_hop, dev.two_hop, scratch_.u_rows, &counters->u, &counters->result, options);
+    pu.defer_quarters = plan.defer_quarters;
+    pu.deferred_per_v = scratch_.t_counts.get();
+    pu.deferred_bits = scratch_.deferred_bits.get();
+    CountParams pv;
+    if (plan.v)
+      pv = side_params(*plan.v, dev.two_hop, CsrView{scratch_.t_offsets.get(), scratch_.t_neighbors.get()}, dev.hash, scratch_.v_rows,
+                       &counters->v, &counters->result, options);
+    Marks marks;
+    launch(b, plan, pu, pv, options.cuda_tuning.profile, marks);
+    const count_t triangles = finish(stats, timed);
+    // 5. Profiling: each step's time and the work lists.
+    if (options.cuda_tuning.profile && timed) report_profile(plan, marks);
+    return triangles;
   }
 
-  [[noreturn]] void throw_too_big(const SubtaskBlocks& b, std::uint64_t triple_bytes, std::uint64_t scratch) const {
-    std::size_t free = 0, total = 0;
-    cudaMemGetInfo(&free, &total);
-    std::uint64_t could = free + cached_bytes() + scratch_bytes();  // everything this backend could free
-    if (knobs_.device_bytes) could = std::min<std::uint64_t>(could, knobs_.device_bytes);
-    could = could > kReserveBytes ? could - kReserveBytes : 0;
-    const std::uint64_t need = triple_bytes + scratch;
-    // Block bytes shrink about with the square of the number of parts n (|E| / n^2 edges
-    // per block); the subtask does not know n, so the advice is a factor.
-    const double ratio = could ? std::sqrt(double(need) / double(could)) : 2.0;
-    const std::uint64_t factor = std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::ceil(ratio * 1.2)));
-    throw Error("CUDA backend: the block triple hash " + block_label(b.hash) + ", 1-hop " + block_label(b.one_hop) +
-                ", 2-hop " + block_label(b.two_hop) + " needs " + mib(triple_bytes) + " of blocks and " + mib(scratch) +
-                " of working memory on GPU " + std::to_string(device_) + " (" + prop_.name + "), which can give at most " +
-                mib(could) + ": partition the graph into at least " + std::to_string(factor) +
-                " times as many parts (tricount-partition --parts " + std::to_string(factor) +
-                "*n for the current n) so that each block triple fits");
-  }
-
-  // The copy into a pinned staging buffer, on several threads (at least 4 MiB each): one
-  // thread copied at about 3 GB/s, the DMA behind it runs several times faster.
-  void copy_to_staging(char* to, const char* from, std::size_t n) const {
-    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(staging_threads_, std::max<std::size_t>(1, n >> 22)));
-    parallel_ranges(n, threads, [&](std::uint64_t first, std::uint64_t last) { std::memcpy(to + first, from + first, last - first); });
-  }
-
-  // Uploads a block through the pinned staging buffers.
-  void upload(void* dst, const void* src, std::size_t bytes) {
-    const char* from = static_cast<const char*>(src);
-    char* to = static_cast<char*>(dst);
-    for (std::size_t done = 0; done < bytes;) {
-      const std::size_t n = std::min(kStagingBytes, bytes - done);
-      TRICOUNT_CUDA_TRY(cudaEventSynchronize(*staging_done_[next_staging_]));  // buffer free again
-      copy_to_staging(static_cast<char*>(staging_[next_staging_].get()), from + done, n);
-      TRICOUNT_CUDA_TRY(cudaMemcpyAsync(to + done, staging_[next_staging_].get(), n, cudaMemcpyHostToDevice, *stream_));
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*staging_done_[next_staging_], *stream_));
-      next_staging_ ^= 1;
-      done += n;
-    }
-  }
-
-  // ---- one subtask --------------------------------------------------------------------
-
-  // What planning a side needs of a block.
-  struct BlockMeta {
-    std::uint64_t rows = 0, nnz = 0;
-    std::uint32_t max_degree = 0;
-  };
-  static BlockMeta meta(const BlockView& v) { return {v.rows, v.nnz, v.max_degree}; }
-
-  // One pass of the counting kernels over a (hash, 1-hop, 2-hop) triple: the u side (the
-  // subtask's own blocks) or v's side of the edge split (P(j,k), T, P(i,k)).
-  struct SidePlan {
-    std::uint64_t rows = 0;
-    TableConfig tile_cfg, cta_cfg;
-    std::uint32_t tile_max_keys = 0;
-    TileVariant variant = TileVariant::G32;
-    std::uint32_t G = 32;
-    bool reverse = false;
-    bool split_edges = false;  // the u side of an edge split: the kernels with kSplit
-    std::uint32_t bitmap_words = 0, cta_smem_words = 0;
-    std::size_t tile_smem = 0;
-    std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
-    std::uint32_t tile_chunk = 1;
-    std::uint32_t trim_min = 0;
-    bool direct = false;  // no row can be a CTA row: the warp kernel takes every row, unclassified
-    RowClassifier classifier{};
-    std::size_t cub_bytes = 0;
-  };
-
-  // Table configurations, kernel variants and grids for one side. split_edges: the u side
-  // leaves the edges defers_edge() gives away (so its reverse search may never be taken).
-  SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
-                     std::uint32_t splits, bool split_edges, std::uint32_t quarters) const {
-    SidePlan sp;
-    sp.rows = one_hop.rows;
-    sp.split_edges = split_edges;
-    const std::uint64_t rows = one_hop.rows;
-    const std::uint32_t max_keys = std::min<std::uint32_t>(hash.max_degree, knobs_.table_limit);
-    const std::uint32_t threshold = options_.cta_degree_threshold;
-    // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
-    // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
-    // chain of loads), else 32. Measured on an H200: grid 128^3 0.87 ms with 32 lanes, 0.44
-    // with 8; uniform 2^20 (16 x 16 per row) 1.30 with 32, 2.05 with 8.
-    const double work_per_row = (double(one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
-                                (double(two_hop.nnz) / double(std::max<std::uint64_t>(1, two_hop.rows)));
-    const std::uint32_t lanes = knobs_.tile ? knobs_.tile : work_per_row < kSmallRowWork ? 8 : 32;
-    sp.variant = knobs_.variant(lanes);
-    sp.G = tile_lanes(sp.variant);
-    // The warp kernel with the reverse search only where a 2-hop list is long enough for it
-    // to pay: Kronecker graphs have lists of hundreds to thousands, uniform and grid graphs
-    // of tens, where the search would never be taken and its register spills would cost.
-    // Under the edge split, lists longer than quarters/4 times u's keys are v's side's, so
-    // a ratio at least that large is never reached.
-    const bool search_reachable = !split_edges || std::uint64_t(knobs_.search_ratio) * 4 < quarters;
-    sp.reverse = force_reverse_ || (knobs_.search_ratio != 0 && search_reachable && two_hop.max_degree >= knobs_.search_min_list &&
-                                    two_hop.max_degree > knobs_.search_ratio);
-    TableConfig unbounded;
-    unbounded.shared_words = 0xFFFFFFFFu;
-    unbounded.log2_buckets_per_key = knobs_.buckets_log2;
-    sp.tile_cfg = unbounded;
-    sp.tile_cfg.max_shared_levels = knobs_.tile_levels;
-    sp.cta_cfg = unbounded;
-    const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / sp.G), knobs_.shared_words_cap);
-    const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, hash.max_degree) : 0;
-    sp.tile_cfg.shared_words = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(make_table_shape(tile_keys, sp.tile_cfg).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
-    sp.cta_cfg.shared_words = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(make_table_shape(max_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, cta_words_)));
-    if (knobs_.collide) sp.tile_cfg.hash_multiplier = sp.cta_cfg.hash_multiplier = 0;
-    // Largest table a warp takes (every level in shared memory).
-    while (sp.tile_max_keys < std::min(tile_keys, knobs_.table_limit) && make_table_shape(sp.tile_max_keys + 1, sp.tile_cfg).all_shared())
-      ++sp.tile_max_keys;
-
-    // Global levels for the CTA path: sized for the largest row, as many CTAs as fit.
-    const std::uint64_t need_words = make_table_shape(max_keys, sp.cta_cfg).global_words();
-    // The CTA kernel's dynamic shared memory: its table or its bitmap, whichever is larger.
-    // No bitmap where no row can be a CTA row (the classifier's test on the blocks' largest
-    // degrees): a CTA kernel with nothing to do then takes no more shared memory than
-    // before beside the warp kernel (measured: 1% on uniform 2^24 otherwise).
-    const bool cta_rows_possible = hash.max_degree >= threshold || one_hop.max_degree >= threshold ||
-                                   hash.max_degree > sp.tile_max_keys;
-    sp.bitmap_words = cta_rows_possible ? bitmap_words_ : 0;
-    // Nor a classification then: the warp kernel walks the rows themselves, skipping the
-    // empty ones (uniform 2^24: the partition took 0.2 ms, and each row's id was one more
-    // dependent load).
-    sp.direct = knobs_.direct && !cta_rows_possible && splits == 1;
-    sp.trim_min = knobs_.trim_min;
-    sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
-    int cta_per_sm = 0, tile_per_sm = 0;
-    with_cta_kernel(knobs_.cta_occ, split_edges, [&](auto kernel) {
-      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
-    });
-    sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
-    with_tile_kernel(sp.variant, sp.reverse, split_edges, [&](auto kernel) {
-      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
-    });
-    sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * prop_.multiProcessorCount;
-    if (need_words > 0) {
-      const std::uint64_t budget_words = kCtaScratchBudget / sizeof(vid_t);
-      sp.cta_grid = std::clamp<std::uint64_t>(budget_words / need_words, 1, sp.cta_grid);
-      sp.scratch_words = std::min(need_words, budget_words);  // rows needing more use binary search
-    }
-    sp.tile_grid = std::uint64_t(std::max(1, tile_per_sm)) * prop_.multiProcessorCount;
-    // Rows per grab: 1 for small row counts (hubs make rows uneven), more for many rows
-    // (one atomic counter shared by every warp would be the bottleneck).
-    const std::uint64_t tile_warps = sp.tile_grid * (kTileBlockThreads / sp.G);
-    sp.tile_chunk = options_.chunk_size ? options_.chunk_size
-                                        : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
-
-    sp.classifier = RowClassifier{nullptr, nullptr, split, splits, threshold, sp.tile_max_keys};
-    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, sp.cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
-                                               (vid_t*)nullptr, thrust::make_discard_iterator(), (std::uint32_t*)nullptr,
-                                               static_cast<std::int64_t>(rows), IsCtaRow{sp.classifier},
-                                               IsTileRow{sp.classifier}, *stream_));
-    return sp;
-  }
-
-  // Kernel parameters of a side over device blocks; `small` holds its list sizes [0..1] and
-  // row counters [2..3], the result is shared.
-  CountParams side_params(const SidePlan& sp, CsrView hash, CsrView one_hop, CsrView two_hop, vid_t* cta_rows, vid_t* tile_rows,
-                          std::uint32_t* small, unsigned long long* result) const {
+  // Kernel parameters of a side over device blocks.
+  CountParams side_params(const SidePlan& sp, CsrView hash, CsrView one_hop, CsrView two_hop, const SideRows& rows,
+                          SideCounters* counters, unsigned long long* result, const BackendOptions& options) const {
     CountParams p;
     p.hash = hash;
     p.one_hop = one_hop;
     p.two_hop = two_hop;
-    p.cta_rows = cta_rows;
-    p.tile_rows = tile_rows;
-    p.list_sizes = small;
-    p.next = small + 2;
+    p.cta_rows = rows.cta.get();
+    p.tile_rows = rows.warp.get();
+    p.list_sizes = counters->list_sizes;
+    p.next = counters->next;
     p.result = result;
     p.tile_table = sp.tile_cfg;
     p.cta_table = sp.cta_cfg;
-    p.cta_scratch = cta_scratch_.get();
+    p.cta_scratch = scratch_.cta_levels.get();
     p.cta_scratch_words = sp.scratch_words;
-    p.table_limit = knobs_.table_limit;
+    p.table_limit = options.cuda_tuning.table_limit;
     p.tile_chunk = sp.tile_chunk;
     p.trim_min = sp.trim_min;
     if (sp.direct) {
@@ -677,8 +327,87 @@ class CudaBackend final : public CountBackend {
       p.direct_rows = static_cast<std::uint32_t>(sp.rows);
     }
     p.cta_bitmap_words = sp.bitmap_words;
-    p.search_ratio = knobs_.search_ratio;
+    p.search_ratio = options.cuda_tuning.search_ratio;
     return p;
+  }
+
+  // ---- the launch sequence ------------------------------------------------------------
+
+  // Everything the subtask runs, on the main stream (and the side stream for the warp
+  // kernel, concurrent with the CTA kernel): thread rows, or the u side, then T and v's side.
+  void launch(const SubtaskBlocks& b, const SubtaskPlan& plan, const CountParams& pu, const CountParams& pv, bool profile,
+              Marks& marks) {
+    cudaStream_t s = *stream_;
+    cudaStream_t warp_stream = profile ? s : side_->get();
+    auto mark = [&](const char* what) {
+      if (!profile) return;
+      marks.emplace_back(what, std::make_unique<Event>());
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*marks.back().second, s));
+    };
+    // 1. Start: the counters cleared.
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
+    TRICOUNT_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, sizeof(DeviceCounters), s));
+    // 2. Thread rows, or the u side (which counts and marks the edges it leaves to v's side).
+    if (plan.thread_rows) {
+      count_thread_rows<<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      TRICOUNT_CUDA_CHECK_LAUNCH("count_thread_rows");
+      mark("thread rows");
+    } else {
+      if (plan.v) {
+        TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.t_counts.get(), 0, (plan.t_rows + 1) * sizeof(unsigned long long), s));
+        TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.deferred_bits.get(), 0, plan.deferred_words * sizeof(std::uint32_t), s));
+      }
+      launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel"});
+    }
+    if (plan.v) {
+      // 3. T from what the u side left: row ends (inclusive sum of the counts), then entries.
+      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, warp_stream));
+      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
+      std::size_t temp_bytes = scratch_.cub_temp.bytes();
+      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(),
+                                                      scratch_.t_offsets.get(), static_cast<std::int64_t>(plan.t_rows + 1), s));
+      mark("T sum");
+      TransposeParams tp;
+      tp.one_hop_offsets = pu.one_hop.offsets;
+      tp.one_hop_neighbors = pu.one_hop.neighbors;
+      tp.rows = plan.rows;
+      tp.nnz = plan.t_entries;
+      tp.bits = scratch_.deferred_bits.get();
+      tp.t_ends = scratch_.t_offsets.get();
+      tp.t_neighbors = scratch_.t_neighbors.get();
+      scatter_deferred_edges<<<plan.transpose_grid, kTransposeBlockThreads, 0, s>>>(tp);
+      TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
+      mark("T scatter");
+      // 4. v's side.
+      launch_side(*plan.v, pv, warp_stream, mark, {"v: classify", "v: CTA rows", "v: warp rows", "v: every row, warp kernel"});
+    }
+    // 5. Join, stop, and the result back.
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, warp_stream));
+    TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_stop_, s));
+    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), &counters_.get()->result, sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, s));
+  }
+
+  // A side's kernels: the classification, then the CTA and warp kernels on two streams; or,
+  // where no row can be a CTA row, the warp kernel alone over every row.
+  template <class Mark>
+  void launch_side(const SidePlan& sp, const CountParams& p, cudaStream_t warp_stream, Mark& mark,
+                   const std::array<const char*, 4>& labels) {
+    cudaStream_t s = *stream_;
+    if (sp.direct) {
+      launch_warp(sp, p, s);
+      mark(labels[3]);
+      return;
+    }
+    classify(sp, p, s);
+    mark(labels[0]);
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
+    TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
+    launch_cta(sp, p, s);
+    mark(labels[1]);
+    launch_warp(sp, p, warp_stream);
+    mark(labels[2]);
   }
 
   // Classification of a side's rows into its CTA and warp lists (on stream s).
@@ -686,289 +415,72 @@ class CudaBackend final : public CountBackend {
     RowClassifier rc = sp.classifier;
     rc.hash_offsets = p.hash.offsets;
     rc.one_hop_offsets = p.one_hop.offsets;
-    std::size_t temp_bytes = cub_temp_.bytes();
-    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(cub_temp_.get(), temp_bytes, thrust::counting_iterator<vid_t>(0),
+    std::size_t temp_bytes = scratch_.cub_temp.bytes();
+    TRICOUNT_CUDA_TRY(cub::DevicePartition::If(scratch_.cub_temp.get(), temp_bytes, thrust::counting_iterator<vid_t>(0),
                                                const_cast<vid_t*>(p.cta_rows), const_cast<vid_t*>(p.tile_rows),
                                                thrust::make_discard_iterator(), const_cast<std::uint32_t*>(p.list_sizes),
                                                static_cast<std::int64_t>(sp.rows), IsCtaRow{rc}, IsTileRow{rc}, s));
   }
-
   void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_cta_kernel(knobs_.cta_occ, sp.split_edges, [&](auto kernel) {
+    with_cta_kernel(sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
-  void launch_tile(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_tile_kernel(sp.variant, sp.reverse, sp.split_edges, [&](auto kernel) {
+  void launch_warp(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
+    with_warp_kernel(sp.G, sp.reverse, sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
   }
 
-  // Whether this subtask splits its edges between the two sides (edge_split.cuh): where a
-  // 2-hop list is long enough for the other direction to pay (skewed graphs; uniform and
-  // grid graphs would pay the transposition for nothing).
-  std::optional<std::uint32_t> edge_split_quarters(const SubtaskBlocks& b) const {
-    if (split_override_) return split_override_;
-    if (knobs_.split == 0) return std::nullopt;
-    if (knobs_.split == 1 && b.two_hop.max_degree < knobs_.split_min_list) return std::nullopt;
-    return knobs_.split_quarters;
-  }
-
-  count_t run(const SubtaskBlocks& b, CountStats& stats, bool timed) {
-    drop_unserialed();
-    const std::uint64_t rows = b.one_hop.rows;       // class i
-    const std::uint64_t rows_j = b.two_hop.rows;     // class j: rows of T
-    // Every row tiny (hash and 1-hop rows of at most 8, 2-hop of at most 64): one thread
-    // per row and nothing else (count_thread_rows).
-    const bool thread_rows = thread_rows_override_.value_or(knobs_.thread_rows) && !force_reverse_ && !split_override_ && b.hash.max_degree <= kThreadMaxRow &&
-                             b.one_hop.max_degree <= kThreadMaxRow && b.two_hop.max_degree <= kThreadMaxList &&
-                             options_.cta_degree_threshold > kThreadMaxRow;
-    const std::optional<std::uint32_t> quarters = thread_rows ? std::nullopt : edge_split_quarters(b);
-    const bool split = quarters.has_value();
-    if (split)
-      TRICOUNT_EXPECTS(std::uint64_t(b.hash.max_degree) * kCtaThreads < (std::uint64_t{1} << 32),
-                       "block " + block_label(b.hash) + ": a row of " + std::to_string(b.hash.max_degree) +
-                           " neighbours is beyond the CUDA backend's 32-bit prefix sums");
-
-    const std::uint64_t split_words = b.one_hop.nnz / 32 + 2;  // a bit per edge of P(i,j)
-    const SidePlan side_u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, split, quarters.value_or(0));
-    std::optional<SidePlan> side_v;
-    std::size_t cub_bytes = side_u.cub_bytes;
-    if (split) {
-      // v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
-      // long), 2-hop P(i,k); no workload split (T holds only this split's edges).
-      const BlockMeta t{rows_j, b.one_hop.nnz, static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, 0xFFFFFFFFu))};
-      side_v = plan_side(meta(b.two_hop), t, meta(b.hash), 0, 1, false, 0);
-      side_v->trim_min = knobs_.split_trim_min;
-      std::size_t scan_bytes = 0;
-      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
-                                                      static_cast<std::int64_t>(rows_j + 1), *stream_));
-      cub_bytes = std::max({cub_bytes, side_v->cub_bytes, scan_bytes});
-    }
-    const std::uint64_t cta_scratch_words = std::max(side_u.cta_grid * side_u.scratch_words,
-                                                     side_v ? side_v->cta_grid * side_v->scratch_words : 0);
-
-    // Blocks on the device: reuse cached ones, make room, upload the rest. A role whose
-    // block is the same as an earlier role's (same serial; same pointer when serial is 0)
-    // shares its device copy.
-    const std::array<const BlockView*, 3> views = {&b.hash, &b.one_hop, &b.two_hop};
-    std::array<int, 3> same_as = {-1, -1, -1};
-    std::array<DeviceBlock*, 3> dev{};
-    std::vector<const DeviceBlock*> keep;
-    std::uint64_t triple_bytes = 0, missing_bytes = 0;
-    for (int r = 0; r < 3; ++r) {
-      for (int q = 0; q < r && same_as[r] < 0; ++q)
-        if (views[q]->serial != 0 ? views[q]->serial == views[r]->serial : views[q]->offsets == views[r]->offsets)
-          same_as[r] = q;
-      if (same_as[r] >= 0) continue;
-      triple_bytes += view_bytes(*views[r]);
-      dev[r] = find(*views[r]);
-      if (dev[r]) keep.push_back(dev[r]);
-      else missing_bytes += view_bytes(*views[r]);
-    }
-    std::uint64_t scratch_need = 2 * rows * sizeof(vid_t) + cub_bytes + cta_scratch_words * sizeof(vid_t);
-    if (split)
-      scratch_need += 2 * rows_j * sizeof(vid_t) + 2 * (rows_j + 1) * sizeof(eoff_t) + b.one_hop.nnz * sizeof(vid_t) +
-                      split_words * sizeof(std::uint32_t);
-    const std::uint64_t scratch_grow = scratch_need > scratch_bytes() ? scratch_need : 0;  // may reallocate all
-    if (missing_bytes + scratch_grow > 0 && !make_room(missing_bytes + scratch_grow, keep))
-      throw_too_big(b, triple_bytes, scratch_need);
-
-    const auto t0 = std::chrono::steady_clock::now();
-    std::uint64_t copied = 0;
-    for (int r = 0; r < 3; ++r) {
-      if (same_as[r] >= 0 || dev[r]) continue;
-      const BlockView* v = views[r];
-      auto d = std::make_unique<DeviceBlock>();
-      d->serial = v->serial;
-      d->rows = v->rows;
-      d->cols = v->cols;
-      d->nnz = v->nnz;
-      if (!d->offsets.try_allocate(v->rows + 1) || !d->neighbors.try_allocate(v->nnz)) {
-        d.reset();
-        throw_too_big(b, triple_bytes, scratch_need);
-      }
-      upload(d->offsets.get(), v->offsets, (v->rows + 1) * sizeof(eoff_t));
-      upload(d->neighbors.get(), v->neighbors, v->nnz * sizeof(vid_t));
-      copied += view_bytes(*v);
-      dev[r] = d.get();
-      keep.push_back(d.get());
-      cache_.push_back(std::move(d));
-    }
-    if (copied) {
-      TRICOUNT_CUDA_TRY(cudaStreamSynchronize(*stream_));
-      if (timed) {
-        stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        stats.bytes_transferred += copied;
-      }
-    }
-    for (int r = 0; r < 3; ++r) {
-      if (same_as[r] >= 0) dev[r] = dev[same_as[r]];
-      dev[r]->last_use = ++use_clock_;
-    }
-
-    // Working memory (grows only).
-    try {
-      rows_a_.reserve(rows);
-      rows_b_.reserve(rows);
-      cub_temp_.reserve(std::max<std::size_t>(cub_bytes, 1));
-      cta_scratch_.reserve(std::max<std::uint64_t>(cta_scratch_words, 1));
-      if (split) {
-        rows_c_.reserve(rows_j);
-        rows_d_.reserve(rows_j);
-        split_counts_.reserve(rows_j + 1);
-        t_offsets_.reserve(rows_j + 1);
-        t_neighbors_.reserve(std::max<std::uint64_t>(b.one_hop.nnz, 1));
-        split_bits_.reserve(split_words);
-      }
-    } catch (const Error&) {
-      throw_too_big(b, triple_bytes, scratch_need);
-    }
-
-    std::uint32_t* small = small_.get();  // [0..3] u side, [4..5] result, [8..11] v's side
-    unsigned long long* result = reinterpret_cast<unsigned long long*>(small + 4);
-    CountParams pu = side_params(side_u, dev[0]->view(), dev[1]->view(), dev[2]->view(), rows_a_.get(), rows_b_.get(), small, result);
-    pu.split_quarters = quarters.value_or(0);
-    pu.split_counts = split_counts_.get();
-    pu.split_bits = split_bits_.get();
-    CountParams pv;
-    if (split)
-      pv = side_params(*side_v, dev[2]->view(), CsrView{t_offsets_.get(), t_neighbors_.get()}, dev[0]->view(), rows_c_.get(),
-                       rows_d_.get(), small + 8, result);
-
-    cudaStream_t s = *stream_;
-    // Profiling (debug): everything on one stream, each step timed.
-    cudaStream_t tile_stream = knobs_.profile ? s : side_->get();
-    std::vector<std::pair<const char*, std::unique_ptr<Event>>> marks;
-    auto mark = [&](const char* what) {
-      if (!knobs_.profile) return;
-      marks.emplace_back(what, std::make_unique<Event>());
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*marks.back().second, s));
-    };
-    // A side's kernels: the classification, then the CTA and warp kernels on two streams; or,
-    // where no row can be a CTA row, the warp kernel alone over every row.
-    auto launch_side = [&](const SidePlan& sp, const CountParams& p, const std::array<const char*, 4>& labels) {
-      if (sp.direct) {
-        launch_tile(sp, p, s);
-        mark(labels[3]);
-        return;
-      }
-      classify(sp, p, s);
-      mark(labels[0]);
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_fork_, s));
-      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(*side_, *ev_fork_, 0));
-      launch_cta(sp, p, s);
-      mark(labels[1]);
-      launch_tile(sp, p, tile_stream);
-      mark(labels[2]);
-    };
-    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
-    TRICOUNT_CUDA_TRY(cudaMemsetAsync(small, 0, 16 * sizeof(std::uint32_t), s));
-    if (thread_rows) {
-      const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
-          (rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(prop_.multiProcessorCount) * 8));
-      count_thread_rows<<<grid, kThreadBlockThreads, 0, s>>>(pu, rows, b.split, b.splits);
-      TRICOUNT_CUDA_CHECK_LAUNCH("count_thread_rows");
-      mark("thread rows");
-    } else {
-      if (split) {  // the u side counts and marks the edges it leaves to v's side
-        TRICOUNT_CUDA_TRY(cudaMemsetAsync(split_counts_.get(), 0, (rows_j + 1) * sizeof(unsigned long long), s));
-        TRICOUNT_CUDA_TRY(cudaMemsetAsync(split_bits_.get(), 0, split_words * sizeof(std::uint32_t), s));
-      }
-      launch_side(side_u, pu, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel"});
-    }
-    if (split) {
-      // T from what the u side left: row ends (inclusive sum of the counts), then entries.
-      TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, tile_stream));
-      TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
-      std::size_t temp_bytes = cub_temp_.bytes();
-      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(cub_temp_.get(), temp_bytes, split_counts_.get(), t_offsets_.get(),
-                                                      static_cast<std::int64_t>(rows_j + 1), s));
-      mark("T sum");
-      EdgeSplitParams ep;
-      ep.one_hop_offsets = pu.one_hop.offsets;
-      ep.one_hop_neighbors = pu.one_hop.neighbors;
-      ep.rows = rows;
-      ep.nnz = b.one_hop.nnz;
-      ep.bits = split_bits_.get();
-      ep.t_ends = t_offsets_.get();
-      ep.t_neighbors = t_neighbors_.get();
-      const std::uint64_t per_block = std::uint64_t{kSplitBlockThreads} * kSplitEdgesPerThread;
-      const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
-          (b.one_hop.nnz + per_block - 1) / per_block, 1, std::uint64_t(prop_.multiProcessorCount) * 8));
-      scatter_deferred_edges<<<grid, kSplitBlockThreads, 0, s>>>(ep);
-      TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
-      mark("T scatter");
-      launch_side(*side_v, pv, {"v: classify", "v: CTA rows", "v: warp rows", "v: every row, warp kernel"});
-    }
-    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, tile_stream));
-    TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
-    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_stop_, s));
-    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), result, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    TRICOUNT_CUDA_TRY(cudaStreamSynchronize(s));
+  // Waits for the launches; the count, and its time when `timed`.
+  count_t finish(CountStats& stats, bool timed) {
+    TRICOUNT_CUDA_TRY(cudaStreamSynchronize(*stream_));
     if (timed) {
       float ms = 0;
       TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&ms, *ev_start_, *ev_stop_));
       stats.count_seconds += ms * 1e-3;
     }
-    if (knobs_.profile && timed) {
-      std::uint32_t sizes[12] = {};
-      TRICOUNT_CUDA_TRY(cudaMemcpy(sizes, small, sizeof sizes, cudaMemcpyDeviceToHost));
-      std::string line = "[cuda profile] rows " + std::to_string(rows);
-      cudaEvent_t prev = *ev_start_;
-      char buf[160];
-      for (const auto& [what, ev] : marks) {
-        float ms = 0;
-        TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&ms, prev, *ev));
-        std::snprintf(buf, sizeof buf, " | %s %.3f ms", what, ms);
-        line += buf;
-        prev = *ev;
-      }
-      auto describe = [&](const char* who, const SidePlan& sp, const std::uint32_t* sz) {
-        if (sp.direct)
-          std::snprintf(buf, sizeof buf, " | %s: every row to the warp kernel (G %u, reverse %d)", who, sp.G, int(sp.reverse));
-        else
-          std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d)", who,
-                        sz[0], (unsigned long long)sp.cta_grid, sp.bitmap_words, sz[1], sp.G, int(sp.reverse));
-        line += buf;
-      };
-      if (!thread_rows) describe("u", side_u, sizes);
-      if (split) describe("v", *side_v, sizes + 8);
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
     return *static_cast<const unsigned long long*>(host_result_.get());
   }
 
+  void report_profile(const SubtaskPlan& plan, const Marks& marks) {
+    DeviceCounters counters{};
+    TRICOUNT_CUDA_TRY(cudaMemcpy(&counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost));
+    std::string line = "[cuda profile] rows " + std::to_string(plan.rows);
+    cudaEvent_t prev = *ev_start_;
+    char buf[160];
+    for (const auto& [what, ev] : marks) {
+      float ms = 0;
+      TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&ms, prev, *ev));
+      std::snprintf(buf, sizeof buf, " | %s %.3f ms", what, ms);
+      line += buf;
+      prev = *ev;
+    }
+    auto describe = [&](const char* who, const SidePlan& sp, const SideCounters& c) {
+      if (sp.direct)
+        std::snprintf(buf, sizeof buf, " | %s: every row to the warp kernel (G %u, reverse %d)", who, sp.G, int(sp.reverse));
+      else
+        std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d)", who,
+                      c.list_sizes[0], (unsigned long long)sp.cta_grid, sp.bitmap_words, c.list_sizes[1], sp.G, int(sp.reverse));
+      line += buf;
+    };
+    if (!plan.thread_rows) describe("u", plan.u, counters.u);
+    if (plan.v) describe("v", *plan.v, counters.v);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+
   BackendOptions options_;
-  Knobs knobs_;
   int device_ = 0;
   cudaDeviceProp prop_{};
-  std::uint32_t cta_budget_words_ = 0;  // dynamic shared memory the CTA kernel may take
-  std::uint32_t cta_words_ = 0;         // what a CTA table takes at most
-  std::uint32_t bitmap_words_ = 0;      // a CTA row's key bitmap (0: none)
-  bool force_reverse_ = false;          // self-test: the warp kernel with the reverse search
-  std::optional<std::uint32_t> split_override_;  // self-test: the edge split with these quarters
-  std::optional<bool> thread_rows_override_;     // self-test: the thread-per-row kernel on or off
-  unsigned staging_threads_ = std::clamp(usable_cores() / 2, 1u, 8u);
+  DeviceLimits limits_;
   std::unique_ptr<Stream> stream_, side_;
   std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
-  std::array<PinnedBuffer, 2> staging_;
-  std::array<std::unique_ptr<Event>, 2> staging_done_;
-  int next_staging_ = 0;
   PinnedBuffer host_result_;
-  std::vector<std::unique_ptr<DeviceBlock>> cache_;
-  std::uint64_t use_clock_ = 0;
-  DeviceBuffer<std::uint32_t> small_;
-  DeviceBuffer<vid_t> rows_a_, rows_b_;  // the u side's CTA and warp rows
-  DeviceBuffer<vid_t> rows_c_, rows_d_;  // v's side's
-  DeviceBuffer<unsigned long long> split_counts_;  // edges per row of T while T is built
-  DeviceBuffer<eoff_t> t_offsets_;
-  DeviceBuffer<vid_t> t_neighbors_;
-  DeviceBuffer<std::uint32_t> split_bits_;  // which edges of P(i,j) v's side takes, a bit each
-  DeviceBuffer<unsigned char> cub_temp_;
-  DeviceBuffer<vid_t> cta_scratch_;
+  DeviceBuffer<DeviceCounters> counters_;
+  SubtaskScratch scratch_;
+  std::unique_ptr<DeviceBlockCache> cache_;  // after scratch_: it asks scratch_ for its bytes
 };
 
 }  // namespace

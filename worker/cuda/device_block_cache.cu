@@ -1,0 +1,199 @@
+#include "worker/cuda/device_block_cache.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "src/threads.hpp"
+
+namespace tricount::cuda {
+
+namespace {
+
+constexpr std::size_t kStagingBytes = std::size_t{32} << 20;       // per pinned staging buffer
+constexpr std::uint64_t kReserveBytes = std::uint64_t{256} << 20;  // left free for the runtime
+
+std::uint64_t view_bytes(const BlockView& v) { return (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t); }
+
+std::string mib(std::uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
+  return buf;
+}
+
+// The subtask's blocks by role (hash, 1-hop, 2-hop), and for each role the earlier role
+// holding the same block (same serial; same pointer when serial is 0), or -1.
+struct Roles {
+  std::array<const BlockView*, 3> views;
+  std::array<int, 3> same_as = {-1, -1, -1};
+  explicit Roles(const SubtaskBlocks& b) : views{&b.hash, &b.one_hop, &b.two_hop} {
+    for (int r = 0; r < 3; ++r)
+      for (int q = 0; q < r && same_as[r] < 0; ++q)
+        if (views[q]->serial != 0 ? views[q]->serial == views[r]->serial : views[q]->offsets == views[r]->offsets)
+          same_as[r] = q;
+  }
+  std::uint64_t distinct_bytes() const {
+    std::uint64_t bytes = 0;
+    for (int r = 0; r < 3; ++r)
+      if (same_as[r] < 0) bytes += view_bytes(*views[r]);
+    return bytes;
+  }
+};
+
+}  // namespace
+
+std::string block_label(const BlockView& v) {
+  return "P(" + std::to_string(v.id.row_class) + "," + std::to_string(v.id.col_class) + ")";
+}
+
+DeviceBlockCache::DeviceBlockCache(int device, std::string device_name, std::uint64_t byte_cap, cudaStream_t stream,
+                                   std::function<std::uint64_t()> working_bytes)
+    : device_(device),
+      device_name_(std::move(device_name)),
+      byte_cap_(byte_cap),
+      stream_(stream),
+      working_bytes_(std::move(working_bytes)),
+      staging_threads_(std::clamp(usable_cores() / 2, 1u, 8u)) {
+  for (auto& e : staging_done_) e = std::make_unique<Event>(false);
+  for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
+}
+
+DeviceTriple DeviceBlockCache::acquire(const SubtaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed) {
+  // 1. Which blocks are cached; the others must be uploaded.
+  const Roles roles(b);
+  std::array<DeviceBlock*, 3> dev{};
+  std::vector<const DeviceBlock*> keep;
+  std::uint64_t missing_bytes = 0;
+  for (int r = 0; r < 3; ++r) {
+    if (roles.same_as[r] >= 0) continue;
+    dev[r] = find(*roles.views[r]);
+    if (dev[r]) keep.push_back(dev[r]);
+    else missing_bytes += view_bytes(*roles.views[r]);
+  }
+  // 2. Room for them and for the working memory (which may reallocate all of itself).
+  const std::uint64_t working = working_bytes_();
+  const std::uint64_t working_grow = working_need > working ? working_need : 0;
+  if (missing_bytes + working_grow > 0 && !make_room(missing_bytes + working_grow, keep)) throw_does_not_fit(b, working_need);
+
+  // 3. The uploads, through the staging buffers.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t copied = 0;
+  for (int r = 0; r < 3; ++r) {
+    if (roles.same_as[r] >= 0 || dev[r]) continue;
+    const BlockView* v = roles.views[r];
+    auto d = std::make_unique<DeviceBlock>();
+    d->serial = v->serial;
+    d->rows = v->rows;
+    d->cols = v->cols;
+    d->nnz = v->nnz;
+    if (!d->offsets.try_allocate(v->rows + 1) || !d->neighbors.try_allocate(v->nnz)) {
+      d.reset();
+      throw_does_not_fit(b, working_need);
+    }
+    upload(d->offsets.get(), v->offsets, (v->rows + 1) * sizeof(eoff_t));
+    upload(d->neighbors.get(), v->neighbors, v->nnz * sizeof(vid_t));
+    copied += view_bytes(*v);
+    dev[r] = d.get();
+    keep.push_back(d.get());
+    blocks_.push_back(std::move(d));
+  }
+  if (copied) {
+    TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));
+    if (timed) {
+      stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      stats.bytes_transferred += copied;
+    }
+  }
+  // 4. Shared roles, and the use clock for eviction.
+  for (int r = 0; r < 3; ++r) {
+    if (roles.same_as[r] >= 0) dev[r] = dev[roles.same_as[r]];
+    dev[r]->last_use = ++use_clock_;
+  }
+  return {dev[0]->view(), dev[1]->view(), dev[2]->view()};
+}
+
+void DeviceBlockCache::drop_unserialed() {
+  std::erase_if(blocks_, [](const auto& d) { return d->serial == 0; });
+}
+
+DeviceBlock* DeviceBlockCache::find(const BlockView& v) {
+  for (auto& d : blocks_)
+    if (d->matches(v)) return d.get();
+  return nullptr;
+}
+
+std::uint64_t DeviceBlockCache::cached_bytes() const {
+  std::uint64_t s = 0;
+  for (const auto& d : blocks_) s += d->bytes();
+  return s;
+}
+
+std::uint64_t DeviceBlockCache::available() const {
+  std::size_t free = 0, total = 0;
+  TRICOUNT_CUDA_TRY(cudaMemGetInfo(&free, &total));
+  std::uint64_t avail = free > kReserveBytes ? free - kReserveBytes : 0;
+  if (byte_cap_) {
+    const std::uint64_t used = cached_bytes() + working_bytes_();
+    avail = std::min<std::uint64_t>(avail, byte_cap_ > used ? byte_cap_ - used : 0);
+  }
+  return avail;
+}
+
+// Evicts least recently used blocks outside `keep` until `bytes` can be allocated.
+bool DeviceBlockCache::make_room(std::uint64_t bytes, const std::vector<const DeviceBlock*>& keep) {
+  while (available() < bytes) {
+    auto victim = blocks_.end();
+    for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+      if (std::find(keep.begin(), keep.end(), it->get()) != keep.end()) continue;
+      if (victim == blocks_.end() || (*it)->last_use < (*victim)->last_use) victim = it;
+    }
+    if (victim == blocks_.end()) return false;
+    blocks_.erase(victim);
+  }
+  return true;
+}
+
+void DeviceBlockCache::throw_does_not_fit(const SubtaskBlocks& b, std::uint64_t working_need) const {
+  const std::uint64_t triple_bytes = Roles(b).distinct_bytes();
+  std::size_t free = 0, total = 0;
+  cudaMemGetInfo(&free, &total);
+  std::uint64_t could = free + cached_bytes() + working_bytes_();  // everything this backend could free
+  if (byte_cap_) could = std::min<std::uint64_t>(could, byte_cap_);
+  could = could > kReserveBytes ? could - kReserveBytes : 0;
+  const std::uint64_t need = triple_bytes + working_need;
+  // Block bytes shrink about with the square of the number of parts n (|E| / n^2 edges
+  // per block); the subtask does not know n, so the advice is a factor.
+  const double ratio = could ? std::sqrt(double(need) / double(could)) : 2.0;
+  const std::uint64_t factor = std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::ceil(ratio * 1.2)));
+  throw Error("CUDA backend: the block triple hash " + block_label(b.hash) + ", 1-hop " + block_label(b.one_hop) +
+              ", 2-hop " + block_label(b.two_hop) + " needs " + mib(triple_bytes) + " of blocks and " + mib(working_need) +
+              " of working memory on GPU " + std::to_string(device_) + " (" + device_name_ + "), which can give at most " +
+              mib(could) + ": partition the graph into at least " + std::to_string(factor) +
+              " times as many parts (tricount-partition --parts " + std::to_string(factor) +
+              "*n for the current n) so that each block triple fits");
+}
+
+// The copy into a pinned staging buffer, on several threads (at least 4 MiB each): one
+// thread copied at about 3 GB/s, the DMA behind it runs several times faster.
+void DeviceBlockCache::copy_to_staging(char* to, const char* from, std::size_t n) const {
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(staging_threads_, std::max<std::size_t>(1, n >> 22)));
+  parallel_ranges(n, threads, [&](std::uint64_t first, std::uint64_t last) { std::memcpy(to + first, from + first, last - first); });
+}
+
+void DeviceBlockCache::upload(void* dst, const void* src, std::size_t bytes) {
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    TRICOUNT_CUDA_TRY(cudaEventSynchronize(*staging_done_[next_staging_]));  // buffer free again
+    copy_to_staging(static_cast<char*>(staging_[next_staging_].get()), from + done, n);
+    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(to + done, staging_[next_staging_].get(), n, cudaMemcpyHostToDevice, stream_));
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*staging_done_[next_staging_], stream_));
+    next_staging_ ^= 1;
+    done += n;
+  }
+}
+
+}  // namespace tricount::cuda

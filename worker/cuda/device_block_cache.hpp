@@ -1,0 +1,85 @@
+// The CUDA backend's blocks on the device: a cache of uploaded CSR blocks keyed by
+// BlockView::serial, least recently used evicted first when memory is short. Blocks are
+// copied through two pinned staging buffers with cudaMemcpyAsync; a block triple that cannot
+// fit is an Error naming how many times as many parts would make it fit.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "worker/backend.hpp"
+#include "worker/cuda/csr_view.hpp"
+#include "worker/cuda/cuda_check.cuh"
+
+namespace tricount::cuda {
+
+// One block resident on the device (owning); its view for kernels is CsrView.
+struct DeviceBlock {
+  std::uint64_t serial = 0;
+  std::uint64_t rows = 0, cols = 0, nnz = 0;
+  DeviceBuffer<eoff_t> offsets;
+  DeviceBuffer<vid_t> neighbors;
+  std::uint64_t last_use = 0;
+  std::uint64_t bytes() const { return offsets.bytes() + neighbors.bytes(); }
+  CsrView view() const { return {offsets.get(), neighbors.get()}; }
+  bool matches(const BlockView& v) const {
+    return v.serial != 0 && v.serial == serial && v.rows == rows && v.cols == cols && v.nnz == nnz;
+  }
+};
+
+// A subtask's three blocks on the device, in the order hash, 1-hop, 2-hop.
+struct DeviceTriple {
+  CsrView hash, one_hop, two_hop;
+};
+
+std::string block_label(const BlockView& v);  // "P(i,j)"
+
+class DeviceBlockCache {
+ public:
+  // `byte_cap`: device memory the backend may use (0: all, less a reserve for the runtime);
+  // `working_bytes`: what the backend's working memory takes now (counted against the cap).
+  DeviceBlockCache(int device, std::string device_name, std::uint64_t byte_cap, cudaStream_t stream,
+                   std::function<std::uint64_t()> working_bytes);
+
+  // The device copies of the subtask's blocks (roles holding the same block share one
+  // copy): cached ones are reused, least recently used others evicted until the missing
+  // blocks and `working_need` bytes of working memory (when more than `working_bytes()`)
+  // fit, then the missing ones uploaded on the stream (synchronized). Adds the copy to
+  // `stats` when `timed`. Throws the "does not fit" Error.
+  DeviceTriple acquire(const SubtaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed);
+
+  // Forgets blocks without a serial (they are identified by their pointer only for the
+  // subtask that uploaded them).
+  void drop_unserialed();
+
+  // The Error for a block triple that does not fit beside `working_need` bytes.
+  [[noreturn]] void throw_does_not_fit(const SubtaskBlocks& b, std::uint64_t working_need) const;
+
+ private:
+  DeviceBlock* find(const BlockView& v);
+  std::uint64_t cached_bytes() const;
+  std::uint64_t available() const;  // bytes the backend may still allocate
+  bool make_room(std::uint64_t bytes, const std::vector<const DeviceBlock*>& keep);
+  void copy_to_staging(char* to, const char* from, std::size_t n) const;
+  void upload(void* dst, const void* src, std::size_t bytes);
+
+  int device_ = 0;
+  std::string device_name_;
+  std::uint64_t byte_cap_ = 0;
+  cudaStream_t stream_ = nullptr;
+  std::function<std::uint64_t()> working_bytes_;
+  unsigned staging_threads_ = 1;
+  std::array<PinnedBuffer, 2> staging_;
+  std::array<std::unique_ptr<Event>, 2> staging_done_;
+  int next_staging_ = 0;
+  std::vector<std::unique_ptr<DeviceBlock>> blocks_;
+  std::uint64_t use_clock_ = 0;
+};
+
+}  // namespace tricount::cuda

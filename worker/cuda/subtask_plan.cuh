@@ -1,0 +1,267 @@
+// Planning one subtask of the CUDA backend: which kernels run, with which tables, grids and
+// working memory. plan_subtask is a pure function of the block triple's sizes, the tuning
+// and the device's limits (it asks the runtime only for kernel occupancies and CUB's
+// temporary sizes); the backend then allocates and launches what the plan says.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_scan.cuh>
+#include <optional>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+
+#include "worker/backend.hpp"
+#include "worker/cuda/bucket_table.cuh"
+#include "worker/cuda/count_kernels.cuh"
+#include "worker/cuda/cuda_check.cuh"
+#include "worker/cuda/device_block_cache.hpp"
+#include "worker/cuda/v_side.cuh"
+
+namespace tricount::cuda {
+
+inline constexpr std::uint64_t kCtaScratchBudget = std::uint64_t{512} << 20;  // global table levels, all CTAs
+inline constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: most a CTA table may take
+inline constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
+inline constexpr std::uint64_t kMaxTileChunk = 16;
+// Register caps: the warp kernel of 32 lanes for 5 CTAs per SM (48 registers, 8 bytes of
+// spills instead of 36; H200 Kronecker 23 / 24: 48.7 / 114.6 ms against 49.2 / 115.2), the
+// CTA kernel for 6 (with 16 KiB bitmaps, Kronecker 24: 141 ms against 207 uncapped). The
+// other caps, the uncapped kernels and 16-lane tiles were measured and not kept
+// (bench/RESULTS.md, "Tried and not kept").
+inline constexpr int kWarpMinBlocks = 5;
+inline constexpr int kCtaMinBlocks = 6;
+
+// The warp kernel of `lanes` (8 or 32) lanes per row; reverse: with the reverse search
+// (ReverseSearch); defer: the u side that gives edges to the transposed v side.
+template <bool kReverse, bool kDefer, class F>
+void with_warp_kernel_rd(std::uint32_t lanes, F&& f) {
+  if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer>);
+  else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer>);
+}
+template <class F>
+void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f) {
+  if (reverse) {
+    if (defer) with_warp_kernel_rd<true, true>(lanes, f);
+    else with_warp_kernel_rd<true, false>(lanes, f);
+  } else {
+    if (defer) with_warp_kernel_rd<false, true>(lanes, f);
+    else with_warp_kernel_rd<false, false>(lanes, f);
+  }
+}
+template <class F>
+void with_cta_kernel(bool defer, F&& f) {
+  if (defer) f(count_cta_rows<kCtaMinBlocks, true>);
+  else f(count_cta_rows<kCtaMinBlocks, false>);
+}
+
+// What planning needs of the device.
+struct DeviceLimits {
+  int multiprocessors = 1;
+  std::uint32_t cta_dynamic_words = 0;  // dynamic shared words a CTA-kernel CTA may take
+};
+
+// Shared words of a CTA table, at most, and of a CTA row's key bitmap (0: none).
+inline std::uint32_t cta_table_budget_words(const CudaTuning& t, const DeviceLimits& d) {
+  return std::min({kCtaSharedBudgetWords, d.cta_dynamic_words, t.shared_words_cap});
+}
+inline std::uint32_t cta_bitmap_words(const CudaTuning& t, const DeviceLimits& d) {
+  // A bitmap may take more than a table, up to what the device lets a CTA have.
+  return std::min({t.bitmap_words, d.cta_dynamic_words, t.shared_words_cap});
+}
+
+// What planning a side needs of a block.
+struct BlockMeta {
+  std::uint64_t rows = 0, nnz = 0;
+  std::uint32_t max_degree = 0;
+};
+inline BlockMeta meta(const BlockView& v) { return {v.rows, v.nnz, v.max_degree}; }
+
+// One pass of the counting kernels over a (hash, 1-hop, 2-hop) triple: the u side (the
+// subtask's own blocks) or the transposed v side (P(j,k), T, P(i,k)).
+struct SidePlan {
+  std::uint64_t rows = 0;
+  TableConfig tile_cfg, cta_cfg;
+  std::uint32_t tile_max_keys = 0;
+  std::uint32_t G = 32;      // lanes per warp row
+  bool reverse = false;      // the warp kernel with the reverse search
+  bool defers = false;       // the u side giving edges to the v side: the kernels with kDefer
+  std::uint32_t bitmap_words = 0, cta_smem_words = 0;
+  std::size_t tile_smem = 0;
+  std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
+  std::uint32_t tile_chunk = 1;
+  std::uint32_t trim_min = 0;
+  bool direct = false;  // no row can be a CTA row: the warp kernel takes every row, unclassified
+  RowClassifier classifier{};
+  std::size_t cub_bytes = 0;
+};
+
+// Everything one subtask runs, and the working memory it needs.
+struct SubtaskPlan {
+  std::uint64_t rows = 0;      // class i: rows of the u side
+  bool thread_rows = false;    // every row tiny: count_thread_rows and nothing else
+  unsigned thread_grid = 1;
+  SidePlan u;
+  std::optional<SidePlan> v;   // the transposed v side, where it pays
+  std::uint32_t defer_quarters = 0;
+  std::uint64_t t_rows = 0;        // class j: rows of T
+  std::uint64_t t_entries = 0;     // at most P(i,j)'s entries
+  std::uint64_t deferred_words = 0;  // a bit per edge of P(i,j)
+  unsigned transpose_grid = 1;
+  std::size_t cub_bytes = 0;
+  std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
+
+  // Bytes of working memory (SubtaskScratch) the plan needs.
+  std::uint64_t working_bytes() const {
+    std::uint64_t bytes = 2 * rows * sizeof(vid_t) + cub_bytes + cta_levels_words * sizeof(vid_t);
+    if (v)
+      bytes += 2 * t_rows * sizeof(vid_t) + 2 * (t_rows + 1) * sizeof(eoff_t) + t_entries * sizeof(vid_t) +
+               deferred_words * sizeof(std::uint32_t);
+    return bytes;
+  }
+};
+
+// Table configurations, kernel variants and grids for one side. defers: the u side leaves
+// the edges defers_edge() gives away (so its reverse search may never be taken).
+inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
+                          std::uint32_t splits, bool defers, std::uint32_t quarters, const BackendOptions& options,
+                          const DeviceLimits& limits) {
+  const CudaTuning& t = options.cuda_tuning;
+  SidePlan sp;
+  sp.rows = one_hop.rows;
+  sp.defers = defers;
+  const std::uint64_t rows = one_hop.rows;
+  const std::uint32_t max_keys = std::min<std::uint32_t>(hash.max_degree, t.table_limit);
+  const std::uint32_t threshold = options.cta_degree_threshold;
+  // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
+  // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
+  // chain of loads), else 32. Measured on an H200: grid 128^3 0.87 ms with 32 lanes, 0.44
+  // with 8; uniform 2^20 (16 x 16 per row) 1.30 with 32, 2.05 with 8.
+  const double work_per_row = (double(one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
+                              (double(two_hop.nnz) / double(std::max<std::uint64_t>(1, two_hop.rows)));
+  sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work ? 8 : 32;
+  TRICOUNT_EXPECTS(sp.G == 8 || sp.G == 32, "CudaTuning::warp_lanes must be 0, 8 or 32, not " + std::to_string(sp.G));
+  // The warp kernel with the reverse search only where a 2-hop list is long enough for it
+  // to pay: Kronecker graphs have lists of hundreds to thousands, uniform and grid graphs
+  // of tens, where the search would never be taken and its register spills would cost.
+  // On the u side of the v side, lists longer than quarters/4 times u's keys are v's side's,
+  // so a ratio at least that large is never reached.
+  const bool search_reachable = !defers || std::uint64_t(t.search_ratio) * 4 < quarters;
+  sp.reverse = t.search_ratio != 0 && search_reachable && two_hop.max_degree >= t.search_min_list &&
+               two_hop.max_degree > t.search_ratio;
+  TableConfig unbounded;
+  unbounded.shared_words = 0xFFFFFFFFu;
+  unbounded.log2_buckets_per_key = t.buckets_log2;
+  sp.tile_cfg = unbounded;
+  sp.tile_cfg.max_shared_levels = t.warp_table_levels;
+  sp.cta_cfg = unbounded;
+  const std::uint32_t cta_words = std::min(cta_table_budget_words(t, limits), t.cta_table_words);
+  const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / sp.G), t.shared_words_cap);
+  const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, hash.max_degree) : 0;
+  sp.tile_cfg.shared_words = static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(make_table_shape(tile_keys, sp.tile_cfg).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
+  sp.cta_cfg.shared_words = static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(make_table_shape(max_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, cta_words)));
+  if (t.collide) sp.tile_cfg.hash_multiplier = sp.cta_cfg.hash_multiplier = 0;
+  // Largest table a warp takes (every level in shared memory).
+  while (sp.tile_max_keys < std::min(tile_keys, t.table_limit) && make_table_shape(sp.tile_max_keys + 1, sp.tile_cfg).all_shared())
+    ++sp.tile_max_keys;
+
+  // Global levels for the CTA path: sized for the largest row, as many CTAs as fit.
+  const std::uint64_t need_words = make_table_shape(max_keys, sp.cta_cfg).global_words();
+  // The CTA kernel's dynamic shared memory: its table or its bitmap, whichever is larger.
+  // No bitmap where no row can be a CTA row (the classifier's test on the blocks' largest
+  // degrees): a CTA kernel with nothing to do then takes no more shared memory than
+  // before beside the warp kernel (measured: 1% on uniform 2^24 otherwise).
+  const bool cta_rows_possible = hash.max_degree >= threshold || one_hop.max_degree >= threshold ||
+                                 hash.max_degree > sp.tile_max_keys;
+  sp.bitmap_words = cta_rows_possible ? cta_bitmap_words(t, limits) : 0;
+  // Nor a classification then: the warp kernel walks the rows themselves, skipping the
+  // empty ones (uniform 2^24: the partition took 0.2 ms, and each row's id was one more
+  // dependent load).
+  sp.direct = t.direct_warp_rows && !cta_rows_possible && splits == 1;
+  sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
+  int cta_per_sm = 0, tile_per_sm = 0;
+  with_cta_kernel(defers, [&](auto kernel) {
+    TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
+  });
+  sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
+  with_warp_kernel(sp.G, sp.reverse, defers, [&](auto kernel) {
+    TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
+  });
+  sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * limits.multiprocessors;
+  if (need_words > 0) {
+    const std::uint64_t budget_words = kCtaScratchBudget / sizeof(vid_t);
+    sp.cta_grid = std::clamp<std::uint64_t>(budget_words / need_words, 1, sp.cta_grid);
+    sp.scratch_words = std::min(need_words, budget_words);  // rows needing more use binary search
+  }
+  sp.tile_grid = std::uint64_t(std::max(1, tile_per_sm)) * limits.multiprocessors;
+  // Rows per grab: 1 for small row counts (hubs make rows uneven), more for many rows
+  // (one atomic counter shared by every warp would be the bottleneck).
+  const std::uint64_t tile_warps = sp.tile_grid * (kTileBlockThreads / sp.G);
+  sp.tile_chunk = options.chunk_size ? options.chunk_size
+                                     : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
+
+  sp.classifier = RowClassifier{nullptr, nullptr, split, splits, threshold, sp.tile_max_keys};
+  TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, sp.cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
+                                             (vid_t*)nullptr, thrust::make_discard_iterator(), (std::uint32_t*)nullptr,
+                                             static_cast<std::int64_t>(rows), IsCtaRow{sp.classifier},
+                                             IsTileRow{sp.classifier}, cudaStream_t{}));
+  return sp;
+}
+
+// Whether the subtask gives edges to the transposed v side, and at which ratio: where a
+// 2-hop list is long enough for the other direction to pay (skewed graphs; uniform and
+// grid graphs would pay the transposition for nothing).
+inline std::optional<std::uint32_t> v_side_quarters(const SubtaskBlocks& b, const CudaTuning& t) {
+  if (t.v_side == 0) return std::nullopt;
+  if (t.v_side == 1 && b.two_hop.max_degree < t.v_side_min_list) return std::nullopt;
+  return t.v_side_quarters;
+}
+
+inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits) {
+  const CudaTuning& t = options.cuda_tuning;
+  SubtaskPlan plan;
+  plan.rows = b.one_hop.rows;
+  // 1. Every row tiny (hash and 1-hop rows of at most 8, 2-hop of at most 64): one thread
+  //    per row and nothing else (count_thread_rows).
+  plan.thread_rows = t.thread_rows && b.hash.max_degree <= kThreadMaxRow && b.one_hop.max_degree <= kThreadMaxRow &&
+                     b.two_hop.max_degree <= kThreadMaxList && options.cta_degree_threshold > kThreadMaxRow;
+  plan.thread_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
+      (plan.rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * 8));
+  // 2. The transposed v side, where it pays.
+  const std::optional<std::uint32_t> quarters = plan.thread_rows ? std::nullopt : v_side_quarters(b, t);
+  if (quarters)
+    TRICOUNT_EXPECTS(std::uint64_t(b.hash.max_degree) * kCtaThreads < (std::uint64_t{1} << 32),
+                     "block " + block_label(b.hash) + ": a row of " + std::to_string(b.hash.max_degree) +
+                         " neighbours is beyond the CUDA backend's 32-bit prefix sums");
+  plan.defer_quarters = quarters.value_or(0);
+  // 3. The u side.
+  plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
+                     options, limits);
+  plan.cub_bytes = plan.u.cub_bytes;
+  // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
+  //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
+  if (quarters) {
+    plan.t_rows = b.two_hop.rows;
+    plan.t_entries = b.one_hop.nnz;
+    plan.deferred_words = b.one_hop.nnz / 32 + 2;
+    const BlockMeta t_meta{plan.t_rows, plan.t_entries, static_cast<std::uint32_t>(std::min<std::uint64_t>(plan.rows, 0xFFFFFFFFu))};
+    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits);
+    plan.v->trim_min = t.v_side_trim;
+    std::size_t scan_bytes = 0;
+    TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
+                                                    static_cast<std::int64_t>(plan.t_rows + 1), cudaStream_t{}));
+    plan.cub_bytes = std::max({plan.cub_bytes, plan.v->cub_bytes, scan_bytes});
+    const std::uint64_t per_block = std::uint64_t{kTransposeBlockThreads} * kTransposeEdgesPerThread;
+    plan.transpose_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
+        (b.one_hop.nnz + per_block - 1) / per_block, 1, std::uint64_t(limits.multiprocessors) * 8));
+  }
+  plan.cta_levels_words = std::max(plan.u.cta_grid * plan.u.scratch_words, plan.v ? plan.v->cta_grid * plan.v->scratch_words : 0);
+  return plan;
+}
+
+}  // namespace tricount::cuda
