@@ -187,7 +187,7 @@ void check_same_input(const BlockFileReader& file, const InputIdentity& checked)
 std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
   const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
   const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, 4096));
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
 }
 
 int node_local_rank(MPI_Comm comm, int* local_size) {

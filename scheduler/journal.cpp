@@ -22,7 +22,7 @@ constexpr const char* kMagic = "# tricount-journal 1";
 std::string identity_line(const JournalIdentity& id) {
   return "# graph_checksum=" + std::to_string(id.graph_checksum) + " parts=" + std::to_string(id.parts) +
          " splits=" + std::to_string(id.splits) + " vertices=" + std::to_string(id.vertices) +
-         " edges=" + std::to_string(id.edges) + " input=" + id.input;
+         " edges=" + std::to_string(id.edges) + " input=" + printable(id.input);  // one line, whatever the name
 }
 
 constexpr const char* kDamaged = "the journal is damaged; remove it to count every task again";

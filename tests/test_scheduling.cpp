@@ -112,6 +112,25 @@ TEST(Journal, RoundTripTornLastLineAndRefusal) {
   EXPECT_EQ(j.records[2].triangles, 30u);
 }
 
+// A newline in the input's name used to split the identity line, and the journal then read
+// as damaged on --resume (issue 14 item 15).
+TEST(Journal, ControlBytesInTheInputNameKeepTheIdentityOneLine) {
+  TempDir dir;
+  const std::string path = dir.file("run.journal");
+  const JournalIdentity id{777, 2, 1, 10, 20, "dir/odd\nname\r.h5"};
+  {
+    JournalWriter w(path, id, false);
+    w.append({1, 5, 0.5, 1, 1.0});
+  }
+  const JournalContents j = read_journal(path);
+  ASSERT_EQ(j.records.size(), 1u);
+  EXPECT_EQ(j.identity.input, "dir/odd\\nname\\r.h5");
+  check_journal_identity(path, j.identity, id);
+  JournalWriter resumed(path, id, true);
+  resumed.append({2, 6, 0.5, 1, 1.0});
+  EXPECT_EQ(read_journal(path).records.size(), 2u);
+}
+
 TEST(Journal, DamageInTheMiddleIsAnError) {
   TempDir dir;
   const std::string path = dir.file("bad.journal");

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <future>
+#include <new>
 
 #include "worker/block_cache.hpp"
 
@@ -26,6 +27,14 @@ TaskBlocks load_blocks(BlockCache& cache, const Task& task) {
   b.one_hop = cache.get(task.one_hop_block(), b.load_seconds, b.bytes);
   b.two_hop = cache.get(task.two_hop_block(), b.load_seconds, b.bytes);
   return b;
+}
+
+// A bare "std::bad_alloc" says nothing a user can act on.
+std::string what_failed(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of memory (std::bad_alloc): give a smaller --cache-size, partition with more --parts (smaller "
+           "blocks) or run fewer ranks per node";
+  return e.what();
 }
 
 std::string describe(const TaskPlan& plan, std::uint64_t id) {
@@ -81,7 +90,7 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
       try {
         found = backend.count(views, cs);
       } catch (const std::exception& e) {
-        throw Error(describe(plan, id) + ": " + e.what());
+        throw Error(describe(plan, id) + ": " + what_failed(e));
       }
       stats.transfer_seconds += cs.transfer_seconds;
       stats.count_seconds += cs.count_seconds;
@@ -102,7 +111,7 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
     stats.load_steps = cache.read_times();
   } catch (const std::exception& e) {
     if (prefetched.valid()) prefetched.wait();  // the loader thread uses `cache`
-    source.fail(current ? describe(plan, *current) + ": " + e.what() : std::string(e.what()));
+    source.fail(current ? describe(plan, *current) + ": " + what_failed(e) : what_failed(e));
     throw;
   }
   return stats;
