@@ -215,19 +215,6 @@ void remove_run_files(const std::vector<Run>& runs, FilePool& pool) {
 
 // ---- scratch directory and cleanup ------------------------------------------------------
 
-namespace {
-
-void remove_quietly(const std::string& path) {
-  std::error_code ec;
-  // A worker may create a file while the tree is removed: try a few times.
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    fs::remove_all(path, ec);
-    if (!fs::exists(path, ec)) return;
-  }
-}
-
-}  // namespace
-
 std::size_t remove_stale_scratch_dirs(const std::string& parent) {
   std::size_t removed = 0;
   std::error_code ec;
@@ -263,7 +250,7 @@ ScratchDir::ScratchDir(const std::string& parent_in) {
 }
 
 ScratchDir::~ScratchDir() {
-  remove_quietly(path_);
+  output::remove_quietly(path_);
   unregister_cleanup_path(path_);
 }
 

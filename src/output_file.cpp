@@ -302,6 +302,8 @@ bool process_alive(long pid) {
 
 namespace {
 
+}  // namespace
+
 void remove_quietly(const std::string& path) {
   std::error_code ec;
   // A worker may create a file while the tree is removed: try a few times.
@@ -310,8 +312,6 @@ void remove_quietly(const std::string& path) {
     if (!fs::exists(fs::symlink_status(path, ec))) return;
   }
 }
-
-}  // namespace
 
 void register_cleanup_path(const std::string& path) {
   std::lock_guard lock(cleanup_mutex());

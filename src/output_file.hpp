@@ -82,6 +82,9 @@ bool owner_is_gone(std::string_view name, std::string_view prefix);
 
 bool process_alive(long pid);
 
+// Removes a file or a whole tree, ignoring errors (cleanup paths, scratch folders).
+void remove_quietly(const std::string& path);
+
 // Paths (files or directories) removed if the process is interrupted by a signal.
 void register_cleanup_path(const std::string& path);
 void unregister_cleanup_path(const std::string& path);
