@@ -185,6 +185,8 @@ void check_same_input(const BlockFileReader& file, const InputIdentity& checked)
 }
 
 std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
+  // One worker has nobody to even out with: more tasks only repeat each subtask's row walk.
+  if (workers <= 1) return 1;
   const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
   const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));

@@ -51,7 +51,7 @@ InputIdentity identify_input(const BlockFileReader& file);
 void check_same_input(const BlockFileReader& file, const InputIdentity& checked);
 
 // m for --workload-splits auto: enough tasks for about four per worker, so that longest-
-// processing-time-first can even out the finish times.
+// processing-time-first can even out the finish times; 1 for a single worker.
 std::uint32_t auto_workload_splits(std::uint32_t parts, int workers);
 
 struct RankStats {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "count/count_job.hpp"
 #include "scheduler/journal.hpp"
 #include "scheduler/simulate.hpp"
 #include "scheduler/task_queue.hpp"
@@ -75,6 +76,17 @@ TEST(TaskQueue, SkipsFinishedTasksAndFallsBackToBlockSizes) {
   const Task t = plan.decode(*fresh.pop(-1));
   EXPECT_TRUE(t.one_hop_block() == (BlockId{0, 1}) || t.two_hop_block() == (BlockId{0, 1}) ||
               t.hash_block() == (BlockId{0, 1}));
+}
+
+// auto: about four tasks per worker for longest-processing-time-first to even out; a single
+// worker has nothing to even out, and each extra split repeats the subtask's row walk.
+TEST(AutoSplits, AboutFourTasksPerWorkerAndOneForASingleWorker) {
+  EXPECT_EQ(auto_workload_splits(1, 1), 1u);
+  EXPECT_EQ(auto_workload_splits(4, 1), 1u);
+  EXPECT_EQ(auto_workload_splits(1, 8), 32u);
+  EXPECT_EQ(auto_workload_splits(2, 8), 4u);  // 8 subtasks, 32 tasks wanted
+  EXPECT_EQ(auto_workload_splits(4, 8), 1u);  // 64 subtasks are enough
+  EXPECT_EQ(auto_workload_splits(1, 100000), kMaxWorkloadSplits);
 }
 
 TEST(Journal, RoundTripTornLastLineAndRefusal) {
