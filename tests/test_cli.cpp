@@ -573,19 +573,24 @@ TEST(cliBadBlockFile, WrittenByAnotherProgram) {
   expect_count_fails(path);
 }
 
+// A copy of `good` at `path` whose uint64 root attribute `name` reads `value`.
+void copy_with_root_attribute(const std::string& good, const std::string& path, const char* name,
+                              std::uint64_t value) {
+  fs::copy_file(good, path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t attr = H5Aopen(f, name, H5P_DEFAULT);
+  ASSERT_GE(attr, 0);
+  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &value), 0);
+  H5Aclose(attr);
+  ASSERT_GE(H5Fclose(f), 0);
+}
+
 TEST(cliBadBlockFile, OtherFormatVersion) {
   TempDir dir;
   const std::string good = make_block_file(dir, 2);
   const std::string path = dir.file("future.h5");
-  fs::copy_file(good, path);
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  ASSERT_GE(f, 0);
-  const hid_t attr = H5Aopen(f, "format_version", H5P_DEFAULT);
-  ASSERT_GE(attr, 0);
-  const std::uint64_t version = 999;
-  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &version), 0);
-  H5Aclose(attr);
-  ASSERT_GE(H5Fclose(f), 0);
+  copy_with_root_attribute(good, path, "format_version", 999);
   expect_count_fails(path, {"999"});
 }
 
@@ -594,15 +599,7 @@ TEST(cliBadBlockFile, PartsBeyondTheFileSize) {
   TempDir dir;
   const std::string good = make_block_file(dir, 1);
   const std::string path = dir.file("parts.h5");
-  fs::copy_file(good, path);
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  ASSERT_GE(f, 0);
-  const hid_t attr = H5Aopen(f, "parts", H5P_DEFAULT);
-  ASSERT_GE(attr, 0);
-  const std::uint64_t parts = 20000;
-  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_UINT64, &parts), 0);
-  H5Aclose(attr);
-  ASSERT_GE(H5Fclose(f), 0);
+  copy_with_root_attribute(good, path, "parts", 20000);
   expect_count_fails(path, {"20000 parts", "corrupt"});
 }
 
