@@ -90,7 +90,8 @@ count_t count_tuned(const EdgePairs& g, std::uint32_t parts, std::uint32_t split
   const PartitionedGraph graph = partition_edges(to_raw(g), options);
   BackendOptions bo;
   bo.threads = 2;
-  auto backend = make_cpu_backend(bo, tuning);
+  bo.cpu_tuning = tuning;
+  auto backend = make_cpu_backend(bo);
   return count_partitioned(graph, splits, *backend);
 }
 

@@ -101,12 +101,31 @@ CudaTuning parse_cuda_tuning(std::string_view text);
 // One line per key: "key=RANGE  what it does (default D)", for --help.
 std::string cuda_tuning_keys();
 
+// The CPU kernel's tuning (worker/cpu_backend.cpp); tests force its paths by changing fields.
+struct CpuTuning {
+  // A row u whose own list has at least this many entries is marked in a bitmap once and
+  // every 2-hop list is tested against it (hub rows); shorter rows merge or gallop.
+  std::uint64_t bitmap_min_degree = 256;
+  // A pair gallops (the short list searched in the long one) when one list is more than
+  // this many times longer than the other; else the two lists are merged.
+  std::uint64_t gallop_ratio = 16;
+  // Edges of P(i,j) a thread takes per grab from the shared counter: the subtask's edges
+  // cut into about chunks_per_thread grabs per thread, at least chunk_edges each.
+  std::uint64_t chunk_edges = 256;
+  std::uint64_t chunks_per_thread = 64;
+  // Subtasks with fewer 1-hop plus 2-hop entries than this run on the calling thread alone.
+  std::uint64_t min_parallel_entries = 65536;
+  // Use AVX2 for merging when the processor has it (false: the portable merge).
+  bool simd = true;
+};
+
 struct BackendOptions {
   unsigned threads = 0;              // CPU: 0 = all hardware threads
   int local_rank = 0;                // CUDA: the GPU is local_rank mod device count
   std::uint32_t cta_degree_threshold = 100;  // CUDA: degree from which a vertex gets a CTA
   std::uint32_t chunk_size = 0;      // CUDA: vertices taken per atomic grab (0 = default)
   CudaTuning cuda_tuning;            // CUDA: kernel variants and their parameters
+  CpuTuning cpu_tuning;              // CPU: intersection choices and work chunks
 };
 
 // True when this build has the CUDA backend and at least one GPU is visible.

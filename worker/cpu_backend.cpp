@@ -194,10 +194,10 @@ count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, unsigned t
 
 class CpuBackend final : public CountBackend {
  public:
-  CpuBackend(const BackendOptions& options, const CpuTuning& tuning)
+  explicit CpuBackend(const BackendOptions& options)
       : threads_(options.threads ? options.threads : usable_cores()),
-        tuning_(tuning),
-        simd_(tuning.simd && cpu_has_avx2()),
+        tuning_(options.cpu_tuning),
+        simd_(options.cpu_tuning.simd && cpu_has_avx2()),
         bitmaps_(threads_) {}
 
   std::string_view name() const override { return "cpu"; }
@@ -237,12 +237,8 @@ class CpuBackend final : public CountBackend {
 
 }  // namespace
 
-std::unique_ptr<CountBackend> make_cpu_backend(const BackendOptions& options, const CpuTuning& tuning) {
-  return std::make_unique<CpuBackend>(options, tuning);
-}
-
 std::unique_ptr<CountBackend> make_cpu_backend(const BackendOptions& options) {
-  return make_cpu_backend(options, CpuTuning{});
+  return std::make_unique<CpuBackend>(options);
 }
 
 }  // namespace tricount
