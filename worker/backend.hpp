@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/task_plan.hpp"
 #include "src/types.hpp"
@@ -49,6 +50,22 @@ class CountBackend {
   virtual std::string device_name() const = 0;    // e.g. "NVIDIA H200" or "2 CPU threads"
   // Counts the subtask's triangles; adds its times to `stats`.
   virtual count_t count(const SubtaskBlocks& blocks, CountStats& stats) = 0;
+
+  // Per-vertex counting (tricount-count --per-vertex). Subtask (i, j, k) finds each of its
+  // triangles (u, v, w) once, with u in class i, v in class j and w in class k, each named by
+  // its local id (its row or column index in the blocks). Once started, every count() also
+  // adds 1 per triangle to each of the three vertices' counters. The backend keeps one array
+  // per class that a subtask touched (class c has class_vertices[c] local ids), so it holds at
+  // most |V| / n counters per class; take_vertex_counts(c) hands class c's counters out
+  // (all zero if no subtask touched c) and frees them, once the worker's tasks are done.
+  virtual void start_per_vertex(std::vector<std::uint64_t> class_vertices) {
+    (void)class_vertices;
+    throw Error("the " + std::string(name()) + " backend cannot count triangles per vertex");
+  }
+  virtual std::vector<count_t> take_vertex_counts(std::uint32_t c) {
+    (void)c;
+    throw Error("the " + std::string(name()) + " backend cannot count triangles per vertex");
+  }
 };
 
 enum class BackendKind { Auto, Cpu, Cuda };
