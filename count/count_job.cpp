@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "scheduler/scheduler.hpp"
+#include "worker/block_cache.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
 
@@ -111,6 +112,9 @@ constexpr RankStatField kRankStatFields[] = {
     worker_stat<&WorkerStats::idle_seconds>("idle_seconds"),
     worker_stat<&WorkerStats::busy_seconds>("busy_seconds"),
     worker_stat<&WorkerStats::bytes_loaded>("bytes_loaded"),
+    worker_stat<&WorkerStats::blocks_checked>("blocks_checked"),
+    worker_stat<&WorkerStats::bytes_checked>("bytes_checked"),
+    worker_stat<&WorkerStats::check_seconds>("check_seconds"),
     load_step<&BlockReadTimes::metadata>("metadata"),
     load_step<&BlockReadTimes::read>("read"),
     load_step<&BlockReadTimes::validate>("validate"),
@@ -156,6 +160,7 @@ double max_of(const std::vector<RankStats>& ranks, double (*field)(const WorkerS
 }
 
 double f_load(const WorkerStats& s) { return s.load_seconds; }
+double f_check(const WorkerStats& s) { return s.check_seconds; }
 double f_transfer(const WorkerStats& s) { return s.transfer_seconds; }
 double f_count(const WorkerStats& s) { return s.count_seconds; }
 double f_idle(const WorkerStats& s) { return s.idle_seconds; }
@@ -204,6 +209,23 @@ int node_local_rank(MPI_Comm comm, int* local_size) {
 
 namespace {
 
+// The record of checked blocks the workers of one node share (NodeBlockChecks): an MPI
+// shared-memory window over the node's workers. Freed (collectively, by those workers) with
+// the job: every worker leaves run_count through the same steps.
+struct NodeCheckWindow {
+  NodeCheckWindow() = default;
+  NodeCheckWindow(const NodeCheckWindow&) = delete;
+  NodeCheckWindow& operator=(const NodeCheckWindow&) = delete;
+  ~NodeCheckWindow() {
+    checks.reset();
+    if (window != MPI_WIN_NULL) MPI_Win_free(&window);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  }
+  MPI_Comm node = MPI_COMM_NULL;  // this node's workers
+  MPI_Win window = MPI_WIN_NULL;
+  std::unique_ptr<NodeBlockChecks> checks;  // null where the node's workers opened different files
+};
+
 // What the steps of run_count share: the job's shape, what rank 0 checked and set up, and
 // the result being filled in.
 struct CountJob {
@@ -229,6 +251,7 @@ struct CountJob {
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
   std::unique_ptr<CountBackend> backend;   // workers
   std::optional<TaskPlan> plan;            // every rank, once the header is shared
+  NodeCheckWindow node_checks;             // workers
   WorkerOptions worker_options;
   CountResult result;
 };
@@ -337,6 +360,45 @@ void open_workers(CountJob& job) {
   });
 }
 
+// Step 3b: the workers of each node share one record of checked blocks, so that each block
+// is checked once per node. Only where they all opened the same file (device and inode):
+// then their mapped blocks are the same page-cache pages, and bytes one checked are the
+// bytes the others count (a copy of the file elsewhere would be other bytes).
+void share_block_checks(CountJob& job) {
+  // 1. The node's workers, and the file each opened.
+  MPI_Comm workers = MPI_COMM_NULL;
+  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &workers);
+  std::uint64_t mine[2] = {0, 0};
+  collective_step(job.comm, [&] {
+    if (!job.is_worker) return;
+    const auto [device, inode] = job.file->opened_inode();
+    mine[0] = device, mine[1] = inode;
+  });
+  if (workers == MPI_COMM_NULL) return;
+  NodeCheckWindow& w = job.node_checks;
+  MPI_Comm_split_type(workers, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w.node);
+  MPI_Comm_free(&workers);
+  std::uint64_t lowest[2] = {0, 0}, highest[2] = {0, 0};
+  MPI_Allreduce(mine, lowest, 2, MPI_UINT64_T, MPI_MIN, w.node);
+  MPI_Allreduce(mine, highest, 2, MPI_UINT64_T, MPI_MAX, w.node);
+  // 2. parts^2 states in memory of the node's first worker, zeroed before anyone claims one.
+  const std::uint64_t parts = job.result.input_identity.parts;
+  int local = 0;
+  MPI_Comm_rank(w.node, &local);
+  const MPI_Aint bytes = local == 0 ? static_cast<MPI_Aint>(parts * parts * sizeof(std::uint32_t)) : 0;
+  void* base = nullptr;
+  MPI_Win_allocate_shared(bytes, sizeof(std::uint32_t), MPI_INFO_NULL, w.node, &base, &w.window);
+  MPI_Aint size = 0;
+  int unit = 0;
+  MPI_Win_shared_query(w.window, 0, &size, &unit, &base);
+  if (local == 0) std::memset(base, 0, static_cast<std::size_t>(bytes));
+  MPI_Barrier(w.node);
+  // 3. The record, where every worker of the node maps the same file.
+  if (lowest[0] != highest[0] || lowest[1] != highest[1]) return;
+  w.checks = std::make_unique<NodeBlockChecks>(static_cast<std::uint32_t*>(base), static_cast<std::uint32_t>(parts));
+  job.worker_options.node_checks = w.checks.get();
+}
+
 // Step 4: every rank learns the backend and device (from the first worker) and the graph's
 // shape (from rank 0), and so the plan.
 void share_backend_and_shape(CountJob& job) {
@@ -430,6 +492,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   check_input_on_rank0(job);       // 1. rank 0: file, plan, journal, task queue
   share_splits_and_identity(job);  // 2.
   open_workers(job);               // 3. workers: the same file, a backend
+  share_block_checks(job);         // 3b. workers of a node: one check per block
   share_backend_and_shape(job);    // 4.
   const double t_ready = MPI_Wtime();
   job.result.setup_seconds = t_ready - t_start;
@@ -466,6 +529,7 @@ JsonObject CountResult::to_json() const {
       .add("total", total_seconds);
   JsonObject timers;
   timers.add("load", min_mean_max(per_rank, f_load))
+      .add("check", min_mean_max(per_rank, f_check))
       .add("transfer", min_mean_max(per_rank, f_transfer))
       .add("count", min_mean_max(per_rank, f_count))
       .add("idle", min_mean_max(per_rank, f_idle))

@@ -933,7 +933,8 @@ std::shared_ptr<void> map_range(int fd, std::uint64_t offset, std::uint64_t byte
 
 }  // namespace
 
-std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
+std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigned threads, BlockReadTimes* times,
+                                                      bool check) const {
   StepTimer timer;
   BlockReadTimes spent;
   const Placement p = place_block(id, /*raw=*/true);
@@ -958,16 +959,38 @@ std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigne
     b.neighbors = static_cast<const vid_t*>(data);
   }
   timer.lap(spent.metadata);
-  // The first pass over the pages (mapping them in) is the checksum's.
-  const std::uint64_t digest = tricount::block_checksum(b.rows, b.cols, array_digest(b.offsets, offsets_bytes, threads),
-                                                        array_digest(b.neighbors, neighbors_bytes, threads));
-  timer.lap(spent.read);
-  validate_block(b, p.where, threads);
-  timer.lap(spent.validate);
-  if (digest != block_checksum(id)) throw Error(at + ": checksum mismatch (the file is corrupt)");
   if (times) *times += spent;
+  if (check) check_mapped(m, threads, times);
   return m;
 }
+
+void BlockFileReader::check_mapped(const MappedBlock& block, unsigned threads, BlockReadTimes* times) const {
+  StepTimer timer;
+  BlockReadTimes spent;
+  const CsrSpan& b = block.span();
+  const std::string where = "'" + printable(impl_->path) + "'";
+  // The first pass over the pages (mapping them in) is the checksum's.
+  const std::uint64_t digest =
+      tricount::block_checksum(b.rows, b.cols, array_digest(b.offsets, (b.rows + 1) * sizeof(eoff_t), threads),
+                               array_digest(b.neighbors, b.nnz * sizeof(vid_t), threads));
+  timer.lap(spent.read);
+  validate_block(b, where, threads);
+  timer.lap(spent.validate);
+  if (digest != block_checksum(b.id))
+    throw Error(where + " block " + block_name(b.id) + ": checksum mismatch (the file is corrupt)");
+  if (times) *times += spent;
+}
+
+std::pair<std::uint64_t, std::uint64_t> BlockFileReader::opened_inode() const {
+  std::lock_guard lock(h5_mutex());
+  void* h5_handle = nullptr;
+  struct stat st {};
+  if (H5Fget_vfd_handle(impl_->file.get(), H5P_DEFAULT, &h5_handle) < 0 || !h5_handle ||
+      ::fstat(*static_cast<int*>(h5_handle), &st) != 0)
+    throw Error("'" + printable(impl_->path) + "': cannot identify the opened file: " + std::strerror(errno));
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 
 std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
   std::lock_guard lock(h5_mutex());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/block_memory.hpp"
@@ -176,7 +177,17 @@ class BlockFileReader {
   // copied or zero-filled. Returns nullopt where a dataset is not stored as plain
   // contiguous, aligned bytes (read_block handles those). The file must not be changed in
   // place while mapped (tricount-partition never does: it writes a new file and renames).
-  std::optional<MappedBlock> map_block(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr) const;
+  // With check = false the bytes are mapped but not checked: the caller must either call
+  // check_mapped on them or know that a worker of this node checked the same pages
+  // (worker/block_cache.hpp, NodeBlockChecks) before using them.
+  std::optional<MappedBlock> map_block(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr,
+                                       bool check = true) const;
+  // The checks of map_block (checksum against the file's, validate_block); throws Error
+  // naming the file and the block.
+  void check_mapped(const MappedBlock& block, unsigned threads = 1, BlockReadTimes* times = nullptr) const;
+  // Device and inode of the file this reader opened (not of whatever the path names now):
+  // readers of one node with equal ones map the very same page-cache pages.
+  std::pair<std::uint64_t, std::uint64_t> opened_inode() const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
   std::vector<raw_id_t> read_vertex_map() const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.

@@ -62,5 +62,11 @@ count_t count_with_cpu(const EdgePairs& edges, std::uint32_t parts, std::uint32_
 
 // Parses "key": number out of a JSON text (enough for our own flat reports).
 std::uint64_t json_uint(const std::string& json, const std::string& key);
+// Every "key": number of a JSON text, in order (one per entry of the report's per_rank).
+std::vector<double> json_numbers(const std::string& json, const std::string& key);
+
+// Lowers one neighbour of block `id` of a block file by one, in place, where its row stays
+// sorted: the file opens and the block validates, but reading it fails its checksum.
+void corrupt_block_neighbors(const std::string& path, const BlockId& id);
 
 }  // namespace tricount::testing

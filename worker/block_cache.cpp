@@ -1,8 +1,10 @@
 #include "worker/block_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <iterator>
+#include <thread>
 
 namespace tricount {
 
@@ -25,6 +27,45 @@ BlockView make_block_view(const CsrSpan& block, std::uint64_t serial) {
 // 10.8 GB, and uploaded to the GPU twice).
 std::uint64_t BlockCache::charged(const LoadedBlock& b) { return b.mapped ? 0 : b.span().bytes(); }
 
+NodeBlockChecks::Claim NodeBlockChecks::claim(const BlockId& id) {
+  std::atomic_ref<std::uint32_t> s(state(id));
+  for (;;) {
+    std::uint32_t seen = kUnchecked;
+    if (s.compare_exchange_strong(seen, kChecking, std::memory_order_acq_rel)) return Claim::Check;
+    if (seen == kGood) return Claim::Checked;
+    if (seen == kBad) return Claim::Failed;
+    // Another worker is checking it: a block takes milliseconds to seconds, so a short
+    // sleep costs nothing measurable and leaves the cores to that check.
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void NodeBlockChecks::finish(const BlockId& id, bool good) {
+  std::atomic_ref<std::uint32_t>(state(id)).store(good ? kGood : kBad, std::memory_order_release);
+}
+
+// Maps the block and checks it, unless a worker of this node has (each block once per node).
+std::optional<MappedBlock> BlockCache::map_and_check(const BlockId& id) {
+  using Claim = NodeBlockChecks::Claim;
+  std::optional<MappedBlock> mapped = file_.map_block(id, threads_, &read_times_, /*check=*/false);
+  if (!mapped) return mapped;  // read_block reads and checks a private copy instead
+  const Claim claim = node_checks_ ? node_checks_->claim(id) : Claim::Check;
+  if (claim == Claim::Checked) return mapped;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    file_.check_mapped(*mapped, threads_, &read_times_);
+  } catch (...) {
+    if (node_checks_ && claim == Claim::Check) node_checks_->finish(id, false);
+    throw;
+  }
+  // Found good here, also after another worker failed (it may have run out of memory).
+  if (node_checks_ && claim == Claim::Check) node_checks_->finish(id, true);
+  checks_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  checks_.blocks += 1;
+  checks_.bytes += mapped->span().bytes();
+  return mapped;
+}
+
 std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded) {
   // One lock over lookup and load: two threads never read the same block twice, and the
   // HDF5 library serializes reads anyway.
@@ -37,8 +78,15 @@ std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& lo
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto loaded = std::make_shared<LoadedBlock>();
-  if (map_) loaded->mapped = file_.map_block(id, threads_, &read_times_);
-  if (!loaded->mapped) loaded->block = file_.read_block(id, threads_, &read_times_);
+  if (map_) loaded->mapped = map_and_check(id);
+  if (!loaded->mapped) {
+    // A private copy: read and checked here, whatever other workers did.
+    const double before = read_times_.validate + read_times_.checksum;
+    loaded->block = file_.read_block(id, threads_, &read_times_);
+    checks_.seconds += read_times_.validate + read_times_.checksum - before;
+    checks_.blocks += 1;
+    checks_.bytes += loaded->block.bytes();
+  }
   loaded->serial = next_serial_++;
   load_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::uint64_t bytes = loaded->span().bytes();

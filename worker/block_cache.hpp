@@ -30,15 +30,55 @@ struct LoadedBlock {
   BlockView view() const { return make_block_view(span(), serial); }
 };
 
+// Which blocks a worker of this node has checked (checksum and validation), kept in memory
+// the node's workers share (count_job: an MPI shared-memory window), so that each block is
+// checked once per node, by whichever worker needs it first. It holds only for mapped
+// blocks of one opened file (same device and inode): those are the very same page-cache
+// pages in every worker, so bytes one worker checked are the bytes the others use.
+// One 32-bit state per block, changed with atomic operations.
+class NodeBlockChecks {
+ public:
+  // `states`: parts^2 zeroed words shared by the node's workers, valid while this lives.
+  NodeBlockChecks(std::uint32_t* states, std::uint32_t parts) : states_(states), parts_(parts) {}
+
+  enum class Claim {
+    Check,    // the caller checks the block now and then calls finish()
+    Checked,  // a worker of this node checked it and found it good
+    Failed,   // the worker that checked it failed: the caller checks it itself (for the message)
+  };
+  // Waits while another worker checks the block (a worker that dies ends the job: mpirun).
+  Claim claim(const BlockId& id);
+  void finish(const BlockId& id, bool good);
+
+ private:
+  enum : std::uint32_t { kUnchecked = 0, kChecking = 1, kGood = 2, kBad = 3 };
+  std::uint32_t& state(const BlockId& id) { return states_[std::uint64_t(id.row_class) * parts_ + id.col_class]; }
+  std::uint32_t* states_;
+  std::uint32_t parts_;
+};
+
+// What a cache's loads checked on this worker (the rest some other worker of the node did).
+struct BlockChecks {
+  std::uint64_t blocks = 0, bytes = 0;
+  double seconds = 0;  // wall seconds of the checks (checksum pass and validate_block)
+};
+
 class BlockCache {
  public:
   // threads: how many threads read, validate and checksum one block; map: map blocks from
-  // the file where possible (BlockFileReader::map_block), else read them (read_block).
-  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes, unsigned threads = 1, bool map = true)
-      : file_(file), budget_(budget_bytes), threads_(threads), map_(map) {}
+  // the file where possible (BlockFileReader::map_block), else read them (read_block);
+  // node_checks: the node's shared record (null: every block this cache maps is checked here).
+  BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes, unsigned threads = 1, bool map = true,
+             NodeBlockChecks* node_checks = nullptr)
+      : file_(file), budget_(budget_bytes), threads_(threads), map_(map), node_checks_(node_checks) {}
 
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
+
+  BlockChecks checks() const {
+    std::lock_guard lock(mutex_);
+    return checks_;
+  }
 
   // Time spent in each step of the reads so far.
   BlockReadTimes read_times() const {
@@ -54,11 +94,14 @@ class BlockCache {
 
  private:
   static std::uint64_t charged(const LoadedBlock& b);
+  std::optional<MappedBlock> map_and_check(const BlockId& id);
   mutable std::mutex mutex_;
   const BlockFileReader& file_;
   std::uint64_t budget_;
   unsigned threads_;
   bool map_;
+  NodeBlockChecks* node_checks_;
+  BlockChecks checks_;
   std::uint64_t resident_ = 0;
   BlockReadTimes read_times_;
   std::uint64_t next_serial_ = 1;

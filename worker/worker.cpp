@@ -48,7 +48,7 @@ std::string describe(const TaskPlan& plan, std::uint64_t id) {
 WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
                        const WorkerOptions& options) {
   WorkerStats stats;
-  BlockCache cache(file, options.cache_bytes, options.loader_threads, options.map_blocks);
+  BlockCache cache(file, options.cache_bytes, options.loader_threads, options.map_blocks, options.node_checks);
   std::optional<std::uint64_t> current;
   std::optional<TaskReport> unreported;
   std::future<TaskBlocks> prefetched;  // blocks of `current`, loading in the background
@@ -109,6 +109,10 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
     }
     if (unreported) source.report(*unreported);
     stats.load_steps = cache.read_times();
+    const BlockChecks checked = cache.checks();
+    stats.blocks_checked = checked.blocks;
+    stats.bytes_checked = checked.bytes;
+    stats.check_seconds = checked.seconds;
   } catch (const std::exception& e) {
     if (prefetched.valid()) prefetched.wait();  // the loader thread uses `cache`
     source.fail(current ? describe(plan, *current) + ": " + what_failed(e) : what_failed(e));

@@ -12,6 +12,8 @@
 
 namespace tricount {
 
+class NodeBlockChecks;  // worker/block_cache.hpp
+
 struct TaskReport {
   std::uint64_t task = 0;
   count_t triangles = 0;
@@ -39,6 +41,11 @@ struct WorkerStats {
   double idle_seconds = 0;      // waiting for the scheduler's answer or for blocks not yet loaded
   double busy_seconds = 0;      // load + transfer + count
   std::uint64_t bytes_loaded = 0;
+  // Of the blocks loaded, those this worker checked (checksum and validation); the others a
+  // worker of its node checked (WorkerOptions::node_checks). check_seconds is in load_seconds.
+  std::uint64_t blocks_checked = 0;
+  std::uint64_t bytes_checked = 0;
+  double check_seconds = 0;
   BlockReadTimes load_steps;    // where load_seconds went
 };
 
@@ -49,6 +56,7 @@ struct WorkerOptions {
   bool prefetch = true;  // ask for the next task early and load its blocks while counting
   bool map_blocks = true;  // map blocks from the file where possible (BlockFileReader::map_block)
   unsigned loader_threads = 0;  // threads that read, validate and checksum each block (0: run_count picks)
+  NodeBlockChecks* node_checks = nullptr;  // the node's shared record of checked blocks (null: check all here)
   // Fault injection, for tests only: on this task the worker throws (or, with
   // crash_on_fault, kills itself with SIGKILL as `kill -9` would).
   std::uint64_t fault_at_task = kNoTask;
