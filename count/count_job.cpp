@@ -365,15 +365,15 @@ void open_workers(CountJob& job) {
 // then their mapped blocks are the same page-cache pages, and bytes one checked are the
 // bytes the others count (a copy of the file elsewhere would be other bytes).
 void share_block_checks(CountJob& job) {
-  // 1. The node's workers, and the file each opened.
-  MPI_Comm workers = MPI_COMM_NULL;
-  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &workers);
+  // 1. The file each worker opened, and the node's workers.
   std::uint64_t mine[2] = {0, 0};
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
     const auto [device, inode] = job.file->opened_inode();
     mine[0] = device, mine[1] = inode;
   });
+  MPI_Comm workers = MPI_COMM_NULL;
+  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &workers);
   if (workers == MPI_COMM_NULL) return;
   NodeCheckWindow& w = job.node_checks;
   MPI_Comm_split_type(workers, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w.node);
