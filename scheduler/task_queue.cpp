@@ -62,9 +62,10 @@ std::optional<std::uint64_t> TaskQueue::pop(int worker) {
         return s;
       };
       const double floor = cost_[order_[head_]] * kAffinityCostFactor;
+      const std::size_t window = std::max(kAffinityWindow, kAffinityWindowPerWorker * held_.size());  // held_: one per worker rank seen
       int best = -1;
       std::size_t seen = 0;
-      for (std::size_t p = head_; p < order_.size() && seen < kAffinityWindow; ++p) {
+      for (std::size_t p = head_; p < order_.size() && seen < window; ++p) {
         if (taken_[p]) continue;
         ++seen;
         if (cost_[order_[p]] < floor) break;

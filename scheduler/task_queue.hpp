@@ -8,7 +8,9 @@
 // most blocks among those of its last kAffinityMemory tasks, which it most likely still
 // holds (its cache keeps recently used blocks), so it reads fewer blocks. The window
 // is small and bounded by cost, so no task waits behind more than a window's worth of
-// lighter ones: nothing starves.
+// lighter ones: nothing starves. It widens with the workers (kAffinityWindowPerWorker per
+// worker seen so far): with more workers asking, each needs more choice to stay on its
+// blocks, so that the bytes each worker loads fall as workers are added.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,8 @@ class TaskQueue {
   std::uint64_t remaining() const { return remaining_; }
   double estimate(std::uint64_t task) const;  // the cost used for ordering
 
-  static constexpr std::size_t kAffinityWindow = 8;
+  static constexpr std::size_t kAffinityWindow = 8;            // at least
+  static constexpr std::size_t kAffinityWindowPerWorker = 2;
   static constexpr double kAffinityCostFactor = 0.5;
   static constexpr std::size_t kAffinityMemory = 16;  // tasks whose blocks count as held
 

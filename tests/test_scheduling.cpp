@@ -1,6 +1,7 @@
 // The scheduler's policy, journal and simulator, without MPI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -328,4 +329,49 @@ TEST(Simulator, ChargesBlockReadsPerVirtualWorker) {
   JournalContents old = j;
   for (JournalRecord& r : old.records) r.load_seconds = -1;
   EXPECT_FALSE(measured_block_loads(old, bytes).has_value());
+}
+
+// Issue 21: block affinity keeps each worker on the blocks it holds, so that the blocks a
+// worker loads fall as workers are added (and longest-processing-time-first still evens out
+// the finish times). W workers ask in the order they would finish (each task's estimate as
+// its time) on a graph of 8 parts with skewed task costs, as a degree-ordered graph has.
+TEST(TaskQueue, BlocksPerWorkerFallAsWorkersAreAdded) {
+  const TaskPlan plan(8, 1);
+  std::vector<std::uint64_t> work(512);
+  for (std::uint64_t x = 0; x < work.size(); ++x) {
+    const Task t = plan.decode(x);
+    work[x] = 1000 / ((t.i + 1) * (t.j + 1)) + 100 / (t.k + 1) + (x * 7919) % 13;
+  }
+  std::vector<double> blocks_per_worker, efficiency;
+  for (int workers : {1, 2, 4, 8, 15}) {
+    TaskQueue q(plan, work, {});
+    std::vector<double> free_at(workers + 1, 0.0);
+    std::vector<std::set<std::uint64_t>> held(workers + 1);
+    double busy = 0;
+    for (;;) {
+      int next = 1;  // the worker that finishes first asks next
+      for (int w = 2; w <= workers; ++w)
+        if (free_at[w] < free_at[next]) next = w;
+      const std::optional<std::uint64_t> id = q.pop(next);
+      if (!id) break;
+      const Task t = plan.decode(*id);
+      for (const BlockId& b : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) held[next].insert(b.row_class * 8 + b.col_class);
+      free_at[next] += q.estimate(*id);
+      busy += q.estimate(*id);
+    }
+    double blocks = 0;
+    for (int w = 1; w <= workers; ++w) blocks += held[w].size();
+    blocks_per_worker.push_back(blocks / workers / 64);
+    efficiency.push_back(busy / workers / *std::max_element(free_at.begin() + 1, free_at.end()));
+  }
+  std::string shares;
+  for (std::size_t k = 0; k < blocks_per_worker.size(); ++k)
+    shares += " " + std::to_string(blocks_per_worker[k]) + " (efficiency " + std::to_string(efficiency[k]) + ")";
+  SCOPED_TRACE("share of the blocks per worker at 1, 2, 4, 8, 15 workers:" + shares);
+  for (std::size_t k = 1; k < blocks_per_worker.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_LT(blocks_per_worker[k], blocks_per_worker[k - 1]);
+    EXPECT_GE(efficiency[k], 0.95);
+  }
+  EXPECT_LE(blocks_per_worker.back(), 0.40) << "15 workers each hold at most 40% of the blocks";
 }
