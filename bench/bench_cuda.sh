@@ -26,6 +26,10 @@
 #   WORK       scratch folder for graph files (default /tmp/tricount-bench; not removed)
 #   OUT        folder for the logs and results.json (default WORK)
 #   NO_CLI=1   skip the tricount-count end-to-end run
+#   PER_VERTEX=1  also time the count with per-vertex counting off and on (the driver in
+#              test_cuda_per_vertex, CudaPerVertex.DISABLED_Benchmark: two backends on the
+#              same blocks, REPS of each alternating, medians and their ratio);
+#              PER_VERTEX=only runs that alone (no end-to-end run, no count driver)
 set -euo pipefail
 
 BUILD=${1:-build-gpu}
@@ -61,6 +65,17 @@ for g in $GRAPHS; do
   [[ -s $edges ]] || "$BIN/tricount-generate" $(gen_args "$g") --output "$edges" >> "$OUT/bench.log" 2>&1
   [[ -s $blocks ]] || "$BIN/tricount-partition" -i "$edges" -o "$blocks" --parts 1 --order $order $PARTITION_ARGS -q >> "$OUT/bench.log" 2>&1
   echo "{\"graph\": \"$g\", \"kind\": \"prepare\", \"ms\": $(( ($(date +%s%N) - t0) / 1000000 ))}" >> "$RESULTS"
+  if [[ -n ${PER_VERTEX:-} ]]; then
+    line=$(env TRICOUNT_BENCH_REPS="$REPS" TRICOUNT_BENCH_FILE="$blocks" \
+      "$BIN/test_cuda_per_vertex" --gtest_also_run_disabled_tests --gtest_filter='CudaPerVertex.DISABLED_Benchmark' 2>&1 |
+      tee -a "$OUT/bench.log" | grep '^BENCHPV ' || true)
+    if [[ -n $line ]]; then
+      echo "${line#BENCHPV }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='per_vertex'); print(json.dumps(d))" "$g" >> "$RESULTS"
+    else
+      echo "per-vertex driver failed on $g, see $OUT/bench.log" >&2
+    fi
+    [[ $PER_VERTEX == only ]] && continue
+  fi
   if [[ -z ${NO_CLI:-} ]]; then
     if "$BIN/tricount-count" -i "$blocks" --backend cuda --json "$OUT/$g.count.json" -q >> "$OUT/bench.log" 2>&1; then
       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['graph']=sys.argv[2]; d['kind']='cli'; print(json.dumps(d))" \
@@ -109,4 +124,9 @@ for r in rows:
     print(f"{r['graph']:6} {r['variant']:10} {r['vertices']:>10} {r['edges']:>11} {r['triangles']:>14} {ms:>9.3f} "
           f"{r['count_ms_best']:>8.3f} {e2e if e2e is not None else float('nan'):>7.3f} "
           f"{r['edges'] / ms / 1e6:>7.2f} {r['triangles'] / ms / 1e6:>7.2f} {r.get('probes', 0) / ms / 1e6:>8.2f}  {r['device']}")
+pv = [r for r in rows if r["kind"] == "per_vertex"]
+if pv:
+    print(f"\n{'graph':6} {'triangles':>14} {'off ms':>9} {'on ms':>9} {'on/off':>7}  device  (per-vertex counting)")
+for r in pv:
+    print(f"{r['graph']:6} {r['triangles']:>14} {r['off_ms_median']:>9.3f} {r['on_ms_median']:>9.3f} {r['ratio']:>7.3f}  {r['device']}")
 EOF

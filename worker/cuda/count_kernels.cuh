@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 #include <cuda_runtime.h>
 
@@ -26,6 +27,7 @@
 #include "src/types.hpp"
 #include "worker/cuda/bucket_table.cuh"
 #include "worker/cuda/csr_view.hpp"
+#include "worker/cuda/per_vertex.cuh"
 #include "worker/cuda/v_side.cuh"
 
 namespace tricount::cuda {
@@ -63,6 +65,11 @@ struct CountParams {
   std::uint32_t defer_quarters = 4;
   unsigned long long* deferred_per_v = nullptr;
   std::uint32_t* deferred_bits = nullptr;
+  // Per-vertex counting (kernels with kPerVertex, per_vertex.cuh): the counters of the rows'
+  // class, of the 1-hop entries' class and of the 2-hop elements' class.
+  unsigned long long* row_counts = nullptr;
+  unsigned long long* mid_counts = nullptr;
+  unsigned long long* col_counts = nullptr;
 };
 
 // Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
@@ -174,11 +181,13 @@ struct BitmapProber {
 
 // The lanes of `mask` each hold a long 2-hop list (begin, len): the whole tile walks them
 // one at a time, coalesced, kUnroll loads in flight per lane.
-template <int G, class Tile, class Probe>
+template <int G, bool kPerVertex = false, class Tile, class Probe>
 __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, const CountParams& p, std::uint32_t mask,
-                                                             eoff_t begin, std::uint32_t len, const Probe& probe) {
+                                                             eoff_t begin, std::uint32_t len, const Probe& probe,
+                                                             const PerVertexTile& pvt = {}) {
   const std::uint32_t lane = tile.thread_rank();
   unsigned long long found = 0;
+  std::uint32_t list_hits = 0;  // kPerVertex: this lane's hits in the current list
   for (; mask; mask &= mask - 1) {
     const int src = __ffs(mask) - 1;
     const eoff_t lb = tile.shfl(begin, src);
@@ -190,9 +199,28 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
 #pragma unroll
       for (std::uint32_t q = 0; q < kUnroll; ++q) w[q] = list[k + q * G];
 #pragma unroll
-      for (std::uint32_t q = 0; q < kUnroll; ++q) found += probe(w[q]);
+      for (std::uint32_t q = 0; q < kUnroll; ++q) {
+        const std::uint32_t hit = probe(w[q]);
+        found += hit;
+        if constexpr (kPerVertex) {
+          if (hit) pvt.tally.add(w[q]);
+          list_hits += hit;
+        }
+      }
     }
-    for (; k < ll; k += G) found += probe(list[k]);
+    for (; k < ll; k += G) {
+      const vid_t x = list[k];
+      const std::uint32_t hit = probe(x);
+      found += hit;
+      if constexpr (kPerVertex) {
+        if (hit) pvt.tally.add(x);
+        list_hits += hit;
+      }
+    }
+    if constexpr (kPerVertex) {
+      if (list_hits) atomicAdd(&pvt.edge_hits[src], list_hits);
+      list_hits = 0;
+    }
   }
   return found;
 }
@@ -221,11 +249,12 @@ struct ReverseSearch {
 // (ReverseSearch); without it the code is that of version 4 (the reverse search costs the
 // register-capped warp kernel spills, which rows with little work feel). Returns this
 // lane's hits.
-template <int G, bool kDefer, bool kReverse = false, class Tile, class Probe, class NextChunk, class LongLists>
+template <int G, bool kDefer, bool kReverse = false, bool kPerVertex = false, class Tile, class Probe, class NextChunk,
+          class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
                                                            eoff_t o0, eoff_t o1, std::uint32_t row_keys,
                                                            NextChunk next_chunk, LongLists&& long_lists,
-                                                           const ReverseSearch& rev = {}) {
+                                                           const ReverseSearch& rev = {}, const PerVertexTile& pvt = {}) {
   const std::uint32_t lane = tile.thread_rank();
   unsigned long long found = 0;
   for (std::uint64_t c; next_chunk(c);) {
@@ -234,8 +263,10 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     const eoff_t t = base + lane;
     eoff_t begin = 0, end = 0;
     bool deferred = false;
+    vid_t my_v = 0;  // kPerVertex: this lane's 1-hop entry
     if (t < o1) {
       const vid_t v = p.one_hop.neighbors[t];
+      if constexpr (kPerVertex) my_v = v;
       begin = p.two_hop.offsets[v];
       end = p.two_hop.offsets[v + 1];
       if (kDefer && defers_edge(end - begin, row_keys, p.defer_quarters)) {
@@ -264,7 +295,17 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
             const eoff_t lb = tile.shfl(begin, pos);
             const std::uint32_t ll = tile.shfl(len, pos);
             const std::uint32_t first = tile.shfl(pexcl, pos);
-            if (e < ptotal) found += sorted_contains(p.two_hop.neighbors, lb, lb + ll, rev.keys_list[e - first]);
+            if (e < ptotal) {
+              const vid_t key = rev.keys_list[e - first];
+              const bool hit = sorted_contains(p.two_hop.neighbors, lb, lb + ll, key);
+              found += hit;
+              if constexpr (kPerVertex) {
+                if (hit) {
+                  pvt.tally.add(key);
+                  atomicAdd(&pvt.edge_hits[pos], 1u);
+                }
+              }
+            }
           }
           if (reverse) len = 0;  // done: neither a short nor a long list
         }
@@ -285,12 +326,14 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       vid_t w[kShortPer];
 #pragma unroll
       for (std::uint32_t k = 0; k < kShortPer; ++k) w[k] = kNeverKey;
+      std::uint32_t owner = 0;  // kPerVertex: the lane whose 1-hop entry owns this slot
       // Always true here; kept from the unrolled form (several rounds of slots per step):
       // with it the compiler emits the machine code that was measured (without it, other
       // convergence regions around the shuffles).
       if (sb < total) {
         const std::uint32_t slot = sb + lane;
         const std::uint32_t pos = owner_lane<G>(tile, incl, slot);  // the lane of this slot's list
+        if constexpr (kPerVertex) owner = pos;
         const eoff_t a = tile.shfl(adj, pos);
         const std::uint32_t l = tile.shfl(lim, pos);
         if (slot < total) {
@@ -301,21 +344,41 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
         }
       }
       if (sb + lane < total) {
+        std::uint32_t slot_hits = 0;
 #pragma unroll
-        for (std::uint32_t k = 0; k < kShortPer; ++k) found += probe(w[k]);
+        for (std::uint32_t k = 0; k < kShortPer; ++k) {
+          const std::uint32_t hit = probe(w[k]);
+          found += hit;
+          if constexpr (kPerVertex) {
+            if (hit) pvt.tally.add(w[k]);
+            slot_hits += hit;
+          }
+        }
+        if constexpr (kPerVertex) {
+          if (slot_hits) atomicAdd(&pvt.edge_hits[owner], slot_hits);
+        }
       }
     }
 
     // Long lists: walked now by this tile, or handed to the CTA (long_lists decides).
-    found += long_lists(tile, tile.ballot(is_long), is_long, begin, len, probe);
+    found += long_lists(tile, tile.ballot(is_long), is_long, begin, len, probe, my_v);
+    if constexpr (kPerVertex) {  // the chunk's hits per 1-hop entry, one atomic each
+      tile.sync();
+      const std::uint32_t h = pvt.edge_hits[lane];
+      if (h) {
+        pvt.edge_hits[lane] = 0;
+        atomicAdd(&pvt.mid_counts[my_v], static_cast<unsigned long long>(h));
+      }
+      tile.sync();
+    }
   }
   return found;
 }
 
 // One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
-template <int G, bool kDefer, bool kReverse, class Tile>
+template <int G, bool kDefer, bool kReverse, bool kPerVertex = false, class Tile>
 __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
-                                                      std::uint32_t* smem_table) {
+                                                      std::uint32_t* smem_table, PerVertexTile pvt = {}) {
   const std::uint32_t lane = tile.thread_rank();
   const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
   const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
@@ -332,18 +395,26 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   probe.kmin = p.hash.neighbors[h0];
   probe.kmax = p.hash.neighbors[h1 - 1];
   tile.sync();
+  if constexpr (kPerVertex) pvt.tally.size_for(keys, G == 32 ? 6 : 4);  // log2 of kTileTallySlots32 / 8
   std::uint64_t next = 0;
-  const unsigned long long found = probe_two_hop<G, kDefer, kReverse>(
+  const unsigned long long found = probe_two_hop<G, kDefer, kReverse, kPerVertex>(
       tile, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         c = next++;
         return true;
       },
-      [&](const Tile& t, std::uint32_t mask, bool, eoff_t begin, std::uint32_t len, const auto& pr) {
-        return walk_long_lists<G>(t, p, mask, begin, len, pr);
+      [&](const Tile& t, std::uint32_t mask, bool, eoff_t begin, std::uint32_t len, const auto& pr, vid_t) {
+        return walk_long_lists<G, kPerVertex>(t, p, mask, begin, len, pr, pvt);
       },
-      ReverseSearch{p.hash.neighbors + h0, keys, p.search_ratio});
+      ReverseSearch{p.hash.neighbors + h0, keys, p.search_ratio}, pvt);
   tile.sync();  // the next row clears this table
+  if constexpr (kPerVertex) {  // u once per row; w once per (row, key) from the tally
+    const unsigned long long row_hits = cg::reduce(tile, found, cg::plus<unsigned long long>());
+    if (row_hits) {
+      if (lane == 0) atomicAdd(&p.row_counts[u], row_hits);
+      pvt.tally.flush(lane, G);  // done before the next row's first tile.sync()
+    }
+  }
   return found;
 }
 
@@ -351,7 +422,9 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 // kDefer: the u side defers edges to the transposed v side (CountParams::defer_quarters etc.),
 // a template parameter so that the
 // kernel without it carries none of its registers (uniform graphs felt them: 6%).
-template <int G, int kMinBlocks, bool kReverse, bool kDefer>
+// kPerVertex: per-vertex counting (per_vertex.cuh); its tallies and edge words lie in the
+// dynamic shared memory after the tables (kTilePerVertexWords).
+template <int G, int kMinBlocks, bool kReverse, bool kDefer, bool kPerVertex = false>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
@@ -361,6 +434,20 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
   std::uint32_t* table_smem = smem + (threadIdx.x / G) * p.tile_table.shared_words;
   const std::uint32_t rows = p.tile_rows ? p.list_sizes[1] : p.direct_rows;
   const std::uint32_t max_chunk = p.tile_chunk;  // rows per grab (host: 1 to 16 by row count)
+  PerVertexTile pvt;
+  if constexpr (kPerVertex) {
+    std::uint32_t* pv_words = smem + ((kTileBlockThreads / G) * p.tile_table.shared_words + 1) / 2 * 2;
+    constexpr std::uint32_t tally_slots = G == 32 ? kTileTallySlots32 : kTileTallySlots8;
+    static_assert(2 * tally_slots * (kTileBlockThreads / G) + kTileBlockThreads <= kTilePerVertexWords, "per-vertex words");
+    pvt.tally.slots = reinterpret_cast<uint2*>(pv_words) + (threadIdx.x / G) * tally_slots;
+    pvt.tally.global = p.col_counts;
+    std::uint32_t* edge_words = pv_words + 2 * tally_slots * (kTileBlockThreads / G);
+    pvt.edge_hits = edge_words + (threadIdx.x / G) * G;
+    pvt.mid_counts = p.mid_counts;
+    clear_tally(reinterpret_cast<uint2*>(pv_words), tally_slots * (kTileBlockThreads / G), threadIdx.x, kTileBlockThreads);
+    edge_words[threadIdx.x] = 0;
+    __syncthreads();
+  }
   unsigned long long found = 0;
   for (;;) {
     std::uint32_t first = 0;
@@ -370,7 +457,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
     for (std::uint32_t idx = first; idx < last; ++idx) {
       const vid_t u = p.tile_rows ? p.tile_rows[rows - 1 - idx] : rows - 1 - idx;
-      found += tile_row<G, kDefer, kReverse>(tile, p, u, table_smem);
+      found += tile_row<G, kDefer, kReverse, kPerVertex>(tile, p, u, table_smem, pvt);
     }
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
@@ -399,13 +486,14 @@ struct CtaShared {
   std::uint32_t segments;
 };
 
-template <bool kDefer, class Probe>
+template <bool kDefer, bool kPerVertex = false, class Probe>
 __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
-                                                           std::uint32_t keys, CtaShared& sh, void* scan_storage) {
+                                                           std::uint32_t keys, CtaShared& sh, void* scan_storage,
+                                                           const PerVertexTile& pvt = {}, vid_t* q_v = nullptr) {
   using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
   const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
   const std::uint32_t lane = warp.thread_rank();
-  unsigned long long found = probe_two_hop<32, kDefer>(
+  unsigned long long found = probe_two_hop<32, kDefer, false, kPerVertex>(
       warp, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         unsigned long long x = 0;
@@ -413,7 +501,7 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
         c = warp.shfl(x, 0);
         return true;
       },
-      [&](const auto& t, std::uint32_t mask, bool mine, eoff_t begin, std::uint32_t len, const auto& pr) {
+      [&](const auto& t, std::uint32_t mask, bool mine, eoff_t begin, std::uint32_t len, const auto& pr, vid_t v) {
         if (!mask) return 0ull;
         std::uint32_t first = 0;
         if (lane == 0) first = atomicAdd(&sh.queued, static_cast<std::uint32_t>(__popc(mask)));
@@ -423,12 +511,14 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
           if (mine) {
             sh.q_begin[first + rank] = begin;
             sh.q_len[first + rank] = len;
+            if constexpr (kPerVertex) q_v[first + rank] = v;
           }
           return 0ull;
         }
         if (mine && first + rank < kLongQueue) sh.q_len[first + rank] = 0;  // queue full: slot left empty
-        return walk_long_lists<32>(t, p, mask, begin, len, pr);
-      });
+        return walk_long_lists<32, kPerVertex>(t, p, mask, begin, len, pr, pvt);
+      },
+      ReverseSearch{}, pvt);
   __syncthreads();  // queue complete
   const std::uint32_t queued = sh.queued < kLongQueue ? sh.queued : kLongQueue;
   if (queued == 0) return found;  // uniform: every thread read the same count
@@ -472,10 +562,22 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
       const std::uint32_t k = q * 32 + lane;
       w[q] = k < left ? list[k] : 0;
     }
+    std::uint32_t segment_hits = 0;  // kPerVertex
 #pragma unroll
     for (std::uint32_t q = 0; q < kUnroll; ++q) {
       if (q * 32 >= left) break;
-      if (q * 32 + lane < left) found += probe(w[q]);
+      if (q * 32 + lane < left) {
+        const std::uint32_t hit = probe(w[q]);
+        found += hit;
+        if constexpr (kPerVertex) {
+          if (hit) pvt.tally.add(w[q]);
+          segment_hits += hit;
+        }
+      }
+    }
+    if constexpr (kPerVertex) {  // the segment's list is one 1-hop entry's: one atomic for it
+      const std::uint32_t hits = cg::reduce(warp, segment_hits, cg::plus<std::uint32_t>());
+      if (lane == 0 && hits) atomicAdd(&pvt.mid_counts[q_v[lo]], static_cast<unsigned long long>(hits));
     }
   }
   return found;
@@ -483,7 +585,8 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
 
 // kMinBlocks: CTAs per SM the register allocation must allow (shipped: 6). kDefer: as for
 // count_tile_rows.
-template <int kMinBlocks, bool kDefer>
+// kPerVertex: as for count_tile_rows (its words after the table or bitmap: kCtaPerVertexWords).
+template <int kMinBlocks, bool kDefer, bool kPerVertex = false>
 __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
@@ -496,6 +599,22 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
 
   const std::uint32_t rows = p.list_sizes[0];
   vid_t* global_slots = p.cta_scratch + blockIdx.x * p.cta_scratch_words;
+  PerVertexTile pvt;
+  vid_t* q_v = nullptr;  // the 1-hop entry of each queued long list
+  if constexpr (kPerVertex) {
+    const std::uint32_t table_words = p.cta_table.shared_words > p.cta_bitmap_words ? p.cta_table.shared_words : p.cta_bitmap_words;
+    std::uint32_t* pv_words = smem + (table_words + 1) / 2 * 2;
+    pvt.tally.slots = reinterpret_cast<uint2*>(pv_words);
+    pvt.tally.global = p.col_counts;
+    std::uint32_t* edge_words = pv_words + 2 * kCtaTallySlots;
+    pvt.edge_hits = edge_words + (threadIdx.x / 32) * 32;
+    pvt.mid_counts = p.mid_counts;
+    q_v = edge_words + kCtaThreads;
+    static_assert(2 * kCtaTallySlots + kCtaThreads + kLongQueue <= kCtaPerVertexWords, "per-vertex words");
+    clear_tally(pvt.tally.slots, kCtaTallySlots, threadIdx.x, kCtaThreads);
+    edge_words[threadIdx.x] = 0;
+    __syncthreads();
+  }
   unsigned long long found = 0;
   for (;;) {
     if (threadIdx.x == 0) {
@@ -533,16 +652,24 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     }
     __syncthreads();  // table built; sh.idx read by every thread
 
+    const unsigned long long found_before = found;  // kPerVertex: this row's hits are the difference
+    if constexpr (kPerVertex) pvt.tally.size_for(keys, 10);  // log2 of kCtaTallySlots
     if (use_bitmap) {
-      found += cta_probe_row<kDefer>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer, kPerVertex>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else if (!use_table) {
-      found += cta_probe_row<kDefer>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer, kPerVertex>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else if (!shape.all_shared()) {
-      found += cta_probe_row<kDefer>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer, kPerVertex>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else {
-      found += cta_probe_row<kDefer>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan);
+      found += cta_probe_row<kDefer, kPerVertex>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     }
     __syncthreads();  // the table, the queue and the counters are reused by the next row
+    if constexpr (kPerVertex) {  // u once per warp; the tally flushed before the next row's barrier
+      const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+      const unsigned long long row_hits = cg::reduce(warp, found - found_before, cg::plus<unsigned long long>());
+      if (warp.thread_rank() == 0 && row_hits) atomicAdd(&p.row_counts[u], row_hits);
+      pvt.tally.flush(threadIdx.x, kCtaThreads);
+    }
   }
   const unsigned long long block_total = Reduce(temp.reduce).Sum(found);
   if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
@@ -558,6 +685,8 @@ inline constexpr std::uint32_t kThreadMaxRow = 8;
 inline constexpr std::uint32_t kThreadMaxList = 64;
 inline constexpr int kThreadBlockThreads = 256;
 
+// kPerVertex: each thread adds its row's, its 1-hop entries' and its hits' counts itself.
+template <bool kPerVertex = false>
 __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
                                                                          std::uint32_t splits) {
   using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
@@ -591,14 +720,30 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
 #pragma unroll
     for (std::uint32_t q = 1; q < kThreadMaxRow; ++q)
       if (q < keys) kmax = key[q];  // keys are sorted (no dynamic register indexing)
+    unsigned long long row_hits = 0;  // kPerVertex
 #pragma unroll
     for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      std::uint32_t edge_hits = 0;  // kPerVertex
       for (eoff_t f = b[q]; f < e[q]; ++f) {
         const vid_t w = p.two_hop.neighbors[f];
         if (w < kmin || w > kmax) continue;
 #pragma unroll
-        for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) found += (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
+        for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+          const std::uint32_t hit = (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
+          found += hit;
+          if constexpr (kPerVertex) {
+            if (hit) atomicAdd(&p.col_counts[w], 1ull);
+            edge_hits += hit;
+          }
+        }
       }
+      if constexpr (kPerVertex) {
+        if (edge_hits) atomicAdd(&p.mid_counts[v[q]], static_cast<unsigned long long>(edge_hits));
+        row_hits += edge_hits;
+      }
+    }
+    if constexpr (kPerVertex) {
+      if (row_hits) atomicAdd(&p.row_counts[u], row_hits);
     }
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);

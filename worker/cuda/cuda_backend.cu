@@ -73,6 +73,11 @@
 //    count: one counter shared by every warp is the bottleneck on grids).
 //  * The two kernels run concurrently on two streams; 64-bit counts per thread,
 //    cub::BlockReduce per CTA, one atomicAdd of unsigned long long per CTA.
+//  * Per-vertex counting (start_per_vertex): every kernel above has a kPerVertex variant
+//    (per_vertex.cuh) that also adds each triangle to its three vertices' 64-bit counters,
+//    one device array per class touched (allocated on first use, counted as working memory,
+//    copied out and freed by take_vertex_counts); hits are summed per row, per 1-hop entry
+//    and (in a shared tally) per w before any global atomic. The plain count compiles none of it.
 //
 // Memory: blocks are copied through two pinned staging buffers with cudaMemcpyAsync and
 // kept in a device cache keyed by BlockView::serial (device_block_cache.hpp: least
@@ -188,7 +193,7 @@ class CudaBackend final : public CountBackend {
     ev_fork_ = std::make_unique<Event>(false);
     ev_join_ = std::make_unique<Event>(false);
     cache_ = std::make_unique<DeviceBlockCache>(device_, prop_.name, options.cuda_tuning.device_bytes, stream_->get(),
-                                                [this] { return scratch_.bytes(); });
+                                                [this] { return scratch_.bytes() + counter_bytes(); });
     host_result_ = PinnedBuffer(sizeof(unsigned long long));
     counters_.allocate(1);
 
@@ -209,6 +214,19 @@ class CudaBackend final : public CountBackend {
             TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(kTileBlockSharedWords * 4)));
           });
+    // The per-vertex variants: the same plus their words after the tables (per_vertex.cuh).
+    const std::uint32_t cta_pv_words = std::min((cta_words + 1) / 2 * 2 + kCtaPerVertexWords, limits_.cta_dynamic_words);
+    for (bool defer : {false, true})
+      with_cta_kernel(defer, [&](auto kernel) {
+        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cta_pv_words * 4)));
+      }, true);
+    for (std::uint32_t lanes : {8u, 32u})
+      for (bool reverse : {false, true})
+        for (bool defer : {false, true})
+          with_warp_kernel(lanes, reverse, defer, [](auto kernel) {
+            TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>((kTileBlockSharedWords + kTilePerVertexWords) * 4)));
+          }, true);
     self_test();
   }
 
@@ -229,10 +247,75 @@ class CudaBackend final : public CountBackend {
                      "block " + block_label(b.two_hop) + ": a row of " + std::to_string(b.two_hop.max_degree) +
                          " neighbours is beyond the CUDA backend's 32-bit prefix sums");
     TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    if (!class_vertices_.empty()) {
+      const std::uint32_t i = b.one_hop.id.row_class, j = b.one_hop.id.col_class, k = b.hash.id.col_class;
+      TRICOUNT_EXPECTS(i < class_vertices_.size() && j < class_vertices_.size() && k < class_vertices_.size(),
+                       "per-vertex counting: subtask (" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) +
+                           ") names a class beyond the " + std::to_string(class_vertices_.size()) + " started");
+      TRICOUNT_EXPECTS(class_vertices_[i] == rows && class_vertices_[j] == b.two_hop.rows && class_vertices_[k] == b.hash.cols,
+                       "per-vertex counting: the blocks of subtask (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                           std::to_string(k) + ") disagree with the class sizes given to start_per_vertex");
+      const VertexClasses classes{i, j, k};
+      return run(b, options_, stats, /*timed=*/true, &classes);
+    }
     return run(b, options_, stats, /*timed=*/true);
   }
 
+  void start_per_vertex(std::vector<std::uint64_t> class_vertices) override {
+    TRICOUNT_EXPECTS(!class_vertices.empty(), "per-vertex counting needs at least one class");
+    for (std::size_t c = 0; c < class_vertices.size(); ++c)
+      TRICOUNT_EXPECTS(class_vertices[c] < kMaxVertices, "per-vertex counting: class " + std::to_string(c) + " has " +
+                                                             std::to_string(class_vertices[c]) + " vertices, beyond 32-bit local ids");
+    vertex_counts_.clear();
+    vertex_counts_.resize(class_vertices.size());
+    class_vertices_ = std::move(class_vertices);
+  }
+
+  std::vector<count_t> take_vertex_counts(std::uint32_t c) override {
+    TRICOUNT_EXPECTS(c < class_vertices_.size(), "take_vertex_counts(" + std::to_string(c) + "): per-vertex counting was started with " +
+                                                     std::to_string(class_vertices_.size()) + " classes");
+    static_assert(sizeof(count_t) == sizeof(unsigned long long), "device counters are copied as they are");
+    std::vector<count_t> counts(class_vertices_[c], 0);
+    DeviceBuffer<unsigned long long>& dev = vertex_counts_[c];
+    if (dev.get()) {
+      TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+      TRICOUNT_CUDA_TRY(cudaMemcpy(counts.data(), dev.get(), counts.size() * sizeof(count_t), cudaMemcpyDeviceToHost));
+      dev.release();
+    }
+    return counts;
+  }
+
  private:
+  // Classes i, j, k of a subtask counted per vertex: whose counters its kernels add to.
+  struct VertexClasses {
+    std::uint32_t i, j, k;
+  };
+
+  // Bytes of the per-vertex counters not yet on the device among `classes` (each counted once).
+  std::uint64_t missing_counter_bytes(const VertexClasses& classes) const {
+    std::uint64_t bytes = 0;
+    std::vector<std::uint32_t> seen;
+    for (std::uint32_t c : {classes.i, classes.j, classes.k}) {
+      if (vertex_counts_[c].get() || std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+      seen.push_back(c);
+      bytes += std::max<std::uint64_t>(class_vertices_[c], 1) * sizeof(unsigned long long);
+    }
+    return bytes;
+  }
+
+  // The counters of `classes`, allocated and cleared on first use (after the cache made room).
+  void ensure_counters(const VertexClasses& classes) {
+    for (std::uint32_t c : {classes.i, classes.j, classes.k}) {
+      DeviceBuffer<unsigned long long>& dev = vertex_counts_[c];
+      if (dev.get()) continue;
+      const std::uint64_t n = std::max<std::uint64_t>(class_vertices_[c], 1);
+      if (!dev.try_allocate(n))
+        throw Error("CUDA backend on " + std::string(prop_.name) + ": the per-vertex counters of class " + std::to_string(c) + " (" +
+                    std::to_string(n * sizeof(unsigned long long)) +
+                    " bytes) do not fit in device memory beside the blocks; run with more parts (--parts)");
+      TRICOUNT_CUDA_TRY(cudaMemsetAsync(dev.get(), 0, n * sizeof(unsigned long long), *stream_));
+    }
+  }
   // A triangle through the whole pipeline: loads every kernel the options can pick once
   // (lazy module loading stays out of the first real timing) and proves the device answers
   // correctly on the thread, warp, CTA, reverse search and v side paths.
@@ -272,19 +355,31 @@ class CudaBackend final : public CountBackend {
     cache_->drop_unserialed();
   }
 
-  // One subtask with `options` (the backend's own, or the self-test's).
-  count_t run(const SubtaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed) {
+  // Bytes of the per-vertex counters on the device (counted against the memory cap).
+  std::uint64_t counter_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& c : vertex_counts_) bytes += c.bytes();
+    return bytes;
+  }
+
+  // One subtask with `options` (the backend's own, or the self-test's); `classes`: count per
+  // vertex into these classes' counters too.
+  count_t run(const SubtaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed,
+              const VertexClasses* classes = nullptr) {
     // 1. The plan: kernels, tables, grids and working memory.
     cache_->drop_unserialed();
-    const SubtaskPlan plan = plan_subtask(b, options, limits_);
+    const SubtaskPlan plan = plan_subtask(b, options, limits_, classes != nullptr);
+    // The counters count as working memory: those on the device and those this subtask adds.
+    const std::uint64_t counters_needed = classes ? counter_bytes() + missing_counter_bytes(*classes) : 0;
     // 2. The blocks on the device (cached, or uploaded after making room).
-    const DeviceTriple dev = cache_->acquire(b, plan.working_bytes(), stats, timed);
-    // 3. The working memory.
+    const DeviceTriple dev = cache_->acquire(b, plan.working_bytes() + counters_needed, stats, timed);
+    // 3. The working memory (and the per-vertex counters first touched here).
     try {
       scratch_.reserve(plan);
     } catch (const Error&) {
-      cache_->throw_does_not_fit(b, plan.working_bytes());
+      cache_->throw_does_not_fit(b, plan.working_bytes() + counters_needed);
     }
+    if (classes) ensure_counters(*classes);
     // 4. The kernels' parameters, the launches, and the result.
     DeviceCounters* counters = counters_.get();
     CountParams pu = side_params(plan.u, dev.hash, dev.one_hop, dev.two_hop, scratch_.u_rows, &counters->u, &counters->result, options);
@@ -295,6 +390,11 @@ class CudaBackend final : public CountBackend {
     if (plan.v)
       pv = side_params(*plan.v, dev.two_hop, CsrView{scratch_.t_offsets.get(), scratch_.t_neighbors.get()}, dev.hash, scratch_.v_rows,
                        &counters->v, &counters->result, options);
+    if (classes) {  // v's side: rows of class j, 1-hop entries of class i
+      pu.row_counts = pv.mid_counts = vertex_counts_[classes->i].get();
+      pu.mid_counts = pv.row_counts = vertex_counts_[classes->j].get();
+      pu.col_counts = pv.col_counts = vertex_counts_[classes->k].get();
+    }
     Marks marks;
     launch(b, plan, pu, pv, options.cuda_tuning.profile, marks);
     const count_t triangles = finish(stats, timed);
@@ -349,7 +449,8 @@ class CudaBackend final : public CountBackend {
     TRICOUNT_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, sizeof(DeviceCounters), s));
     // 2. Thread rows, or the u side (which counts and marks the edges it leaves to v's side).
     if (plan.thread_rows) {
-      count_thread_rows<<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      if (plan.u.per_vertex) count_thread_rows<true><<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      else count_thread_rows<<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
       TRICOUNT_CUDA_CHECK_LAUNCH("count_thread_rows");
       mark("thread rows");
     } else {
@@ -424,13 +525,13 @@ class CudaBackend final : public CountBackend {
   void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
     with_cta_kernel(sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
-    });
+    }, sp.per_vertex);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
   void launch_warp(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
     with_warp_kernel(sp.G, sp.reverse, sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
-    });
+    }, sp.per_vertex);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
   }
 
@@ -480,6 +581,8 @@ class CudaBackend final : public CountBackend {
   PinnedBuffer host_result_;
   DeviceBuffer<DeviceCounters> counters_;
   SubtaskScratch scratch_;
+  std::vector<std::uint64_t> class_vertices_;                   // per-vertex counting: empty when off
+  std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
   std::unique_ptr<DeviceBlockCache> cache_;  // after scratch_: it asks scratch_ for its bytes
 };
 

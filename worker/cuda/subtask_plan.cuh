@@ -36,24 +36,35 @@ inline constexpr int kWarpMinBlocks = 5;
 inline constexpr int kCtaMinBlocks = 6;
 
 // The warp kernel of `lanes` (8 or 32) lanes per row; reverse: with the reverse search
-// (ReverseSearch); defer: the u side that gives edges to the transposed v side.
-template <bool kReverse, bool kDefer, class F>
+// (ReverseSearch); defer: the u side that gives edges to the transposed v side;
+// per_vertex: the per-vertex counting variant (per_vertex.cuh).
+template <bool kReverse, bool kDefer, bool kPerVertex, class F>
 void with_warp_kernel_rd(std::uint32_t lanes, F&& f) {
-  if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer>);
-  else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer>);
+  if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer, kPerVertex>);
+  else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer, kPerVertex>);
 }
-template <class F>
-void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f) {
+template <bool kPerVertex, class F>
+void with_warp_kernel_pv(std::uint32_t lanes, bool reverse, bool defer, F&& f) {
   if (reverse) {
-    if (defer) with_warp_kernel_rd<true, true>(lanes, f);
-    else with_warp_kernel_rd<true, false>(lanes, f);
+    if (defer) with_warp_kernel_rd<true, true, kPerVertex>(lanes, f);
+    else with_warp_kernel_rd<true, false, kPerVertex>(lanes, f);
   } else {
-    if (defer) with_warp_kernel_rd<false, true>(lanes, f);
-    else with_warp_kernel_rd<false, false>(lanes, f);
+    if (defer) with_warp_kernel_rd<false, true, kPerVertex>(lanes, f);
+    else with_warp_kernel_rd<false, false, kPerVertex>(lanes, f);
   }
 }
 template <class F>
-void with_cta_kernel(bool defer, F&& f) {
+void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool per_vertex = false) {
+  if (per_vertex) with_warp_kernel_pv<true>(lanes, reverse, defer, f);
+  else with_warp_kernel_pv<false>(lanes, reverse, defer, f);
+}
+template <class F>
+void with_cta_kernel(bool defer, F&& f, bool per_vertex = false) {
+  if (per_vertex) {
+    if (defer) f(count_cta_rows<kCtaMinBlocks, true, true>);
+    else f(count_cta_rows<kCtaMinBlocks, false, true>);
+    return;
+  }
   if (defer) f(count_cta_rows<kCtaMinBlocks, true>);
   else f(count_cta_rows<kCtaMinBlocks, false>);
 }
@@ -89,6 +100,7 @@ struct SidePlan {
   std::uint32_t G = 32;      // lanes per warp row
   bool reverse = false;      // the warp kernel with the reverse search
   bool defers = false;       // the u side giving edges to the v side: the kernels with kDefer
+  bool per_vertex = false;   // the kernels with kPerVertex (their words after the tables)
   std::uint32_t bitmap_words = 0, cta_smem_words = 0;
   std::size_t tile_smem = 0;
   std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
@@ -128,11 +140,12 @@ struct SubtaskPlan {
 // the edges defers_edge() gives away (so its reverse search may never be taken).
 inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
                           std::uint32_t splits, bool defers, std::uint32_t quarters, const BackendOptions& options,
-                          const DeviceLimits& limits) {
+                          const DeviceLimits& limits, bool per_vertex = false) {
   const CudaTuning& t = options.cuda_tuning;
   SidePlan sp;
   sp.rows = one_hop.rows;
   sp.defers = defers;
+  sp.per_vertex = per_vertex;
   const std::uint64_t rows = one_hop.rows;
   const std::uint32_t max_keys = std::min<std::uint32_t>(hash.max_degree, t.table_limit);
   const std::uint32_t threshold = options.cta_degree_threshold;
@@ -183,15 +196,19 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   // empty ones (uniform 2^24: the partition took 0.2 ms, and each row's id was one more
   // dependent load).
   sp.direct = t.direct_warp_rows && !cta_rows_possible && splits == 1;
+  if (per_vertex)  // the per-vertex words must fit beside the bitmap
+    sp.bitmap_words = std::min(sp.bitmap_words, limits.cta_dynamic_words - kCtaPerVertexWords - 2);
   sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
+  if (per_vertex) sp.cta_smem_words = (sp.cta_smem_words + 1) / 2 * 2 + kCtaPerVertexWords;
   int cta_per_sm = 0, tile_per_sm = 0;
   with_cta_kernel(defers, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
-  });
+  }, per_vertex);
   sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
+  if (per_vertex) sp.tile_smem = (sp.tile_smem + 7) / 8 * 8 + std::size_t{kTilePerVertexWords} * 4;
   with_warp_kernel(sp.G, sp.reverse, defers, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
-  });
+  }, per_vertex);
   sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * limits.multiprocessors;
   if (need_words > 0) {
     const std::uint64_t budget_words = kCtaScratchBudget / sizeof(vid_t);
@@ -222,7 +239,9 @@ inline std::optional<std::uint32_t> v_side_quarters(const SubtaskBlocks& b, cons
   return t.v_side_quarters;
 }
 
-inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits) {
+// per_vertex: the kernels that also count per vertex (CountBackend::start_per_vertex).
+inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits,
+                                bool per_vertex = false) {
   const CudaTuning& t = options.cuda_tuning;
   SubtaskPlan plan;
   plan.rows = b.one_hop.rows;
@@ -241,7 +260,7 @@ inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& op
   plan.defer_quarters = quarters.value_or(0);
   // 3. The u side.
   plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
-                     options, limits);
+                     options, limits, per_vertex);
   plan.cub_bytes = plan.u.cub_bytes;
   // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
   //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
@@ -250,7 +269,7 @@ inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& op
     plan.t_entries = b.one_hop.nnz;
     plan.deferred_words = b.one_hop.nnz / 32 + 2;
     const BlockMeta t_meta{plan.t_rows, plan.t_entries, static_cast<std::uint32_t>(std::min<std::uint64_t>(plan.rows, 0xFFFFFFFFu))};
-    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits);
+    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits, per_vertex);
     plan.v->trim_min = t.v_side_trim;
     std::size_t scan_bytes = 0;
     TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,

@@ -1,0 +1,438 @@
+// Per-vertex counting on the CUDA backend (CountBackend::start_per_vertex and
+// take_vertex_counts) against a brute-force per-vertex reference computed here from the same
+// blocks (label gpu: every test is reported as skipped on a machine without a GPU).
+//
+// The reference rebuilds the undirected graph from the blocks (vertex = its class and local
+// id) and lists every triangle by sorted-list intersection, adding 1 to each of its three
+// vertices; it shares no code with either backend. Its total is also checked against
+// reference::count_triangles on the input edges. Every kernel path is forced with
+// CudaTuning fields and the CTA threshold, as test_cuda_backend.cpp does for the count.
+//
+// DISABLED_Benchmark is the per-vertex benchmark driver (bench/bench_cuda.sh with
+// PER_VERTEX=1): the count of one block file with per-vertex counting off and on.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "input/generators.hpp"
+#include "partitioner/partition.hpp"
+#include "src/block_format.hpp"
+#include "tests/reference_counter.hpp"
+#include "tests/test_support.hpp"
+#include "worker/backend.hpp"
+#include "worker/block_cache.hpp"
+
+namespace tricount {
+namespace {
+
+using testing::EdgePairs;
+
+#define REQUIRE_GPU()                                                                     \
+  do {                                                                                    \
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU: this build or machine has none"; \
+  } while (0)
+
+std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning = {}, std::uint32_t cta_threshold = 100) {
+  BackendOptions o;
+  o.cta_degree_threshold = cta_threshold;
+  o.cuda_tuning = tuning;
+  return make_backend(BackendKind::Cuda, o);
+}
+
+PartitionedGraph partition(const EdgePairs& edges, std::uint32_t parts) {
+  PartitionOptions o;
+  o.parts = parts;
+  return partition_edges(testing::to_raw(edges), o);
+}
+
+std::uint64_t next_serial_base() {
+  static std::uint64_t base = 1;
+  const std::uint64_t b = base;
+  base += 1u << 20;
+  return b;
+}
+
+std::vector<std::uint64_t> class_sizes(const PartitionedGraph& g) {
+  std::vector<std::uint64_t> sizes;
+  for (std::uint32_t c = 0; c < g.header.parts; ++c) sizes.push_back(g.block(c, 0).rows);
+  return sizes;
+}
+
+// Per-vertex counts of every class, concatenated in class order, and the total.
+struct PerVertex {
+  std::vector<count_t> counts;
+  count_t triangles = 0;
+};
+
+// The brute-force reference from the blocks: vertex (c, l) is offset[c] + l.
+PerVertex reference_per_vertex(const PartitionedGraph& g) {
+  const std::uint32_t n = g.header.parts;
+  const std::vector<std::uint64_t> sizes = class_sizes(g);
+  std::vector<std::uint64_t> offset(n + 1, 0);
+  for (std::uint32_t c = 0; c < n; ++c) offset[c + 1] = offset[c] + sizes[c];
+  std::vector<std::vector<std::uint64_t>> higher(offset[n]);  // neighbours with a larger global id
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const CsrBlock& b = g.block(i, j);
+      for (std::uint64_t r = 0; r < b.rows; ++r)
+        for (eoff_t e = b.offsets[r]; e < b.offsets[r + 1]; ++e) {
+          const std::uint64_t a = offset[i] + r, z = offset[j] + b.neighbors[e];
+          higher[std::min(a, z)].push_back(std::max(a, z));
+        }
+    }
+  for (auto& list : higher) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  PerVertex ref;
+  ref.counts.assign(offset[n], 0);
+  for (std::uint64_t a = 0; a < higher.size(); ++a)
+    for (std::uint64_t b : higher[a]) {
+      const auto& la = higher[a];
+      const auto& lb = higher[b];
+      std::size_t p = 0, q = 0;
+      while (p < la.size() && q < lb.size()) {
+        if (la[p] < lb[q]) ++p;
+        else if (lb[q] < la[p]) ++q;
+        else {
+          ++ref.counts[a];
+          ++ref.counts[b];
+          ++ref.counts[la[p]];
+          ++ref.triangles;
+          ++p;
+          ++q;
+        }
+      }
+    }
+  return ref;
+}
+
+// Every task of TaskPlan(n, splits) with per-vertex counting on.
+PerVertex count_per_vertex(const PartitionedGraph& g, std::uint32_t splits, CountBackend& gpu) {
+  const std::uint32_t n = g.header.parts;
+  const std::uint64_t base = next_serial_base();
+  gpu.start_per_vertex(class_sizes(g));
+  const TaskPlan plan(n, splits);
+  PerVertex got;
+  CountStats stats;
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), base + std::uint64_t(i) * n + j); };
+    got.triangles += gpu.count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), t.split, splits}, stats);
+  }
+  for (std::uint32_t c = 0; c < n; ++c) {
+    const std::vector<count_t> part = gpu.take_vertex_counts(c);
+    got.counts.insert(got.counts.end(), part.begin(), part.end());
+  }
+  return got;
+}
+
+// Equal per-vertex counts; on a difference, how many and the first few.
+void expect_same(const PerVertex& got, const PerVertex& want, const std::string& what) {
+  EXPECT_EQ(got.triangles, want.triangles) << what << ": the count itself";
+  ASSERT_EQ(got.counts.size(), want.counts.size()) << what;
+  std::uint64_t wrong = 0;
+  std::string first;
+  for (std::size_t x = 0; x < want.counts.size(); ++x)
+    if (got.counts[x] != want.counts[x] && ++wrong <= 5)
+      first += " vertex " + std::to_string(x) + ": " + std::to_string(got.counts[x]) + " want " + std::to_string(want.counts[x]) + ";";
+  EXPECT_EQ(wrong, 0u) << what << ":" << first;
+}
+
+// Per-vertex counts equal the reference for n = 1..max_parts and m = 1..max_splits, and the
+// reference's total equals the input edges' independent count.
+void expect_all_layouts(const EdgePairs& edges, CountBackend& gpu, const std::string& what, std::uint32_t max_parts = 4,
+                        std::uint32_t max_splits = 3) {
+  const count_t total = reference::count_triangles(edges);
+  for (std::uint32_t n = 1; n <= max_parts; ++n) {
+    const PartitionedGraph g = partition(edges, n);
+    const PerVertex want = reference_per_vertex(g);
+    ASSERT_EQ(want.triangles, total) << what << ": the per-vertex reference disagrees with reference::count_triangles";
+    for (std::uint32_t m = 1; m <= max_splits; ++m)
+      expect_same(count_per_vertex(g, m, gpu), want, what + ", n=" + std::to_string(n) + " m=" + std::to_string(m));
+  }
+}
+
+EdgePairs wheel(std::uint64_t rim) {  // hub 0 and a cycle 1..rim: the hub in rim triangles, each rim vertex in 2
+  EdgePairs e;
+  for (std::uint64_t k = 1; k <= rim; ++k) {
+    e.emplace_back(0, k);
+    e.emplace_back(k, k == rim ? 1 : k + 1);
+  }
+  return e;
+}
+
+// A random graph with a clique (CTA rows), in-links to it and a star.
+EdgePairs mixed_graph(std::uint64_t seed) {
+  EdgePairs e = testing::random_graph(3000, 30000, seed);
+  const EdgePairs k = testing::complete_graph(150, 5000);
+  e.insert(e.end(), k.begin(), k.end());
+  for (std::uint64_t x = 0; x < 400; ++x) e.emplace_back(5000 + x % 150, 10 + x * 7);
+  const EdgePairs s = testing::star(300);
+  for (auto [a, b] : s) e.emplace_back(a + 20000, b + 20000);
+  return e;
+}
+
+TEST(CudaPerVertex, HandMadeGraphs) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  for (std::uint64_t n : {3, 4, 5, 17, 101, 260}) expect_all_layouts(testing::complete_graph(n), *gpu, "K_" + std::to_string(n));
+  expect_all_layouts(testing::star(300), *gpu, "star");
+  expect_all_layouts(wheel(5), *gpu, "wheel 5");
+  expect_all_layouts(wheel(2000), *gpu, "wheel 2000");
+  expect_all_layouts({{0, 1}, {1, 2}, {0, 2}, {1, 3}, {2, 3}}, *gpu, "two triangles sharing an edge");
+  expect_all_layouts({{0, 1}, {1, 2}, {0, 2}, {7, 8}, {20, 21}, {21, 22}}, *gpu, "triangle, lone edge, path");
+}
+
+TEST(CudaPerVertex, ClosedForms) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  // K_n: every vertex in C(n-1, 2) triangles (K_3000: rows of 2999 keys overflow the CTA tally).
+  for (std::uint64_t n : {4ull, 260ull, 3000ull})
+    for (std::uint32_t parts : {1u, 2u}) {
+      const PartitionedGraph g = partition(testing::complete_graph(n), parts);
+      const PerVertex got = count_per_vertex(g, 1, *gpu);
+      EXPECT_EQ(got.triangles, n * (n - 1) * (n - 2) / 6) << "K_" << n;
+      ASSERT_EQ(got.counts.size(), n);
+      for (std::uint64_t x = 0; x < n; ++x) ASSERT_EQ(got.counts[x], (n - 1) * (n - 2) / 2) << "K_" << n << " vertex " << x;
+    }
+  // Wheel: the hub in rim triangles, every rim vertex in 2.
+  const std::uint64_t rim = 100000;
+  const PartitionedGraph g = partition(wheel(rim), 3);
+  const PerVertex got = count_per_vertex(g, 2, *gpu);
+  EXPECT_EQ(got.triangles, rim);
+  std::vector<count_t> sorted = got.counts;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted.back(), rim);
+  EXPECT_EQ(std::count(sorted.begin(), sorted.end(), count_t{2}), std::ptrdiff_t(rim));
+}
+
+TEST(CudaPerVertex, RandomGraphs) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  for (std::uint64_t seed : {1, 2}) expect_all_layouts(testing::random_graph(800, 12000, seed), *gpu, "random " + std::to_string(seed));
+  expect_all_layouts(mixed_graph(3), *gpu, "mixed");
+}
+
+struct ForcedPath {
+  const char* name;
+  CudaTuning tuning;
+  std::uint32_t threshold = 100;
+};
+
+TEST(CudaPerVertex, ForcedPaths) {
+  REQUIRE_GPU();
+  const std::vector<ForcedPath> paths = {
+      {"defaults", {}},
+      {"CTA path with bitmaps", {}, 1},
+      {"CTA path, tables", {.bitmap_words = 0}, 1},
+      {"CTA path, 64-word tables (global levels)", {.shared_words_cap = 64, .bitmap_words = 0}, 1},
+      {"CTA path, binary search", {.table_limit = 0, .bitmap_words = 0}, 1},
+      {"CTA path, colliding tables", {.collide = true, .bitmap_words = 0}, 2},
+      {"warp rows of every size (tallies overflow)", {}, 1000000},
+      {"binary search above 20 keys", {.table_limit = 20}},
+      {"8-lane tiles", {.warp_lanes = 8}},
+      {"32-lane tiles", {.warp_lanes = 32, .thread_rows = false}},
+      {"no thread rows", {.thread_rows = false}},
+      {"rows always classified", {.direct_warp_rows = false}},
+      {"reverse search", {.search_ratio = 1, .search_min_list = 0}},
+      {"reverse search, 8-lane tiles", {.warp_lanes = 8, .search_ratio = 1, .search_min_list = 0}},
+      {"v side in every subtask", {.v_side = 2}},
+      {"v side, every edge with a 2-hop list", {.v_side = 2, .v_side_quarters = 0}},
+      {"v side, CTA path", {.v_side = 2, .v_side_quarters = 1}, 1},
+      {"v side, trimmed, colliding CTA tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 1}, 2},
+      {"v side with the reverse search", {.search_ratio = 1, .search_min_list = 0, .v_side = 2, .v_side_quarters = 16}},
+      {"profiling", {.profile = true, .v_side = 2}, 30},
+  };
+  const EdgePairs mixed = mixed_graph(5);
+  const EdgePairs k = testing::complete_graph(400);
+  for (const ForcedPath& path : paths) {
+    SCOPED_TRACE(path.name);
+    auto gpu = cuda_backend(path.tuning, path.threshold);
+    expect_all_layouts(mixed, *gpu, std::string(path.name) + ", mixed", 2, 2);
+    expect_all_layouts(k, *gpu, std::string(path.name) + ", K_400", 2, 1);
+  }
+  // Tiny rows: the thread-per-row kernel (a triangular lattice, degrees at most 6).
+  EdgePairs lattice;
+  const std::uint64_t w = 120, h = 80;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint64_t a = y * w + x;
+      if (x + 1 < w) lattice.emplace_back(a, a + 1);
+      if (y + 1 < h) lattice.emplace_back(a, a + w);
+      if (x + 1 < w && y + 1 < h) lattice.emplace_back(a, a + w + 1);
+    }
+  for (bool on : {true, false}) {
+    auto gpu = cuda_backend(CudaTuning{.thread_rows = on});
+    expect_all_layouts(lattice, *gpu, std::string("lattice, thread rows ") + (on ? "on" : "off"), 3, 3);
+  }
+}
+
+// A skewed graph: CTA rows with bitmaps and tables, the v side, the reverse search, all
+// with per-vertex counting, at n = 1 and 3 and 2 splits (and 1 and 3 splits at n = 2).
+TEST(CudaPerVertex, KroneckerWithEveryProbePath) {
+  REQUIRE_GPU();
+  KroneckerSpec k;
+  k.scale = 14;
+  std::vector<PartitionedGraph> graphs;
+  for (std::uint32_t n : {1u, 2u, 3u}) {
+    auto src = make_kronecker_source(k);
+    PartitionOptions o;
+    o.parts = n;
+    graphs.push_back(partition_edges(*src, o));
+  }
+  std::vector<PerVertex> want;
+  for (const PartitionedGraph& g : graphs) want.push_back(reference_per_vertex(g));
+  for (std::size_t g = 1; g < graphs.size(); ++g) ASSERT_EQ(want[g].triangles, want[0].triangles);
+  const std::vector<CudaTuning> settings = {
+      {},
+      {.bitmap_words = 0, .search_ratio = 0},
+      {.bitmap_words = 16384, .search_ratio = 1, .search_min_list = 0},
+      {.bitmap_words = 8, .search_ratio = 4, .search_min_list = 0},
+      {.v_side = 0},
+      {.v_side = 2, .v_side_quarters = 0},
+      {.bitmap_words = 0, .v_side = 2, .v_side_quarters = 2},
+      {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
+      {.shared_words_cap = 64, .v_side = 2},
+      {.warp_lanes = 8, .v_side = 2},
+      {.direct_warp_rows = false, .v_side_trim = 0},
+  };
+  for (std::size_t s = 0; s < settings.size(); ++s)
+    for (std::uint32_t threshold : {100u, 20u}) {
+      auto gpu = cuda_backend(settings[s], threshold);
+      for (std::size_t g = 0; g < graphs.size(); ++g)
+        for (std::uint32_t m : g == 1 ? std::vector<std::uint32_t>{1, 3} : std::vector<std::uint32_t>{2})
+          expect_same(count_per_vertex(graphs[g], m, *gpu), want[g],
+                      "setting " + std::to_string(s) + " threshold " + std::to_string(threshold) + " n=" +
+                          std::to_string(graphs[g].header.parts) + " m=" + std::to_string(m));
+    }
+}
+
+TEST(CudaPerVertex, UntouchedClassesAreZeroAndCountsStartAgain) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  const PartitionedGraph g = partition(testing::complete_graph(30), 3);
+  const PartitionedGraph two = partition({{0, 2}, {2, 4}, {0, 4}, {1, 3}}, 2);  // triangle 0,2,4; edge 1-3
+  const PerVertex want = reference_per_vertex(two);
+  expect_same(count_per_vertex(two, 1, *gpu), want, "two classes");
+  // No subtask at all: every class all zero, of its size.
+  gpu->start_per_vertex(class_sizes(g));
+  for (std::uint32_t c = 0; c < 3; ++c) {
+    const std::vector<count_t> zero = gpu->take_vertex_counts(c);
+    EXPECT_EQ(zero.size(), g.block(c, 0).rows);
+    EXPECT_EQ(std::count(zero.begin(), zero.end(), count_t{0}), std::ptrdiff_t(zero.size())) << "class " << c;
+  }
+  // Started again: the counts of the second run are not added to the first's.
+  const PerVertex want30 = reference_per_vertex(g);
+  expect_same(count_per_vertex(g, 2, *gpu), want30, "K_30, first");
+  expect_same(count_per_vertex(g, 2, *gpu), want30, "K_30, again");
+  // The plain count of a backend never started is unaffected.
+  auto plain = cuda_backend();
+  CountStats s;
+  count_t total = 0;
+  const TaskPlan plan(3, 1);
+  const std::uint64_t base = next_serial_base();
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), base + i * 3 + j); };
+    total += plain->count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, s);
+  }
+  EXPECT_EQ(total, 30u * 29 * 28 / 6);
+}
+
+TEST(CudaPerVertex, ClassSizesThatDisagreeWithTheBlocksAreAnError) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  const PartitionedGraph g = partition(testing::complete_graph(10), 2);
+  std::vector<std::uint64_t> sizes = class_sizes(g);
+  sizes[1] += 1;
+  gpu->start_per_vertex(sizes);
+  const std::uint64_t base = next_serial_base();
+  auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), base + i * 2 + j); };
+  CountStats s;
+  try {
+    gpu->count(SubtaskBlocks{v(0, 1), v(0, 1), v(1, 1), 0, 1}, s);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("class sizes"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gpu->take_vertex_counts(2), Error);
+}
+
+std::string env_str(const char* name, const char* fallback = "") {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+// TRICOUNT_BENCH_FILE: an HDF5 block file; TRICOUNT_BENCH_REPS timed repetitions of each
+// (after a warm-up that puts the blocks on the GPU), off and on alternating;
+// TRICOUNT_BENCH_TUNING: the backend's tuning. Two backends (one started per vertex) count
+// the same blocks; every per-vertex run's counts are taken and must sum to 3 x triangles.
+// Prints one "BENCHPV {json}" line with the median count times (kernels only, CUDA events).
+TEST(CudaPerVertex, DISABLED_Benchmark) {
+  REQUIRE_GPU();
+  const std::string file = env_str("TRICOUNT_BENCH_FILE");
+  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
+  ASSERT_FALSE(file.empty()) << "set TRICOUNT_BENCH_FILE";
+  PartitionedGraph g;
+  BlockFileReader r(file);
+  g.header = r.header();
+  for (std::uint32_t i = 0; i < g.header.parts; ++i)
+    for (std::uint32_t j = 0; j < g.header.parts; ++j) g.blocks.push_back(r.read_block({i, j}));
+  BackendOptions bo;
+  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
+  auto off = make_backend(BackendKind::Cuda, bo);
+  auto on = make_backend(BackendKind::Cuda, bo);
+  const std::uint32_t n = g.header.parts;
+  const TaskPlan plan(n, 1);
+  const std::vector<std::uint64_t> sizes = class_sizes(g);
+  auto run_all = [&](CountBackend& gpu, double& seconds) {
+    CountStats st;
+    count_t total = 0;
+    for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+      const Task t = plan.decode(id);
+      auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
+      total += gpu.count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
+    }
+    seconds = st.count_seconds;
+    return total;
+  };
+  auto run_on = [&](double& seconds) {
+    on->start_per_vertex(sizes);
+    const count_t total = run_all(*on, seconds);
+    count_t sum = 0;
+    for (std::uint32_t c = 0; c < n; ++c) {
+      const std::vector<count_t> counts = on->take_vertex_counts(c);
+      sum = std::accumulate(counts.begin(), counts.end(), sum);
+    }
+    EXPECT_EQ(sum, 3 * total) << "per-vertex counts do not sum to 3 x triangles";
+    return total;
+  };
+  double warm_off = 0, warm_on = 0;
+  const count_t triangles = run_all(*off, warm_off);
+  EXPECT_EQ(run_on(warm_on), triangles);
+  std::vector<double> t_off, t_on;
+  for (int rep = 0; rep < reps; ++rep) {
+    double s = 0;
+    EXPECT_EQ(run_all(*off, s), triangles);
+    t_off.push_back(s);
+    EXPECT_EQ(run_on(s), triangles);
+    t_on.push_back(s);
+  }
+  std::sort(t_off.begin(), t_off.end());
+  std::sort(t_on.begin(), t_on.end());
+  const double m_off = t_off.empty() ? warm_off : t_off[t_off.size() / 2];
+  const double m_on = t_on.empty() ? warm_on : t_on[t_on.size() / 2];
+  std::printf("BENCHPV {\"graph\": \"%s\", \"parts\": %u, \"vertices\": %llu, \"edges\": %llu, \"triangles\": %llu, "
+              "\"off_ms_median\": %.4f, \"on_ms_median\": %.4f, \"ratio\": %.3f, \"device\": \"%s\"}\n",
+              file.c_str(), n, (unsigned long long)g.header.vertices, (unsigned long long)g.header.edges,
+              (unsigned long long)triangles, m_off * 1e3, m_on * 1e3, m_on / m_off, on->device_name().c_str());
+}
+
+}  // namespace
+}  // namespace tricount

@@ -1,0 +1,98 @@
+// Per-vertex counting on the CUDA backend (CountBackend::start_per_vertex): the kernels'
+// variants with kPerVertex add 1 per triangle (u, v, w) to u's counter (its row), v's (its
+// 1-hop entry) and w's (the 2-hop element that hit one of u's keys), in the arrays
+// CountParams::row_counts, mid_counts and col_counts (the v side passes them with rows and
+// 1-hop entries swapped). A plain count compiles none of this.
+//
+// Global atomics are aggregated first, because a Kronecker graph's triangles pile onto its
+// hubs (one address taking millions of atomics would serialise the whole count):
+//  * u: a row's hits are summed over the tile (warp rows) or per warp (CTA rows), one
+//    atomic each; thread rows add their own row once;
+//  * v: a chunk's hits per 1-hop entry are summed in shared memory (EdgeHits, one word per
+//    lane of the chunk), one atomic per entry and chunk; a CTA row's queued long lists sum
+//    per segment over the warp;
+//  * w: every w is one of u's keys, so a row's hits per w are summed in a small shared
+//    open-addressing table (HitTally, keyed by w) and flushed once per row: at most one
+//    atomic per (row, key) instead of one per triangle; when the tally is full a hit goes
+//    to the global counter directly (never dropped).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "src/types.hpp"
+#include "worker/cuda/bucket_table.cuh"
+
+namespace tricount::cuda {
+
+inline constexpr vid_t kTallyEmpty = kMaxVertices;   // no local id is 2^32 - 1
+inline constexpr std::uint32_t kTallyProbes = 8;     // slots tried before a hit goes to global memory
+// Tally slots (8 bytes each) of a warp-kernel tile and of a CTA row: warp rows have fewer
+// than 100 keys (the CTA threshold) and the warp kernel keeps its CTAs per SM with 4 KiB
+// for the tallies of its 8 (or 32) tiles.
+inline constexpr std::uint32_t kTileTallySlots32 = 64;
+inline constexpr std::uint32_t kTileTallySlots8 = 16;
+inline constexpr std::uint32_t kCtaTallySlots = 1024;
+
+// The per-vertex words of the dynamic shared memory: a warp-kernel CTA's tallies (512
+// slots: 8 tiles of 64 or 32 of 16) and edge words (256 lanes), and a CTA row's tally,
+// edge words (256) and queued lists' v (256).
+inline constexpr std::uint32_t kTilePerVertexWords = 2 * 512 + 256;
+inline constexpr std::uint32_t kCtaPerVertexWords = 2 * kCtaTallySlots + 256 + 256;
+
+// Shared hit counts per w for one row, flushed into the global counters at the row's end.
+// Slots hold {w, hits}; a slot's w is set once (atomicCAS) and stays until the flush.
+struct HitTally {
+  uint2* slots = nullptr;
+  std::uint32_t log2_slots = 1;
+  unsigned long long* global = nullptr;  // col_counts
+
+  // Slots for a row of `keys` keys: twice the keys (a power of two), at most `capacity`.
+  __device__ __forceinline__ void size_for(std::uint32_t keys, std::uint32_t capacity_log2) {
+    const std::uint32_t want = ceil_log2_u64(2 * std::uint64_t(keys));
+    log2_slots = want < 1 ? 1 : want < capacity_log2 ? want : capacity_log2;
+  }
+  __device__ __forceinline__ void add(vid_t w) const {
+    const std::uint32_t mask = (1u << log2_slots) - 1;
+    std::uint32_t s = (w * kHashMultiplier) >> (32u - log2_slots);
+    for (std::uint32_t tries = 0; tries < kTallyProbes; ++tries) {
+      unsigned int* key = &slots[s].x;
+      vid_t k = *reinterpret_cast<volatile unsigned int*>(key);
+      if (k == kTallyEmpty) {
+        k = atomicCAS(key, kTallyEmpty, w);
+        if (k == kTallyEmpty) k = w;
+      }
+      if (k == w) {
+        atomicAdd(&slots[s].y, 1u);
+        return;
+      }
+      s = (s + 1) & mask;
+    }
+    atomicAdd(&global[w], 1ull);  // tally full around w's slot
+  }
+  // Adds every slot's hits to the global counters and empties the slots (all `threads`
+  // threads call it once every add of the row is done; a barrier before the next row's adds).
+  __device__ __forceinline__ void flush(std::uint32_t thread, std::uint32_t threads) const {
+    for (std::uint32_t s = thread; s < (1u << log2_slots); s += threads) {
+      const uint2 e = slots[s];
+      if (e.x == kTallyEmpty) continue;
+      atomicAdd(&global[e.x], static_cast<unsigned long long>(e.y));
+      slots[s] = make_uint2(kTallyEmpty, 0);
+    }
+  }
+};
+
+__device__ __forceinline__ void clear_tally(uint2* slots, std::uint32_t count, std::uint32_t thread, std::uint32_t threads) {
+  for (std::uint32_t s = thread; s < count; s += threads) slots[s] = make_uint2(kTallyEmpty, 0);
+}
+
+// What a tile's probing adds to, per vertex: the row's tally of w and the hits of each of
+// the chunk's 1-hop entries (edge_hits[lane], lane = the entry's position in the chunk).
+struct PerVertexTile {
+  HitTally tally;
+  std::uint32_t* edge_hits = nullptr;
+  unsigned long long* mid_counts = nullptr;
+};
+
+}  // namespace tricount::cuda
