@@ -313,8 +313,10 @@ int predict(const PredictRequest& request) {
     return from_file ? *from_file : synthetic_shape(size->description, size->vertices, size->edges, size->total_work, n);
   };
   // 2. The plan: smallest n whose triple fits, then splits for enough tasks; among n, 2n, ...
-  // up to 128 (more parts: smaller blocks read per GPU, more tasks), the fastest at the most GPUs.
-  std::uint32_t parts = request.parts ? request.parts : (from_file ? from_file->parts : 1);
+  // up to 128 (more parts: smaller blocks read per GPU, more tasks) while the subtasks are at
+  // most 16 times the tasks wanted (beyond that only the row walks and offsets grow), the
+  // fastest at the most GPUs.
+  std::uint32_t parts = request.parts ? request.parts : (from_file ? from_file->parts : 0);
   std::uint32_t splits = request.splits;
   std::string plan_note;
   if (request.plan) {
@@ -326,7 +328,8 @@ int predict(const PredictRequest& request) {
     if (fit > kMaxParts)
       throw UsageError("--gpu-memory: no --parts up to " + std::to_string(kMaxParts) + " fits a block triple in it");
     double best = -1;
-    for (std::uint32_t n = fit; n <= std::max<std::uint32_t>(fit, 128); n *= 2) {
+    const std::uint64_t most_subtasks = 16ull * pr.tasks_per_gpu * static_cast<std::uint64_t>(pr.gpus);
+    for (std::uint32_t n = fit; n == fit || (n <= 128 && std::uint64_t(n) * n * n <= most_subtasks); n *= 2) {
       PlanRequest for_n = pr;
       const std::uint32_t m = splits_for(n, for_n);
       const double t = predict_runs(model, shape_at(n), m, {pr.gpus}, request.machine).front().seconds;
