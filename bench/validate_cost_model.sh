@@ -3,8 +3,10 @@
 # m = 1..4, one journal and one --json report per run; fits on part of the runs and predicts
 # the others (tricount-simulate --fit / --model); Kronecker 16-25 block files as samples of
 # the family fit. Everything lands in $OUT (journals, reports, models, predictions, log);
-# bench/cost_model_table.py turns it into the RESULTS tables.
+# bench/cost_model_table.py turns it into the RESULTS tables. It also packs $OUT into
+# $OUT.tgz: a device call returns a limited number of files, so copy that one back.
 #   usage: BUILD=dir-with-binaries OUT=dir bench/validate_cost_model.sh
+#   REUSE_GRAPHS=1: keep the block files already in WORK (no generating, no partitioning)
 #   env:   WORK=/tmp/cmv  BACKEND=cuda  DEVICE="NVIDIA H200"  SCALES="24 25"  PARTS="2 4 8"  SPLITS="1 2 3 4"  SAMPLES="16 18 20 22"
 set -uo pipefail
 cd "$(dirname "$0")/.." 2>/dev/null || true
@@ -16,6 +18,7 @@ mkdir -p "$work" "$out/journal" "$out/report" "$out/predict"
 log() { echo "[$(date +%T)] $*"; }
 nvidia-smi -L 2>/dev/null || true
 # 1. Graphs: every scale generated at once, then every partition at once (in memory).
+if [ -z "${REUSE_GRAPHS:-}" ]; then
 for s in $samples $scales; do
   "$bin/tricount-generate" --kind kronecker --scale "$s" --output "$work/k$s.bin64" > "$work/gen$s.log" 2>&1 &
 done
@@ -26,7 +29,9 @@ done
 for s in $scales; do for n in $parts_list; do
   "$bin/tricount-partition" -i "$work/k$s.bin64" -o "$work/k$s.p$n.h5" --parts "$n" --threads 3 --memory-budget 40G -q &
 done; done
-wait; log partitioned; rm -f "$work"/*.bin64; ls -l "$work"/*.h5
+wait; log partitioned; rm -f "$work"/*.bin64
+fi
+ls -l "$work"/*.h5
 # 2. Counts: a warm-up (CUDA context, not measured), then every (scale, n, m) once.
 mpirun -np 1 "$bin/tricount-count" --input "$work/k${samples##* }.p2.h5" --backend "$backend" > /dev/null
 for s in $scales; do for n in $parts_list; do for m in $splits_list; do
@@ -59,3 +64,4 @@ for r in $(runs "$scales" "2 8"); do predict B "$r"; done
 fit all $(runs "$scales" "$parts_list")
 for r in $(runs "$scales" "$parts_list"); do predict all "$r"; done
 log done
+tar czf "$out.tgz" -C "$out" . && log "packed $out.tgz"
