@@ -436,7 +436,11 @@ int main(int argc, char** argv) {
       ("file-system", cli::po::value(&file_system)->default_value(file_system), "shared file system bandwidth, bytes/s (2.5T: GPFS-like)")
       ("plan", "recommend --parts and --workload-splits for --gpus of --gpu-memory each, with the predictions")
       ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
-      ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(8), "with --plan: the fewest tasks per GPU");
+      ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(8), "with --plan: the fewest tasks per GPU")
+      ("memory-headroom", cli::po::value(&request.plan_request.memory_headroom)->default_value(0.8),
+       "with --plan: the fraction of GPU memory the block triple and tables may take")
+      ("table-factor", cli::po::value(&request.plan_request.table_factor)->default_value(2.0),
+       "with --plan: hash table bytes per byte of the hashed block (the CUDA tables keep at least 2 slots per key)");
     cli::po::variables_map vm;
     if (!cli::parse(argc, argv, opts, vm,
                     "tricount-simulate --journal PATH [--max-workers 1024]\n"
@@ -479,6 +483,10 @@ int main(int argc, char** argv) {
         if (request.gpus.size() != 1) throw UsageError("--plan: --gpus is one number, the most GPUs");
         if (gpu_memory.empty()) throw UsageError("--plan needs --gpu-memory (one GPU's memory, e.g. 16G)");
         if (request.plan_request.tasks_per_gpu < 1) throw UsageError("--tasks-per-gpu must be at least 1");
+        if (!(request.plan_request.memory_headroom > 0 && request.plan_request.memory_headroom <= 1))
+          throw UsageError("--memory-headroom must be above 0 and at most 1");
+        if (!(request.plan_request.table_factor >= 0 && request.plan_request.table_factor <= 64))
+          throw UsageError("--table-factor must be between 0 and 64");
         request.plan_request.gpus = request.gpus.front();
         request.plan_request.gpu_memory_bytes = static_cast<std::uint64_t>(positive_size(gpu_memory, "--gpu-memory"));
       }

@@ -155,6 +155,12 @@ TEST_F(RecordedRuns, PlanPartsFitTheMemoryAndSplitsGiveEnoughTasks) {
     // One row per GPU count, 1, 2, 4, ... up to --gpus.
     for (int g = 1; g <= gpus; g *= 2) EXPECT_TRUE(std::regex_search(p.out, std::regex("\n +" + std::to_string(g) + " +[0-9]"))) << g;
   }
+  // A block file: its size and total work, planned at other parts.
+  const ProcessResult from_file = simulate({"--plan", "--model", model, "--input", block_file(15, 2), "--gpus", "4",
+                                            "--gpu-memory", "1M"});
+  ASSERT_EQ(from_file.exit_code, 0) << describe(from_file);
+  EXPECT_TRUE(std::regex_search(from_file.out, std::regex("PLAN: --parts ([3-9]|[1-9][0-9]+) "))) << from_file.out;
+  EXPECT_TRUE(contains(from_file.out, "k15.p2.h5")) << from_file.out;
   // Less memory, more parts.
   auto parts_for = [&](const std::string& memory) {
     const ProcessResult p = simulate({"--plan", "--model", model, "--kronecker-scale", "20", "--gpus", "1", "--gpu-memory", memory});
@@ -196,6 +202,7 @@ const std::vector<BadCase> kBadCases = {
     {"PlanWithoutModel", {"--plan", "--kronecker-scale", "20", "--gpus", "8", "--gpu-memory", "1G"}, 2, "--plan needs --model"},
     {"PlanWithoutMemory", {"--plan", "--model", "MODEL", "--kronecker-scale", "20", "--gpus", "8"}, 2, "--gpu-memory"},
     {"PlanWithSeveralGpuCounts", {"--plan", "--model", "MODEL", "--kronecker-scale", "20", "--gpus", "8,16", "--gpu-memory", "1G"}, 2, "one number"},
+    {"PlanHeadroomAboveOne", {"--plan", "--model", "MODEL", "--kronecker-scale", "20", "--gpus", "8", "--gpu-memory", "1G", "--memory-headroom", "1.5"}, 2, "--memory-headroom"},
     {"ModelWithoutGraph", {"--model", "MODEL", "--gpus", "1"}, 2, "exactly one graph"},
     {"ModelWithTwoGraphs", {"--model", "MODEL", "--kronecker-scale", "20", "--edges", "100", "--vertices", "20", "--gpus", "1"}, 2, "exactly one graph"},
     {"ModelWithoutParts", {"--model", "MODEL", "--kronecker-scale", "20", "--gpus", "1"}, 2, "--parts"},
