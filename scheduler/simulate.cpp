@@ -67,9 +67,10 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
     seconds[r.task] = (loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds) + task_overhead_seconds;
     present[r.task] = true;
   }
+  std::uint64_t bytes_read = 0;  // by the last call of read_seconds
   auto read_seconds = [&](std::uint64_t task, std::vector<bool>& held) {
-    return loads ? static_cast<double>(newly_read_bytes(plan, task, loads->block_bytes, held)) * loads->seconds_per_byte
-                 : 0.0;
+    bytes_read = loads ? newly_read_bytes(plan, task, loads->block_bytes, held) : 0;
+    return static_cast<double>(bytes_read) * (loads ? loads->seconds_per_byte : 0.0);
   };
   // One worker's time, the base of the speedup: every task once, every block read once.
   double one_worker = 0;
@@ -81,6 +82,7 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
   std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free_at;
   for (int w = 0; w < workers; ++w) free_at.push({0.0, w});
   std::vector<double> busy(static_cast<std::size_t>(workers), 0.0);
+  std::vector<std::uint64_t> bytes(static_cast<std::size_t>(workers), 0);
   std::vector<std::vector<bool>> held(static_cast<std::size_t>(workers));  // per worker, when loads
   double makespan = 0;
   SimulationPoint p;
@@ -91,6 +93,7 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
     const std::uint64_t task = *queue.pop(w + 1);  // worker ranks start at 1
     const double cost = seconds[task] + read_seconds(task, held[static_cast<std::size_t>(w)]);
     busy[static_cast<std::size_t>(w)] += cost;
+    bytes[static_cast<std::size_t>(w)] += bytes_read;
     makespan = std::max(makespan, t + cost);
     free_at.push({t + cost, w});
     ++p.tasks;
@@ -100,6 +103,9 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
   p.efficiency = p.speedup / workers;
   const auto [lo, hi] = std::minmax_element(busy.begin(), busy.end());
   p.imbalance = *lo > 0 ? *hi / *lo : 0.0;
+  std::uint64_t all_bytes = 0;
+  for (std::uint64_t b : bytes) p.max_bytes_loaded = std::max(p.max_bytes_loaded, b), all_bytes += b;
+  p.mean_bytes_loaded = all_bytes / static_cast<std::uint64_t>(workers);
   return p;
 }
 

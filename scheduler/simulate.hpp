@@ -30,6 +30,8 @@ struct SimulationPoint {
   double efficiency = 1;         // speedup / workers
   double imbalance = 1;          // max / min busy seconds (0 when some worker gets nothing)
   std::uint64_t tasks = 0;
+  std::uint64_t max_bytes_loaded = 0;   // block bytes the busiest reader read (with BlockLoads)
+  std::uint64_t mean_bytes_loaded = 0;  // over the workers
 };
 
 // The bytes of each block (n x n, row-major) and the measured read rate.

@@ -11,9 +11,22 @@
 #                            was given (--gpus-per-node, SLURM_GPUS_ON_NODE), else 6 (Summit).
 #   TRICOUNT_SRUN_MPI        srun --mpi plugin that starts the MPI ranks. Default: pmix
 #                            (Open MPI 4/5; PMI2 does not work with Debian's Open MPI).
-#   TRICOUNT_CPUS_PER_RANK   cores per rank. Default: the node's cores / (GPUs per node + 1),
-#                            so that the node holding the scheduler still fits (42 / 7 = 6 on
+#   TRICOUNT_GPU_BIND        how a worker gets its GPU, the two conventions of current clusters:
+#                            none (default): the step asks for no GPUs per task and binds none;
+#                              every rank sees the node's GPUs and a worker takes the one its
+#                              node-local worker rank names (SLURM_LOCALID less the scheduler on
+#                              the first node), through slurm/gpu_select.sh;
+#                            closest: srun --gpus-per-task=1 --gpu-bind=closest: Slurm gives each
+#                              rank one GPU near its cores (it sees only that one). The scheduler
+#                              rank then holds a GPU slot too (a step gives every task the same
+#                              GPUs), so the first node runs GPUs-per-node - 1 workers.
+#   TRICOUNT_CPUS_PER_RANK   cores per rank (srun -c). Default: cores per GPU, the node's cores /
+#                            GPUs per node (closest), or / (GPUs per node + 1) with none, so
+#                            that the node holding the scheduler still fits (42 / 7 = 6 on
 #                            Summit); at least 1, and srun --overcommit when even 1 does not fit.
+#   TRICOUNT_STAGE_DIR       node-local folder (NVMe: /mnt/bb/$USER, /local/scratch, $TMPDIR) to
+#                            copy the block file to before counting (tricount_stage, sbcast);
+#                            empty (default): read it where it is.
 #   TRICOUNT_SRUN_ARGS       extra srun options for every count, e.g. "--cpu-bind=cores".
 #   TRICOUNT_HOME            the tricount checkout. Default: found from the submitted script.
 #   TRICOUNT_BIN             folder of tricount-count and friends. Default: TRICOUNT_HOME/build/bin,
@@ -85,16 +98,52 @@ tricount_setup() {
 # node's workers: it needs a core, not a GPU. Worker w (rank w + 1) goes to node w / G, so
 # that the workers of a node are its node-local ranks 0..G-1 among workers, and
 # tricount-count gives each its own GPU (node-local worker rank mod GPUs).
+# With TRICOUNT_GPU_BIND=closest the scheduler takes one of the first node's G slots.
 tricount_layout() {
   local g=$1 w=$2
   shift 2
   local nodes=("$@")
-  local need=$(((w + g - 1) / g))
+  local first
+  first=$(tricount_scheduler_slots) || exit 2
+  local need=$(((w + first + g - 1) / g))
   [ "$need" -le ${#nodes[@]} ] ||
-    tricount_die "$w workers at $g GPUs per node need $need nodes; the job has ${#nodes[@]}"
+    tricount_die "$w workers at $g GPUs per node need $need nodes ($(tricount_gpu_bind) binding); the job has ${#nodes[@]}"
   echo "${nodes[0]}"
   local k
-  for ((k = 0; k < w; ++k)); do echo "${nodes[k / g]}"; done
+  for ((k = 0; k < w; ++k)); do echo "${nodes[(k + first) / g]}"; done
+}
+
+# The binding style (none or closest; anything else is refused).
+tricount_gpu_bind() {
+  case ${TRICOUNT_GPU_BIND:-none} in
+    none | closest) echo "${TRICOUNT_GPU_BIND:-none}" ;;
+    *) tricount_die "TRICOUNT_GPU_BIND='$TRICOUNT_GPU_BIND' is not none or closest" 2 ;;
+  esac
+}
+# GPU slots the scheduler rank holds: 1 when Slurm binds a GPU to every task.
+tricount_scheduler_slots() {
+  local bind
+  bind=$(tricount_gpu_bind) || exit 2
+  if [ "$bind" = closest ]; then echo 1; else echo 0; fi
+}
+
+# tricount_stage FILE : copies FILE to TRICOUNT_STAGE_DIR on every node of the job (sbcast,
+# one read of the shared file system, a tree broadcast to the nodes) and prints the local
+# path, the same on every node; prints FILE itself when TRICOUNT_STAGE_DIR is empty.
+tricount_stage() {
+  local file=$1
+  if [ -z "${TRICOUNT_STAGE_DIR:-}" ]; then echo "$file"; return 0; fi
+  local local_path=$TRICOUNT_STAGE_DIR/tricount-$SLURM_JOB_ID-$(basename "$file")
+  srun --ntasks-per-node=1 --nodes="${#TRICOUNT_NODES[@]}" mkdir -p "$TRICOUNT_STAGE_DIR" >&2 ||
+    tricount_die "cannot make TRICOUNT_STAGE_DIR=$TRICOUNT_STAGE_DIR on every node"
+  sbcast --force --preserve "$file" "$local_path" >&2 ||
+    tricount_die "sbcast of $file to $local_path failed (is TRICOUNT_STAGE_DIR node-local and large enough?)"
+  echo "$local_path"
+}
+# tricount_unstage PATH : removes a staged copy from every node (nothing when not staged).
+tricount_unstage() {
+  [ -n "${TRICOUNT_STAGE_DIR:-}" ] && [[ $1 == "$TRICOUNT_STAGE_DIR"/tricount-* ]] || return 0
+  srun --ntasks-per-node=1 --nodes="${#TRICOUNT_NODES[@]}" rm -f "$1" || true
 }
 
 # tricount_srun W LABEL -- COMMAND ARGS... : runs COMMAND as one scheduler rank plus W worker
@@ -106,21 +155,31 @@ tricount_srun() {
   local g=$TRICOUNT_GPUS_PER_NODE
   local hostfile="${TMPDIR:-/tmp}/tricount-hosts.$SLURM_JOB_ID.$label"
   tricount_layout "$g" "$w" "${TRICOUNT_NODES[@]}" > "$hostfile" || exit 1
-  local nodes_used=$(((w + g - 1) / g)) rc=0
-  # Cores per rank: the first node holds the scheduler and up to G workers.
+  local bind slots
+  bind=$(tricount_gpu_bind) || exit 2
+  slots=$(tricount_scheduler_slots) || exit 2
+  local nodes_used=$(((w + slots + g - 1) / g)) rc=0
+  # Cores per rank (-c): cores per GPU; with no binding the first node holds the scheduler
+  # beside up to G workers.
   local cores=${SLURM_CPUS_ON_NODE:-1}
-  local on_first=$((w < g ? w + 1 : g + 1))
-  local cpus=${TRICOUNT_CPUS_PER_RANK:-$((cores / (g + 1)))}
+  local ranks_per_node=$((g + 1 - slots))
+  local on_first=$((w + 1 < ranks_per_node ? w + 1 : ranks_per_node))
+  local cpus=${TRICOUNT_CPUS_PER_RANK:-$((cores / ranks_per_node))}
   [ "$cpus" -ge 1 ] || cpus=1
-  local extra=()
+  local extra=() launch=()
   if [ $((cpus * on_first)) -gt "$cores" ]; then
     extra+=(--overcommit)
   fi
+  if [ "$bind" = closest ]; then
+    extra+=(--gpus-per-task=1 --gpu-bind=closest)
+  else
+    launch=("$TRICOUNT_HOME/slurm/gpu_select.sh")
+  fi
   # shellcheck disable=SC2206
   extra+=(${TRICOUNT_SRUN_ARGS:-})
-  tricount_log "step $label: 1 scheduler + $w workers on $nodes_used node(s) ($g GPUs per node, $cpus cores per rank${extra[*]:+, ${extra[*]}}): ranks -> $(paste -sd' ' "$hostfile")"
+  tricount_log "step $label: 1 scheduler + $w workers on $nodes_used node(s) ($g GPUs per node, GPU binding $bind, $cpus cores per rank${extra[*]:+, ${extra[*]}}): ranks -> $(paste -sd' ' "$hostfile")"
   SLURM_HOSTFILE=$hostfile srun --ntasks=$((w + 1)) --nodes="$nodes_used" --distribution=arbitrary \
-    --cpus-per-task="$cpus" --mpi="${TRICOUNT_SRUN_MPI:-pmix}" --kill-on-bad-exit=1 "${extra[@]}" "$@" || rc=$?
+    --cpus-per-task="$cpus" --mpi="${TRICOUNT_SRUN_MPI:-pmix}" --kill-on-bad-exit=1 "${extra[@]}" "${launch[@]}" "$@" || rc=$?
   rm -f "$hostfile"
   return $rc
 }

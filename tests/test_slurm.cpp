@@ -173,6 +173,99 @@ TEST(SlurmScripts, LayoutPutsTheSchedulerBesideTheFirstNodesWorkers) {
   EXPECT_NE(r.err.find("need 3 nodes"), std::string::npos) << show(r);
 }
 
+// With Slurm binding a GPU to every task (TRICOUNT_GPU_BIND=closest) the scheduler holds one
+// of the first node's GPU slots: worker w goes to node (w + 1) / G.
+TEST(SlurmScripts, LayoutWithClosestBindingGivesTheSchedulerAGpuSlot) {
+  const std::string lib = source_dir() + "/slurm/lib.sh";
+  auto layout = [&](const std::string& bind, const std::string& args) {
+    return run_process({"bash", "-c", "set -euo pipefail; . '" + lib + "'; TRICOUNT_GPU_BIND=" + bind +
+                                          " tricount_layout " + args + " | paste -sd' '"},
+                       30);
+  };
+  auto r = layout("closest", "6 8 n1 n2");
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.out, "n1 n1 n1 n1 n1 n1 n2 n2 n2\n");
+  r = layout("closest", "3 2 vm");
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.out, "vm vm vm\n");
+  r = layout("closest", "6 12 n1 n2");  // 13 slots on 12 GPUs
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("need 3 nodes (closest binding)"), std::string::npos) << show(r);
+  r = layout("none", "6 12 n1 n2");
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  r = layout("single", "6 1 n1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("TRICOUNT_GPU_BIND='single' is not none or closest"), std::string::npos) << show(r);
+}
+
+// Without binding, each worker narrows CUDA_VISIBLE_DEVICES to one GPU from SLURM_LOCALID
+// (less the scheduler on the first node); the scheduler is left alone.
+TEST(SlurmScripts, GpuSelectPicksEachWorkersGpuFromItsLocalId) {
+  const std::string wrapper = source_dir() + "/slurm/gpu_select.sh";
+  auto visible = [&](const std::string& env) {
+    const ProcessResult r = run_process(
+        {"bash", "-c", "env -u CUDA_VISIBLE_DEVICES " + env + " bash '" + wrapper + "' bash -c 'echo ${CUDA_VISIBLE_DEVICES-unset}'"}, 30);
+    EXPECT_EQ(r.exit_code, 0) << show(r);
+    return r.out;
+  };
+  EXPECT_EQ(visible("SLURM_PROCID=0 SLURM_NODEID=0 SLURM_LOCALID=0"), "unset\n");  // the scheduler
+  EXPECT_EQ(visible("SLURM_PROCID=1 SLURM_NODEID=0 SLURM_LOCALID=1"), "0\n");
+  EXPECT_EQ(visible("SLURM_PROCID=3 SLURM_NODEID=0 SLURM_LOCALID=3 CUDA_VISIBLE_DEVICES=4,5,6"), "6\n");
+  EXPECT_EQ(visible("SLURM_PROCID=7 SLURM_NODEID=1 SLURM_LOCALID=0 CUDA_VISIBLE_DEVICES=NoDevFiles"), "0\n");
+  EXPECT_EQ(visible("SLURM_PROCID=8 SLURM_NODEID=1 SLURM_LOCALID=5"), "5\n");
+  const ProcessResult outside = run_process({"bash", "-c", "env -u SLURM_LOCALID bash '" + wrapper + "' true"}, 30);
+  EXPECT_NE(outside.exit_code, 0);
+  EXPECT_NE(outside.err.find("runs under srun"), std::string::npos) << show(outside);
+}
+
+TEST_F(Slurm, CountScriptWithClosestGpuBinding) {
+  const std::string json = work_ + "/count-closest.json", log = work_ + "/count-closest.out";
+  const ProcessResult r = sbatch({"--gpus-per-node=3", "--export=ALL,TRICOUNT_GPU_BIND=closest,TRICOUNT_WORKERS=2"},
+                                 "count.sbatch", {work_ + "/k12.h5", "--backend", "cpu", "--threads", "1", "--json", json}, log);
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const std::string report = read_text(json);
+  EXPECT_EQ(top_uint(report, "triangles"), expected_);
+  EXPECT_EQ(top_uint(report, "workers"), 2u);
+  const std::string out = read_text(log);
+  EXPECT_NE(out.find("GPU binding closest"), std::string::npos) << out;
+  EXPECT_NE(out.find("--gpus-per-task=1 --gpu-bind=closest"), std::string::npos) << out;
+}
+
+// --plan-model: tricount-simulate --plan chooses the parts of the generated graph; --stage:
+// the block file is counted from a node-local copy (sbcast), removed at the end.
+TEST_F(Slurm, StudyPlansThePartsAndStagesTheGraph) {
+  const std::string results = work_ + "/study-plan", log = work_ + "/study-plan.out", stage = work_ + "/nvme";
+  const std::string model = work_ + "/model.json";
+  std::ofstream(model) << R"({"tricount_cost_model": 1, "backend": "cpu", "device": "test", "storage": "page cache",
+    "task_overhead_seconds": 0.001, "seconds_per_work": 1e-8, "seconds_per_row": 0, "count_r2": 0.9,
+    "count_total_relative_error": 0.05, "load_seconds_per_byte": 1e-9, "upload_seconds_per_byte": 0, "tasks_fitted": 10,
+    "calibrated_on": ["hand-written for the test"],
+    "kronecker": {"fitted": true, "scales": [12, 14], "log2_vertices": {"intercept": -0.5, "slope": 0.95},
+                  "log2_edges": {"intercept": 3.5, "slope": 1.0}, "log2_total_work": {"intercept": 2.0, "slope": 1.5},
+                  "max_task_over_mean": 1.1}})";
+  const ProcessResult r = sbatch({"--gpus-per-node=3", "--export=ALL,TRICOUNT_STAGE_DIR=" + stage}, "study.sbatch",
+                                 {"--generate", "kronecker:scale=12", "--plan-model", model, "--gpu-memory", "200K",
+                                  "--stage", "--gpus", "1,3", "--repeats", "1", "--no-predict", "--results", results,
+                                  "--", "--backend", "cpu", "--threads", "1"},
+                                 log);
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const std::string plan = read_text(results + "/plan.txt");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(plan, m, std::regex("PLAN: --parts ([0-9]+) --workload-splits ([0-9]+)"))) << plan;
+  EXPECT_NE(plan.find("PREDICTED"), std::string::npos) << plan;
+  const std::string parts = m[1], splits = m[2];
+  EXPECT_GT(std::stoi(parts), 2) << plan;  // 200K of GPU memory does not hold a scale-12 triple at n = 2
+  const std::string study = read_text(results + "/study.json");
+  EXPECT_NE(study.find("\"status\": \"complete\""), std::string::npos) << study;
+  EXPECT_NE(study.find("\"workload_splits\": " + splits + ","), std::string::npos) << study;
+  EXPECT_NE(study.find(stage + "/tricount-"), std::string::npos) << study;  // counted from the staged copy
+  EXPECT_EQ(top_uint(study, "triangles"), expected_);
+  for (const auto& entry : fs::directory_iterator(results + "/runs"))
+    if (entry.path().extension() == ".json") EXPECT_EQ(top_uint(read_text(entry.path().string()), "parts"), std::stoul(parts));
+  EXPECT_TRUE(fs::is_empty(stage)) << "the staged copy must be removed";
+  EXPECT_NE(read_text(log).find("staged "), std::string::npos) << read_text(log);
+}
+
 TEST_F(Slurm, CountScriptRunsOneSchedulerAndOneWorkerPerGpu) {
   const std::string json = work_ + "/count.json", log = work_ + "/count.out";
   const ProcessResult r = sbatch({"--gpus-per-node=3"}, "count.sbatch",

@@ -1,0 +1,492 @@
+#include "scheduler/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+
+#include "scheduler/simulate.hpp"
+#include "src/json.hpp"
+#include "src/output_file.hpp"
+#include "src/task_plan.hpp"
+
+namespace tricount {
+namespace {
+
+// ---- A small JSON reader for the model file (objects, arrays, numbers, strings, bools, null).
+struct JsonValue {
+  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  double number = 0;
+  bool boolean = false;
+  std::string text;
+  std::vector<JsonValue> items;
+  std::map<std::string, JsonValue> fields;
+};
+
+class JsonReader {
+ public:
+  JsonReader(const std::string& text, const std::string& path) : s_(text), path_(path) {}
+  JsonValue document() {
+    JsonValue v = value();
+    skip();
+    if (i_ != s_.size()) fail("text after the JSON value");
+    return v;
+  }
+
+ private:
+  const std::string& s_;
+  const std::string& path_;
+  std::size_t i_ = 0;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error("'" + path_ + "': not a cost model file: " + what + " at byte " + std::to_string(i_));
+  }
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  void expect(char c) {
+    skip();
+    if (i_ >= s_.size() || s_[i_] != c) fail(std::string("expected '") + c + "'");
+    ++i_;
+  }
+  std::string string_body() {
+    expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c == '\\') {
+        if (i_ >= s_.size()) fail("unterminated string");
+        const char e = s_[i_++];
+        switch (e) {
+          case 'n': c = '\n'; break;
+          case 'r': c = '\r'; break;
+          case 't': c = '\t'; break;
+          case 'u':
+            if (i_ + 4 > s_.size()) fail("bad \\u escape");
+            c = static_cast<char>(std::strtol(s_.substr(i_, 4).c_str(), nullptr, 16));
+            i_ += 4;
+            break;
+          default: c = e;
+        }
+      }
+      out += c;
+    }
+    if (i_ >= s_.size()) fail("unterminated string");
+    ++i_;
+    return out;
+  }
+  JsonValue value() {
+    skip();
+    if (i_ >= s_.size()) fail("unexpected end");
+    JsonValue v;
+    const char c = s_[i_];
+    if (c == '{') {
+      v.kind = JsonValue::Object;
+      ++i_;
+      skip();
+      if (i_ < s_.size() && s_[i_] == '}') return ++i_, v;
+      for (;;) {
+        std::string key = string_body();
+        expect(':');
+        v.fields[key] = value();
+        skip();
+        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
+        expect('}');
+        return v;
+      }
+    }
+    if (c == '[') {
+      v.kind = JsonValue::Array;
+      ++i_;
+      skip();
+      if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
+      for (;;) {
+        v.items.push_back(value());
+        skip();
+        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
+        expect(']');
+        return v;
+      }
+    }
+    if (c == '"') {
+      v.kind = JsonValue::String;
+      v.text = string_body();
+      return v;
+    }
+    for (const char* word : {"true", "false", "null"})
+      if (s_.compare(i_, std::strlen(word), word) == 0) {
+        i_ += std::strlen(word);
+        v.kind = word[0] == 'n' ? JsonValue::Null : JsonValue::Bool;
+        v.boolean = word[0] == 't';
+        return v;
+      }
+    char* end = nullptr;
+    v.number = std::strtod(s_.c_str() + i_, &end);
+    if (end == s_.c_str() + i_) fail("expected a value");
+    v.kind = JsonValue::Number;
+    i_ = static_cast<std::size_t>(end - s_.c_str());
+    return v;
+  }
+};
+
+JsonValue read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  return JsonReader(text, path).document();
+}
+
+const JsonValue& field(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path) {
+  auto it = object.fields.find(key);
+  if (object.kind != JsonValue::Object || it == object.fields.end() || it->second.kind != kind)
+    throw Error("'" + path + "': not a cost model file: field '" + key + "' is missing or of the wrong type");
+  return it->second;
+}
+
+// Least squares of y = a + b x. Returns {a, b, R^2}.
+struct LineFit {
+  double intercept = 0, slope = 0, r2 = 0;
+};
+LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+  LineFit f;
+  const double den = n * sxx - sx * sx;
+  if (n < 2 || den <= 0) {  // one distinct x: the mean is all it says
+    f.intercept = n > 0 ? sy / n : 0;
+    return f;
+  }
+  f.slope = (n * sxy - sx * sy) / den;
+  f.intercept = (sy - f.slope * sx) / n;
+  double ss_res = 0, ss_tot = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = y[i] - (f.intercept + f.slope * x[i]);
+    ss_res += r * r;
+    ss_tot += (y[i] - sy / n) * (y[i] - sy / n);
+  }
+  f.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+  return f;
+}
+
+// Least squares of y = a + b x + c z (normal equations, Cramer's rule). Falls back to the
+// line in x when z adds nothing or would take a negative coefficient.
+struct PlaneFit {
+  double intercept = 0, slope_x = 0, slope_z = 0, r2 = 0;
+};
+PlaneFit fit_plane(const std::vector<double>& x, const std::vector<double>& z, const std::vector<double>& y) {
+  const LineFit line = fit_line(x, y);
+  PlaneFit p{line.intercept, line.slope, 0, line.r2};
+  double n = static_cast<double>(x.size()), sx = 0, sz = 0, sy = 0, sxx = 0, szz = 0, sxz = 0, sxy = 0, szy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sx += x[i], sz += z[i], sy += y[i], sxx += x[i] * x[i], szz += z[i] * z[i], sxz += x[i] * z[i];
+    sxy += x[i] * y[i], szy += z[i] * y[i];
+  }
+  auto det3 = [](double a, double b, double c, double d, double e, double f, double g, double h, double k) {
+    return a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
+  };
+  const double d = det3(n, sx, sz, sx, sxx, sxz, sz, sxz, szz);
+  if (!(std::abs(d) > 1e-12 * std::abs(n * sxx * szz)) || d == 0) return p;
+  const double a = det3(sy, sx, sz, sxy, sxx, sxz, szy, sxz, szz) / d;
+  const double b = det3(n, sy, sz, sx, sxy, sxz, sz, szy, szz) / d;
+  const double c = det3(n, sx, sy, sx, sxx, sxy, sz, sxz, szy) / d;
+  if (c <= 0 || b < 0) return p;
+  double ss_res = 0, ss_tot = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = y[i] - (a + b * x[i] + c * z[i]);
+    ss_res += r * r;
+    ss_tot += (y[i] - sy / n) * (y[i] - sy / n);
+  }
+  return {a, b, c, ss_tot > 0 ? 1 - ss_res / ss_tot : 1};
+}
+
+// Per record of a run: the bytes its rank read first (the blocks it did not hold yet).
+std::vector<std::uint64_t> first_read_bytes(const MeasuredRun& run) {
+  const TaskPlan plan(run.journal.identity.parts, run.journal.identity.splits);
+  if (run.block_bytes.size() != std::size_t(plan.parts()) * plan.parts())
+    throw Error("'" + run.journal_path + "': the block file has " + std::to_string(run.block_bytes.size()) +
+                " blocks, the journal's n = " + std::to_string(plan.parts()));
+  std::unordered_map<int, std::vector<bool>> held;
+  std::vector<std::uint64_t> bytes;
+  for (const JournalRecord& r : run.journal.records) {
+    if (r.task >= plan.num_tasks())
+      throw Error("'" + run.journal_path + "': task " + std::to_string(r.task) + " is outside the plan");
+    std::vector<bool>& h = held[r.rank];
+    if (h.empty()) h.assign(run.block_bytes.size(), false);
+    const Task t = plan.decode(r.task);
+    std::uint64_t b = 0;
+    for (const BlockId& id : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) {
+      const std::size_t at = std::size_t(id.row_class) * plan.parts() + id.col_class;
+      if (!h[at]) h[at] = true, b += run.block_bytes[at];
+    }
+    bytes.push_back(b);
+  }
+  return bytes;
+}
+
+double task_rows(const JournalIdentity& identity, std::uint64_t task) {
+  const TaskPlan plan(identity.parts, identity.splits);
+  return static_cast<double>(rows_in_class(identity.vertices, identity.parts, plan.decode(task).i));
+}
+
+}  // namespace
+
+double LogLinear::at(double scale) const { return std::exp2(intercept + slope * scale); }
+
+CostModel fit_cost_model(const std::vector<MeasuredRun>& runs, const std::string& backend, const std::string& device,
+                         const std::string& storage) {
+  if (runs.empty()) throw UsageError("the fit needs at least one journal");
+  CostModel m;
+  m.backend = backend, m.device = device, m.storage = storage;
+  // 1. Load and upload rates: totals over the bytes each rank read first.
+  std::vector<std::vector<std::uint64_t>> first(runs.size());
+  double load = 0, bytes = 0, transfer = 0, transfer_bytes = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const MeasuredRun& run = runs[r];
+    if (run.journal.records.empty()) throw Error("'" + run.journal_path + "' records no task");
+    first[r] = first_read_bytes(run);
+    for (std::size_t i = 0; i < run.journal.records.size(); ++i) {
+      const JournalRecord& rec = run.journal.records[i];
+      if (rec.load_seconds < 0)
+        throw Error("'" + run.journal_path + "' has no load column (written before it): record it again with this tricount-count");
+      load += rec.load_seconds;
+      bytes += static_cast<double>(first[r][i]);
+    }
+    if (run.transfer_seconds >= 0) transfer += run.transfer_seconds, transfer_bytes += static_cast<double>(run.transfer_bytes);
+    m.calibrated_on.push_back(run.journal_path);
+  }
+  m.load_seconds_per_byte = bytes > 0 ? load / bytes : 0;
+  m.upload_seconds_per_byte = transfer_bytes > 0 ? transfer / transfer_bytes : 0;
+  // 2. Count: least squares of the task's remaining seconds against its work estimate and
+  // the rows of its class.
+  std::vector<double> x, z, y;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (std::size_t i = 0; i < runs[r].journal.records.size(); ++i) {
+      const JournalRecord& rec = runs[r].journal.records[i];
+      x.push_back(rec.estimate);
+      z.push_back(task_rows(runs[r].journal.identity, rec.task));
+      y.push_back(std::max(0.0, rec.seconds - rec.load_seconds -
+                                    m.upload_seconds_per_byte * static_cast<double>(first[r][i])));
+    }
+  const PlaneFit f = fit_plane(x, z, y);
+  m.task_overhead_seconds = std::max(0.0, f.intercept);
+  m.seconds_per_work = std::max(0.0, f.slope_x);
+  m.seconds_per_row = f.slope_z;
+  m.count_r2 = f.r2;
+  m.tasks_fitted = x.size();
+  // 3. How well it sums up per run (what a prediction of a whole run rests on).
+  std::size_t k = 0;
+  for (const MeasuredRun& run : runs) {
+    double measured = 0, predicted = 0;
+    for (const JournalRecord& rec : run.journal.records) {
+      measured += y[k];
+      predicted += m.task_overhead_seconds + m.seconds_per_work * rec.estimate + m.seconds_per_row * z[k];
+      ++k;
+    }
+    if (measured > 0) m.count_total_relative_error = std::max(m.count_total_relative_error, std::abs(predicted - measured) / measured);
+  }
+  return m;
+}
+
+KroneckerFamily fit_kronecker_family(const std::vector<GraphSample>& samples) {
+  KroneckerFamily k;
+  if (samples.size() < 2) throw UsageError("the Kronecker family needs samples of at least two scales");
+  std::vector<double> s, v, e, w;
+  for (const GraphSample& g : samples) {
+    if (g.vertices == 0 || g.edges == 0 || g.total_work == 0)
+      throw Error("Kronecker sample of scale " + std::to_string(g.scale) + " is empty or has no /task_work");
+    s.push_back(g.scale);
+    v.push_back(std::log2(static_cast<double>(g.vertices)));
+    e.push_back(std::log2(static_cast<double>(g.edges)));
+    w.push_back(std::log2(static_cast<double>(g.total_work)));
+    k.scales.push_back(g.scale);
+    if (g.tasks > 0)
+      k.max_task_over_mean = std::max(k.max_task_over_mean, static_cast<double>(g.max_task_work) * static_cast<double>(g.tasks) /
+                                                                static_cast<double>(g.total_work));
+  }
+  const LineFit fv = fit_line(s, v), fe = fit_line(s, e), fw = fit_line(s, w);
+  if (fv.slope <= 0 || fe.slope <= 0 || fw.slope <= 0)
+    throw Error("Kronecker samples do not grow with the scale (give samples of distinct scales)");
+  k.vertices = {fv.intercept, fv.slope};
+  k.edges = {fe.intercept, fe.slope};
+  k.work = {fw.intercept, fw.slope};
+  k.fitted = true;
+  return k;
+}
+
+std::string cost_model_json(const CostModel& m) {
+  auto loglin = [](const LogLinear& l) {
+    JsonObject o;
+    o.add("intercept", l.intercept).add("slope", l.slope);
+    return o;
+  };
+  std::string sources = "[";
+  for (std::size_t i = 0; i < m.calibrated_on.size(); ++i) sources += (i ? ", " : "") + json_escape(m.calibrated_on[i]);
+  sources += "]";
+  std::string scales = "[";
+  for (std::size_t i = 0; i < m.kronecker.scales.size(); ++i) scales += (i ? ", " : "") + std::to_string(m.kronecker.scales[i]);
+  scales += "]";
+  JsonObject kron;
+  kron.add("fitted", m.kronecker.fitted).add_raw("scales", scales).add("log2_vertices", loglin(m.kronecker.vertices))
+      .add("log2_edges", loglin(m.kronecker.edges)).add("log2_total_work", loglin(m.kronecker.work))
+      .add("max_task_over_mean", m.kronecker.max_task_over_mean);
+  JsonObject j;
+  j.add("tricount_cost_model", 1).add("backend", m.backend).add("device", m.device).add("storage", m.storage)
+      .add("task_overhead_seconds", m.task_overhead_seconds).add("seconds_per_work", m.seconds_per_work)
+      .add("seconds_per_row", m.seconds_per_row)
+      .add("count_r2", m.count_r2).add("count_total_relative_error", m.count_total_relative_error)
+      .add("load_seconds_per_byte", m.load_seconds_per_byte).add("upload_seconds_per_byte", m.upload_seconds_per_byte)
+      .add("tasks_fitted", m.tasks_fitted).add_raw("calibrated_on", sources).add("kronecker", kron);
+  return j.str() + "\n";
+}
+
+void save_cost_model(const CostModel& model, const std::string& path) {
+  output::write_text_file(path, "--fit", cost_model_json(model));
+}
+
+CostModel load_cost_model(const std::string& path) {
+  const JsonValue doc = read_json_file(path);
+  auto num = [&](const JsonValue& o, const std::string& key) {
+    const double v = field(o, key, JsonValue::Number, path).number;
+    if (!std::isfinite(v) || v < -1e300) throw Error("'" + path + "': field '" + key + "' is not a finite number");
+    return v;
+  };
+  auto str = [&](const std::string& key) { return field(doc, key, JsonValue::String, path).text; };
+  if (num(doc, "tricount_cost_model") != 1) throw Error("'" + path + "': cost model version is not 1");
+  CostModel m;
+  m.backend = str("backend"), m.device = str("device"), m.storage = str("storage");
+  m.task_overhead_seconds = num(doc, "task_overhead_seconds");
+  m.seconds_per_work = num(doc, "seconds_per_work");
+  m.seconds_per_row = num(doc, "seconds_per_row");
+  m.count_r2 = num(doc, "count_r2");
+  m.count_total_relative_error = num(doc, "count_total_relative_error");
+  m.load_seconds_per_byte = num(doc, "load_seconds_per_byte");
+  m.upload_seconds_per_byte = num(doc, "upload_seconds_per_byte");
+  m.tasks_fitted = static_cast<std::uint64_t>(num(doc, "tasks_fitted"));
+  if (m.task_overhead_seconds < 0 || m.seconds_per_work < 0 || m.seconds_per_row < 0 || m.load_seconds_per_byte < 0 || m.upload_seconds_per_byte < 0)
+    throw Error("'" + path + "': a rate or overhead is negative");
+  for (const JsonValue& s : field(doc, "calibrated_on", JsonValue::Array, path).items) {
+    if (s.kind != JsonValue::String) throw Error("'" + path + "': field 'calibrated_on' holds a non-string");
+    m.calibrated_on.push_back(s.text);
+  }
+  const JsonValue& k = field(doc, "kronecker", JsonValue::Object, path);
+  m.kronecker.fitted = field(k, "fitted", JsonValue::Bool, path).boolean;
+  for (const JsonValue& s : field(k, "scales", JsonValue::Array, path).items)
+    m.kronecker.scales.push_back(static_cast<int>(s.number));
+  auto loglin = [&](const std::string& key) {
+    const JsonValue& o = field(k, key, JsonValue::Object, path);
+    return LogLinear{num(o, "intercept"), num(o, "slope")};
+  };
+  m.kronecker.vertices = loglin("log2_vertices");
+  m.kronecker.edges = loglin("log2_edges");
+  m.kronecker.work = loglin("log2_total_work");
+  m.kronecker.max_task_over_mean = num(k, "max_task_over_mean");
+  return m;
+}
+
+std::uint64_t GraphShape::total_work() const {
+  std::uint64_t w = 0;
+  for (std::uint64_t x : subtask_work) w += x;
+  return w;
+}
+
+std::uint64_t GraphShape::max_block_bytes() const {
+  return block_bytes.empty() ? 0 : *std::max_element(block_bytes.begin(), block_bytes.end());
+}
+
+std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz) {
+  return (rows_in_class(vertices, parts, row_class) + 1) * sizeof(eoff_t) + nnz * sizeof(vid_t);
+}
+
+GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,
+                           std::uint64_t total_work, std::uint32_t parts) {
+  check_parts(parts);
+  GraphShape g;
+  g.description = description, g.vertices = vertices, g.edges = edges, g.parts = parts;
+  const std::uint64_t n = parts;
+  g.subtask_work.assign(n * n * n, total_work / (n * n * n));
+  g.block_bytes.resize(n * n);
+  for (std::uint32_t i = 0; i < parts; ++i)
+    for (std::uint32_t j = 0; j < parts; ++j) g.block_bytes[i * n + j] = block_bytes_of(vertices, parts, i, edges / (n * n));
+  return g;
+}
+
+std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
+                                         const std::vector<int>& gpu_counts, const MachineParameters& machine) {
+  check_workload_splits(splits);
+  // 1. The run as a journal of predicted task costs (load charged by the simulator).
+  JournalContents run;
+  run.identity.parts = shape.parts;
+  run.identity.splits = splits;
+  run.identity.vertices = shape.vertices;
+  const TaskPlan plan(shape.parts, splits);
+  run.records.reserve(plan.num_tasks());
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    const double work = static_cast<double>(shape.subtask_work[(std::size_t(t.i) * shape.parts + t.j) * shape.parts + t.k]) / splits;
+    const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, t.i));
+    run.records.push_back(
+        {id, 0, model.task_overhead_seconds + model.seconds_per_work * work + model.seconds_per_row * rows, 0, work, 0.0});
+  }
+  // 2. Each GPU count through the scheduler's policy, reading at the slowest of the bounds.
+  auto rate_at = [&](int gpus) {
+    const double own = model.load_seconds_per_byte;
+    const double network = std::min(gpus, machine.gpus_per_node) / machine.network_bytes_per_second;
+    const double shared_fs = gpus / machine.file_system_bytes_per_second;
+    return std::max({own, network, shared_fs}) + model.upload_seconds_per_byte;
+  };
+  double count_seconds = 0;
+  for (const JournalRecord& r : run.records) count_seconds += r.seconds;
+  BlockLoads one{shape.block_bytes, rate_at(1)};
+  const double one_gpu = simulate_schedule(run, 1, 0, &one).predicted_seconds;
+  std::vector<PredictedPoint> points;
+  for (int gpus : gpu_counts) {
+    BlockLoads loads{shape.block_bytes, rate_at(gpus)};
+    const SimulationPoint s = simulate_schedule(run, gpus, 0, &loads);
+    PredictedPoint p;
+    p.gpus = gpus;
+    p.seconds = s.predicted_seconds;
+    p.speedup = s.predicted_seconds > 0 ? one_gpu / s.predicted_seconds : 1;
+    p.efficiency = p.speedup / gpus;
+    p.imbalance = s.imbalance;
+    p.load_seconds_per_byte = loads.seconds_per_byte;
+    p.max_bytes_per_gpu = s.max_bytes_loaded;
+    p.mean_bytes_per_gpu = s.mean_bytes_loaded;
+    p.tasks = s.tasks;
+    p.count_seconds = count_seconds;
+    const double bytes_all = static_cast<double>(s.mean_bytes_loaded) * gpus;
+    p.upload_seconds = bytes_all * model.upload_seconds_per_byte;
+    p.load_seconds = bytes_all * loads.seconds_per_byte - p.upload_seconds;
+    points.push_back(p);
+  }
+  return points;
+}
+
+std::uint64_t triple_bytes(const GraphShape& shape, double table_factor) {
+  const std::uint64_t n = shape.parts;
+  double most = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t j = 0; j < n; ++j)
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const double hash = static_cast<double>(shape.block_bytes[i * n + k]);
+        most = std::max(most, hash * (1 + table_factor) + static_cast<double>(shape.block_bytes[i * n + j]) +
+                                  static_cast<double>(shape.block_bytes[j * n + k]));
+      }
+  return static_cast<std::uint64_t>(most);
+}
+
+std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request) {
+  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
+  const std::uint64_t wanted = std::uint64_t(request.tasks_per_gpu) * static_cast<std::uint64_t>(request.gpus);
+  const std::uint64_t m = (wanted + subtasks - 1) / subtasks;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(m, 1, kMaxWorkloadSplits));
+}
+
+}  // namespace tricount

@@ -1,0 +1,136 @@
+// The cost model behind tricount-simulate's predictions for runs it has not seen, fitted
+// from measured runs (journals and the block files they counted):
+//
+//   task seconds  = overhead + rate * work estimate            (count; per backend and device)
+//                 + row rate * rows of the task's class i       (each split walks every row)
+//                 + load seconds/byte * bytes of its blocks read first by its worker
+//                 + upload seconds/byte * the same bytes         (host -> device)
+//
+// The work estimate is the partitioner's /task_work of the task's subtask split over m (the
+// journal's estimate column). Load and upload rates are totals over totals (seconds over
+// bytes read first per rank); the count fit is least squares over every journal record of
+// (seconds - load - upload) against the estimate. At scale, a GPU reads no faster than its
+// share of the node's network link and of the shared file system (named parameters).
+//
+// A graph that does not exist is described by its size: a family (Kronecker, fitted from
+// measured block files of several scales: log2 |V|, log2 |E| and log2 total work, each
+// linear in the scale) gives |V|, |E| and the total work W; tasks then get W / (n^3 m) each
+// and blocks |E| / n^2 neighbours each (hashing by id mod n spreads both; the measured
+// spread of real files is reported beside the fit).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scheduler/journal.hpp"
+
+namespace tricount {
+
+// One measured run the model is fitted on.
+struct MeasuredRun {
+  std::string journal_path;
+  JournalContents journal;
+  std::vector<std::uint64_t> block_bytes;  // n x n, row-major, from the run's block file
+  double transfer_seconds = -1;            // from the run's --json report (< 0: not given)
+  std::uint64_t transfer_bytes = 0;        // bytes that report says its ranks loaded
+};
+
+// log2 y = intercept + slope * scale, fitted over the samples.
+struct LogLinear {
+  double intercept = 0, slope = 0;
+  double at(double scale) const;
+};
+
+struct KroneckerFamily {
+  bool fitted = false;
+  LogLinear vertices, edges, work;
+  std::vector<int> scales;  // the samples it rests on
+  double max_task_over_mean = 1;  // largest measured task work / mean, at the samples' n
+};
+
+struct CostModel {
+  std::string backend, device, storage;  // what the count fit and the load rate were measured with
+  double task_overhead_seconds = 0;
+  double seconds_per_work = 0;
+  double seconds_per_row = 0;            // 0 when the fit found no row term (or a negative one)
+  double count_r2 = 0;                   // of the per-task fit
+  double count_total_relative_error = 0; // max over runs of |predicted - measured| / measured count seconds
+  double load_seconds_per_byte = 0;
+  double upload_seconds_per_byte = 0;    // 0 when no report gave transfer times
+  std::uint64_t tasks_fitted = 0;
+  std::vector<std::string> calibrated_on;  // journals (and reports) it was fitted on
+  KroneckerFamily kronecker;
+};
+
+// Fits count, load and upload over the runs (at least one, with the load column). Throws
+// Error naming the journal when one cannot be used.
+CostModel fit_cost_model(const std::vector<MeasuredRun>& runs, const std::string& backend, const std::string& device,
+                         const std::string& storage);
+
+// A Kronecker sample: its scale and the block file's size and work totals.
+struct GraphSample {
+  int scale = 0;
+  std::uint64_t vertices = 0, edges = 0, total_work = 0, max_task_work = 0, tasks = 0;
+};
+KroneckerFamily fit_kronecker_family(const std::vector<GraphSample>& samples);
+
+// Save / load as a small JSON file. Loading throws Error naming the file and the field.
+std::string cost_model_json(const CostModel& model);
+void save_cost_model(const CostModel& model, const std::string& path);
+CostModel load_cost_model(const std::string& path);
+
+// A graph's shape at n parts: what the simulator needs.
+struct GraphShape {
+  std::string description;
+  std::uint64_t vertices = 0, edges = 0;
+  std::uint32_t parts = 1;
+  std::vector<std::uint64_t> subtask_work;  // n^3, indexed (i * n + j) * n + k
+  std::vector<std::uint64_t> block_bytes;   // n^2, row-major
+  std::uint64_t total_work() const;
+  std::uint64_t max_block_bytes() const;
+};
+
+// The bytes of block (i, j) holding `nnz` neighbours of a graph of `vertices` at n parts.
+std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
+// A synthetic graph of `vertices`, `edges` and total work at n parts: even tasks and blocks.
+GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,
+                           std::uint64_t total_work, std::uint32_t parts);
+
+// The machine the prediction is for (defaults: a Summit-class node).
+struct MachineParameters {
+  int gpus_per_node = 6;
+  double network_bytes_per_second = 25e9;       // per node
+  double file_system_bytes_per_second = 2.5e12; // shared by every GPU reading at once
+};
+
+struct PredictedPoint {
+  int gpus = 1;
+  double seconds = 0, speedup = 1, efficiency = 1, imbalance = 1;
+  double load_seconds_per_byte = 0;  // the rate used at this count (the slowest of the bounds)
+  std::uint64_t max_bytes_per_gpu = 0, mean_bytes_per_gpu = 0;
+  std::uint64_t tasks = 0;
+  double count_seconds = 0;  // summed over every GPU: overheads and counting
+  double load_seconds = 0;   // summed over every GPU: block reads
+  double upload_seconds = 0; // summed over every GPU: host -> device copies of the blocks read
+};
+
+// Predicts one run of `shape` at m splits on each GPU count (efficiency against one GPU
+// at the same n and m), through the scheduler's own policy (simulate_schedule).
+std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
+                                         const std::vector<int>& gpu_counts, const MachineParameters& machine);
+
+// The plan: the parts whose triple of blocks (and the hash tables of one of them) fit the
+// GPU's memory, and the splits that give every GPU enough tasks.
+struct PlanRequest {
+  int gpus = 1;
+  std::uint64_t gpu_memory_bytes = 0;
+  double memory_headroom = 0.8;   // fraction of GPU memory the blocks and tables may use
+  double table_factor = 2.0;      // hash table bytes per byte of the hashed block
+  std::uint32_t tasks_per_gpu = 8;
+};
+// Smallest n (>= 1) whose largest block triple + tables fit: needs a shape builder for n.
+std::uint64_t triple_bytes(const GraphShape& shape, double table_factor);
+std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request);
+
+}  // namespace tricount
