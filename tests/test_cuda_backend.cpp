@@ -186,29 +186,6 @@ TEST(CudaBackend, ThresholdsAndChunkSizes) {
     }
 }
 
-// Uniform graphs, where every row is a warp row and rows are packed several to a warp
-// (groups of tables that fill the warp's slice, 1-hop entries and keys of several rows in
-// one pass): with packing, without it, and with slices that hold 1 to 4 tables.
-TEST(CudaBackend, PackedWarpRowsOnUniformGraphs) {
-  REQUIRE_GPU();
-  const std::vector<CudaTuning> settings = {
-      {}, {.packed_rows = false}, {.shared_words_cap = 128}, {.shared_words_cap = 320}, {.collide = true},
-      {.warp_lanes = 32, .thread_rows = false}, {.direct_warp_rows = false},
-  };
-  for (std::uint64_t seed : {3, 4}) {
-    const EdgePairs e = testing::random_graph(6000, 90000, seed);  // rows of about 15 keys
-    const count_t want = reference::count_triangles(e);
-    for (std::size_t s = 0; s < settings.size(); ++s) {
-      SCOPED_TRACE("setting " + std::to_string(s) + " seed " + std::to_string(seed));
-      for (std::uint32_t chunk : {0u, 7u, 32u}) {  // rows per grab: by the row count, 7, one per lane
-        auto gpu = cuda_backend(100, chunk, settings[s]);
-        for (std::uint32_t n : {1u, 2u})
-          EXPECT_EQ(count_graph(partition(e, n), n, *gpu).triangles, want) << "n=" << n << " chunk " << chunk;
-      }
-    }
-  }
-}
-
 TEST(CudaBackend, HubOfDegree100000WithCycle) {
   REQUIRE_GPU();
   auto gpu = cuda_backend();
@@ -409,16 +386,6 @@ const std::vector<ForcedPath>& forced_paths() {
       {"v side, v's lists trimmed, colliding tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 2}, 2},
       {"rows always classified (no unclassified warp path)", {.direct_warp_rows = false}},
       {"rows always classified, 8-lane tiles", {.warp_lanes = 8, .thread_rows = false, .direct_warp_rows = false}},
-      // Packed warp rows (several rows per warp): the u side without v's side or the
-      // reverse search, where every graph here has warp rows beside CTA rows.
-      {"packed warp rows beside CTA rows", {.search_ratio = 0, .v_side = 0}},
-      {"packed warp rows, colliding", {.collide = true, .search_ratio = 0, .v_side = 0}},
-      {"packed warp rows, 256-word slices (1 to 4 tables a group)", {.shared_words_cap = 256, .search_ratio = 0, .v_side = 0}},
-      {"packed warp rows, 1-level tables", {.warp_table_levels = 1, .search_ratio = 0, .v_side = 0}},
-      {"packed warp rows, rows always classified", {.direct_warp_rows = false, .search_ratio = 0, .v_side = 0}},
-      {"packed warp rows, threshold 5", {.search_ratio = 0, .v_side = 0}, 5},
-      {"one row per warp (no packing)", {.packed_rows = false}},
-      {"one row per warp, no v side, no reverse search", {.packed_rows = false, .search_ratio = 0, .v_side = 0}},
   };
   return paths;
 }
@@ -518,9 +485,6 @@ TEST(CudaBackend, KroneckerWithEveryProbePath) {
       {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
       {.v_side_trim = 1},
       {.direct_warp_rows = false, .v_side_trim = 0},
-      {.search_ratio = 0, .v_side = 0},  // packed warp rows with hubs: rows of many 1-hop chunks, long lists
-      {.shared_words_cap = 512, .search_ratio = 0, .v_side = 0},
-      {.packed_rows = false},
   };
   for (std::size_t s = 0; s < settings.size(); ++s) {
     for (std::uint32_t threshold : {100u, 20u}) {

@@ -97,7 +97,6 @@ struct CudaTuning {
   double small_row_work = 32;                    // 1-hop times 2-hop average degree
   bool thread_rows = true;                       // one thread per row where every row is tiny
   bool direct_warp_rows = true;                  // no classification where no row can be a CTA row
-  bool packed_rows = true;                       // several short warp rows per warp (packed_rows.cuh)
   // Reverse search: warp rows search u's keys in 2-hop lists longer than search_ratio times
   // them (32: 3% slower on Kronecker), with its kernel only for 2-hop blocks with a row of
   // search_min_list.

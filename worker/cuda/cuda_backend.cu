@@ -209,8 +209,6 @@ class CudaBackend final : public CountBackend {
             TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(kTileBlockSharedWords * 4)));
           });
-    TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(count_packed_rows<kPackedMinBlocks>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(kTileBlockSharedWords * 4)));
     self_test();
   }
 
@@ -237,7 +235,7 @@ class CudaBackend final : public CountBackend {
  private:
   // A triangle through the whole pipeline: loads every kernel the options can pick once
   // (lazy module loading stays out of the first real timing) and proves the device answers
-  // correctly on the thread, warp, packed warp, CTA, reverse search and v side paths.
+  // correctly on the thread, warp, CTA, reverse search and v side paths.
   void self_test() {
     const std::vector<eoff_t> offsets = {0, 2, 3, 3};
     const std::vector<vid_t> neighbors = {1, 2, 2};
@@ -258,14 +256,8 @@ class CudaBackend final : public CountBackend {
     BackendOptions v_side = warp;  // every edge with a 2-hop list to v's side: edge (0, 1)
     v_side.cuda_tuning.v_side = 2;
     v_side.cuda_tuning.v_side_quarters = 0;
-    BackendOptions packed = warp;  // 32 lanes: packed warp rows where the options allow them
-    packed.cuda_tuning.warp_lanes = 32;
-    const std::array<std::pair<const char*, const BackendOptions*>, 6> paths = {{{"thread", &options_},
-                                                                                  {"warp", &warp},
-                                                                                  {"packed warp", &packed},
-                                                                                  {"CTA", &cta},
-                                                                                  {"reverse search", &reverse},
-                                                                                  {"v side", &v_side}}};
+    const std::array<std::pair<const char*, const BackendOptions*>, 5> paths = {
+        {{"thread", &options_}, {"warp", &warp}, {"CTA", &cta}, {"reverse search", &reverse}, {"v side", &v_side}}};
     std::string counted;
     bool all_one = true;
     for (const auto& [what, options] : paths) {
@@ -436,7 +428,7 @@ class CudaBackend final : public CountBackend {
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
   void launch_warp(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_side_warp_kernel(sp.packed, sp.G, sp.reverse, sp.defers, [&](auto kernel) {
+    with_warp_kernel(sp.G, sp.reverse, sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
     });
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
@@ -468,12 +460,10 @@ class CudaBackend final : public CountBackend {
     }
     auto describe = [&](const char* who, const SidePlan& sp, const SideCounters& c) {
       if (sp.direct)
-        std::snprintf(buf, sizeof buf, " | %s: every row to the warp kernel (G %u, reverse %d, packed %d)", who, sp.G, int(sp.reverse),
-                      int(sp.packed));
+        std::snprintf(buf, sizeof buf, " | %s: every row to the warp kernel (G %u, reverse %d)", who, sp.G, int(sp.reverse));
       else
-        std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d, packed %d)", who,
-                      c.list_sizes[0], (unsigned long long)sp.cta_grid, sp.bitmap_words, c.list_sizes[1], sp.G, int(sp.reverse),
-                      int(sp.packed));
+        std::snprintf(buf, sizeof buf, " | %s: CTA rows %u (grid %llu, %u bitmap words), warp rows %u (G %u, reverse %d)", who,
+                      c.list_sizes[0], (unsigned long long)sp.cta_grid, sp.bitmap_words, c.list_sizes[1], sp.G, int(sp.reverse));
       line += buf;
     };
     if (!plan.thread_rows) describe("u", plan.u, counters.u);

@@ -19,7 +19,6 @@
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_check.cuh"
 #include "worker/cuda/device_block_cache.hpp"
-#include "worker/cuda/packed_rows.cuh"
 #include "worker/cuda/v_side.cuh"
 
 namespace tricount::cuda {
@@ -35,9 +34,6 @@ inline constexpr std::uint64_t kMaxTileChunk = 16;
 // (bench/RESULTS.md, "Tried and not kept").
 inline constexpr int kWarpMinBlocks = 5;
 inline constexpr int kCtaMinBlocks = 6;
-// Packed warp rows hold more per-row state: capped for 4 CTAs per SM (61 registers, no
-// spills; for 5 it spilled 88 bytes).
-inline constexpr int kPackedMinBlocks = 4;
 
 // The warp kernel of `lanes` (8 or 32) lanes per row; reverse: with the reverse search
 // (ReverseSearch); defer: the u side that gives edges to the transposed v side.
@@ -55,12 +51,6 @@ void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f) {
     if (defer) with_warp_kernel_rd<false, true>(lanes, f);
     else with_warp_kernel_rd<false, false>(lanes, f);
   }
-}
-// The warp kernel a side launches: packed rows, or the one-row-per-warp kernel.
-template <class F>
-void with_side_warp_kernel(bool packed, std::uint32_t lanes, bool reverse, bool defer, F&& f) {
-  if (packed) f(count_packed_rows<kPackedMinBlocks>);
-  else with_warp_kernel(lanes, reverse, defer, f);
 }
 template <class F>
 void with_cta_kernel(bool defer, F&& f) {
@@ -105,7 +95,6 @@ struct SidePlan {
   std::uint32_t tile_chunk = 1;
   std::uint32_t trim_min = 0;
   bool direct = false;  // no row can be a CTA row: the warp kernel takes every row, unclassified
-  bool packed = false;  // warp rows packed several to a warp (count_packed_rows)
   RowClassifier classifier{};
   std::size_t cub_bytes = 0;
 };
@@ -137,10 +126,9 @@ struct SubtaskPlan {
 
 // Table configurations, kernel variants and grids for one side. defers: the u side leaves
 // the edges defers_edge() gives away (so its reverse search may never be taken).
-// packable: the side may pack warp rows (the u side of a plain total count without v's side).
 inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
                           std::uint32_t splits, bool defers, std::uint32_t quarters, const BackendOptions& options,
-                          const DeviceLimits& limits, bool packable = false) {
+                          const DeviceLimits& limits) {
   const CudaTuning& t = options.cuda_tuning;
   SidePlan sp;
   sp.rows = one_hop.rows;
@@ -196,15 +184,12 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   // dependent load).
   sp.direct = t.direct_warp_rows && !cta_rows_possible && splits == 1;
   sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
-  // Several warp rows per warp (packed_rows.cuh) for the plain walk: not with the reverse
-  // search, the edges given to v's side, or 8-lane tiles.
-  sp.packed = packable && t.packed_rows && !defers && !sp.reverse && sp.G == 32;
   int cta_per_sm = 0, tile_per_sm = 0;
   with_cta_kernel(defers, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
   });
   sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
-  with_side_warp_kernel(sp.packed, sp.G, sp.reverse, defers, [&](auto kernel) {
+  with_warp_kernel(sp.G, sp.reverse, defers, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
   });
   sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * limits.multiprocessors;
@@ -219,7 +204,6 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   const std::uint64_t tile_warps = sp.tile_grid * (kTileBlockThreads / sp.G);
   sp.tile_chunk = options.chunk_size ? options.chunk_size
                                      : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
-  if (sp.packed) sp.tile_chunk = std::min(sp.tile_chunk, kPackedMaxChunk);  // a lane per grabbed row
 
   sp.classifier = RowClassifier{nullptr, nullptr, split, splits, threshold, sp.tile_max_keys};
   TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, sp.cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
@@ -238,10 +222,7 @@ inline std::optional<std::uint32_t> v_side_quarters(const SubtaskBlocks& b, cons
   return t.v_side_quarters;
 }
 
-// per_vertex: the count per vertex is asked for; the paths that serve only the total
-// (packed warp rows) are then left out and the kernels that count per vertex run instead.
-inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits,
-                                bool per_vertex = false) {
+inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits) {
   const CudaTuning& t = options.cuda_tuning;
   SubtaskPlan plan;
   plan.rows = b.one_hop.rows;
@@ -260,7 +241,7 @@ inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& op
   plan.defer_quarters = quarters.value_or(0);
   // 3. The u side.
   plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
-                     options, limits, !per_vertex);
+                     options, limits);
   plan.cub_bytes = plan.u.cub_bytes;
   // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
   //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
