@@ -84,16 +84,20 @@ Work subtask_rows(const CsrBlock& hash, const CsrBlock& one, const CsrBlock& two
   return w;
 }
 
-double arg_or(int argc, char** argv, int i, double fallback) { return argc > i ? std::atof(argv[i]) : fallback; }
+// Argument i as a number >= 0 (fallback when absent).
+double arg_or(int argc, char** argv, int i, double fallback) {
+  if (argc <= i) return fallback;
+  char* end = nullptr;
+  const double x = std::strtod(argv[i], &end);
+  if (end == argv[i] || *end != '\0' || !(x >= 0)) throw UsageError(std::string("'") + argv[i] + "' is not a number >= 0");
+  return x;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) try {
   // 1. Arguments.
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: roofline_tool FILE.h5 [MEASURED_MS [SMS [CLOCK_GHZ [BANDWIDTH_TBS]]]]\n");
-    return 2;
-  }
+  if (argc < 2 || argc > 6) throw UsageError("usage: roofline_tool FILE.h5 [MEASURED_MS [SMS [CLOCK_GHZ [BANDWIDTH_TBS]]]]");
   const std::string file = argv[1];
   const double measured_ms = arg_or(argc, argv, 2, 0);
   const double sms = arg_or(argc, argv, 3, 132), clock_ghz = arg_or(argc, argv, 4, 1.98), tbs = arg_or(argc, argv, 5, 4.8);
@@ -137,6 +141,9 @@ int main(int argc, char** argv) try {
               (unsigned long long)total.in_range, (unsigned long long)total.fewest, (unsigned long long)total.gather_bytes,
               t_dram_ms, t_smem_ms, t_gather_ms, bound_ms, measured_ms, measured_ms > 0 ? bound_ms / measured_ms : 0.0);
   return 0;
+} catch (const UsageError& e) {
+  std::fprintf(stderr, "roofline_tool: error: %s\n", e.what());
+  return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "roofline_tool: error: %s\n", e.what());
   return 1;
