@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <utility>
 
 #include "count/count_job.hpp"
 #include "src/output_file.hpp"
@@ -55,6 +56,7 @@ class H5Id {  // owns an hid_t
   }
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
 
  private:
   hid_t id_ = H5I_INVALID_HID;
@@ -343,8 +345,7 @@ void PerVertexWriter::commit(const PerVertexSummary& summary) {
     write_attribute(f, "global_clustering", summary.global_clustering(), s.where);
     write_attribute(f, "average_clustering", summary.average_clustering(), s.where);
     s.vertex.reset(), s.degree.reset(), s.triangles.reset(), s.clustering.reset();
-    if (H5Fclose(s.file.get()) < 0) throw Error("cannot close " + s.where + " (disk full?)");
-    s.file = H5Id();
+    if (H5Fclose(s.file.release()) < 0) throw Error("cannot close " + s.where + " (disk full?)");
   }
   s.out->commit();
 }

@@ -263,6 +263,44 @@ TEST(PerVertexPaths, OntoTheInputTheJournalOrTheReportIsRefused) {
   EXPECT_TRUE(contains(r.err, "is the same file as --json")) << describe(r);
 }
 
+TEST(PerVertexPaths, ARecountThatDiffersFromTheJournalIsRefused) {
+  TempDir dir;
+  const std::string h5 = partition(dir, complete_graph(12), 2, "g");
+  const std::string journal = dir.file("run.journal"), out = dir.file("pv.tsv");
+  ProcessResult r = count(1, {"--input", h5, "--journal", journal, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  // Add 1 to the count of the journal's first record (lines after the two header lines).
+  std::istringstream lines(read_file(journal));
+  std::string line, edited;
+  for (int at = 0; std::getline(lines, line); ++at) {
+    if (at == 2) {
+      std::istringstream fields(line);
+      std::string task, triangles, rest;
+      fields >> task >> triangles;
+      std::getline(fields, rest);
+      line = task + " " + std::to_string(std::stoull(triangles) + 1) + rest;
+    }
+    edited += line + "\n";
+  }
+  std::ofstream(journal, std::ios::trunc) << edited;
+  r = count(1, {"--input", h5, "--journal", journal, "--resume", "--per-vertex", out});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "the journal '" + journal + "' recorded")) << describe(r);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(PerVertexPaths, AnEmptyGraphGivesAnEmptyTable) {
+  TempDir dir;
+  const std::string text = dir.file("loops.txt"), h5 = dir.file("g.h5"), out = dir.file("pv.tsv");
+  std::ofstream(text) << "1 1\n2 2\n";
+  const ProcessResult part = run_process({bin_dir() + "/tricount-partition", "--input", text, "--output", h5, "--quiet"}, kTimeout);
+  ASSERT_EQ(part.exit_code, 0) << describe(part);
+  const ProcessResult r = count(1, {"--input", h5, "--per-vertex", out, "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(read_tsv(out).size(), 0u);
+  EXPECT_TRUE(contains(r.out, "\"average_clustering\": 0")) << r.out;
+}
+
 TEST(PerVertexPaths, TheHdf5FileIsChunkedAndCompressed) {
   if (std::system("command -v h5ls > /dev/null 2>&1") != 0) GTEST_SKIP() << "h5ls is not on PATH";
   TempDir dir;

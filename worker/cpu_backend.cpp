@@ -22,8 +22,8 @@
 //    degree order the heaviest rows have the highest ids; only light chunks are left at the end.
 //  - Per vertex (start_per_vertex), the same kernel is instantiated with a sink that adds 1
 //    to each common w's counter; an edge's count is added to v's counter and a row's to u's
-//    once each. Counters are shared by the threads and added atomically (classes i, j, k may
-//    be one class); the plain count's instantiation has none of this code.
+//    once each. Where a subtask runs on several threads the adds are atomic (classes i, j, k
+//    may be one class), on one thread plain; the plain count's instantiation has none of this.
 // Measured alternatives that were not kept are listed in bench/RESULTS.md (CPU backend).
 #include <algorithm>
 #include <atomic>
@@ -52,10 +52,20 @@ struct NoSink {
   static constexpr bool kActive = false;
   void operator()(vid_t) const {}
 };
+// Shared: the subtask runs on several threads (atomic adds); Own: on the calling thread alone.
+enum class Sharing { Shared, Own };
+
+void add_to(count_t* counts, std::uint64_t at, count_t found, Sharing sharing) {
+  if (sharing == Sharing::Own) counts[at] += found;
+  else std::atomic_ref<count_t>(counts[at]).fetch_add(found, std::memory_order_relaxed);
+}
+
+template <Sharing S>
 struct VertexSink {
   static constexpr bool kActive = true;
-  count_t* w_counts = nullptr;  // class k's counters, shared by the threads
-  void operator()(vid_t w) const { std::atomic_ref<count_t>(w_counts[w]).fetch_add(1, std::memory_order_relaxed); }
+  static constexpr Sharing kSharing = S;
+  count_t* w_counts = nullptr;  // class k's counters
+  void operator()(vid_t w) const { add_to(w_counts, w, 1, S); }
 };
 
 template <class Sink>
@@ -160,10 +170,6 @@ struct VertexCounters {
   count_t* w = nullptr;
 };
 
-void add_to(count_t* counts, std::uint64_t at, count_t found) {
-  std::atomic_ref<count_t>(counts[at]).fetch_add(found, std::memory_order_relaxed);
-}
-
 // Intersection of u's list `mine` with v's list `theirs`, by merge or gallop.
 template <bool Simd, class Sink>
 std::uint64_t count_pair(const vid_t* mine, std::uint64_t n_mine, const vid_t* theirs, std::uint64_t n_theirs,
@@ -211,7 +217,7 @@ std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint
       }
     }
     if constexpr (Sink::kActive) {
-      if (found_v) add_to(counters.v, v, found_v);
+      if (found_v) add_to(counters.v, v, found_v, Sink::kSharing);
     }
     found += found_v;
   }
@@ -251,13 +257,13 @@ count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t firs
         const eoff_t t0 = b.two_hop.offsets[v], t1 = b.two_hop.offsets[v + 1];
         const std::uint64_t found = count_pair<Simd>(mine, n_mine, b.two_hop.neighbors + t0, t1 - t0, tuning.gallop_ratio, sink);
         if constexpr (Sink::kActive) {
-          if (found) add_to(counters.v, v, found);
+          if (found) add_to(counters.v, v, found, Sink::kSharing);
         }
         row_found += found;
       }
     }
     if constexpr (Sink::kActive) {
-      if (row_found) add_to(counters.u, u, row_found);
+      if (row_found) add_to(counters.u, u, row_found, Sink::kSharing);
     }
     total += row_found;
   }
@@ -306,9 +312,12 @@ class CpuBackend final : public CountBackend {
     std::vector<count_t> partial(use, 0);
     const auto run = [&](unsigned t) {
       std::vector<std::uint64_t>& bitmap = bitmaps_[t];
-      if (per_vertex_)
-        partial[t] = simd_ ? count_chunks<true, VertexSink>(b, tuning_, use, taken_edges, bitmap, counters)
-                           : count_chunks<false, VertexSink>(b, tuning_, use, taken_edges, bitmap, counters);
+      if (per_vertex_ && use > 1)
+        partial[t] = simd_ ? count_chunks<true, VertexSink<Sharing::Shared>>(b, tuning_, use, taken_edges, bitmap, counters)
+                           : count_chunks<false, VertexSink<Sharing::Shared>>(b, tuning_, use, taken_edges, bitmap, counters);
+      else if (per_vertex_)
+        partial[t] = simd_ ? count_chunks<true, VertexSink<Sharing::Own>>(b, tuning_, use, taken_edges, bitmap, counters)
+                           : count_chunks<false, VertexSink<Sharing::Own>>(b, tuning_, use, taken_edges, bitmap, counters);
       else
         partial[t] = simd_ ? count_chunks<true, NoSink>(b, tuning_, use, taken_edges, bitmap, counters)
                            : count_chunks<false, NoSink>(b, tuning_, use, taken_edges, bitmap, counters);
