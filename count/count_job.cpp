@@ -18,6 +18,7 @@
 #include "src/threads.hpp"
 
 #include <filesystem>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tricount {
@@ -252,6 +253,7 @@ struct CountJob {
   std::unique_ptr<CountBackend> backend;   // workers
   std::optional<TaskPlan> plan;            // every rank, once the header is shared
   NodeCheckWindow node_checks;             // workers
+  std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex --resume: to check the recount
   WorkerOptions worker_options;
   CountResult result;
 };
@@ -263,6 +265,7 @@ struct CountOutcome {
   int failed_rank = -1;
   std::string scheduler_failure;  // rank 0's own (journal) error
   count_t reported = 0;           // the scheduler's sum of task reports, checked against the reduce
+  std::string recount_failure;    // --per-vertex --resume: a task whose recount differs from its journal record
 };
 
 // Rank 0: the tasks --resume skips (and their counts) from the journal, which must belong to
@@ -279,6 +282,13 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   if (exists) {
     const JournalContents previous = read_journal(options.journal);
     check_journal_identity(options.journal, previous.identity, identity);
+    // Per vertex, finished tasks' counters were never stored: every task is counted again
+    // (their counts checked against the journal's) and the journal is started afresh.
+    if (!options.per_vertex.empty()) {
+      for (const JournalRecord& r : previous.records) job.journaled_counts[r.task] = r.triangles;
+      job.journal = std::make_unique<JournalWriter>(options.journal, identity, false);
+      return done;
+    }
     for (const JournalRecord& r : previous.records) {
       if (r.task >= tasks) throw Error("journal '" + options.journal + "' has task " + std::to_string(r.task) + " out of range");
       done.insert(r.task);
@@ -301,7 +311,10 @@ void check_input_on_rank0(CountJob& job) {
     // An output onto the input (or the journal) would destroy it: refused before any work.
     output::refuse_same_file(options.json, "--json", {{options.input, "--input"}, {options.journal, "--journal"}});
     output::refuse_same_file(options.journal, "--journal", {{options.input, "--input"}});
+    output::refuse_same_file(options.per_vertex, "--per-vertex",
+                             {{options.input, "--input"}, {options.journal, "--journal"}, {options.json, "--json"}});
     if (!options.json.empty()) output::check_writable(options.json, "--json");  // not found out after the count
+    if (!options.per_vertex.empty()) check_per_vertex_path(options.per_vertex);
     job.file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = job.file->header();
     if (job.splits == 0) job.splits = auto_workload_splits(h.parts, job.workers);
@@ -357,6 +370,12 @@ void open_workers(CountJob& job) {
     BackendOptions bo = job.options.backend_options;
     bo.local_rank = local_rank;
     job.backend = make_backend(job.options.backend, bo);
+    if (!job.options.per_vertex.empty()) {
+      const GraphHeader& h = job.file->header();
+      std::vector<std::uint64_t> class_vertices;
+      for (std::uint32_t c = 0; c < h.parts; ++c) class_vertices.push_back(rows_in_class(h.vertices, h.parts, c));
+      job.backend->start_per_vertex(std::move(class_vertices));
+    }
   });
 }
 
@@ -425,6 +444,17 @@ void share_backend_and_shape(CountJob& job) {
   job.result.device = device_name;
 }
 
+// A --per-vertex --resume recount must give each task the count its journal recorded.
+std::string check_recount(const CountJob& job, const std::vector<FinishedTask>& finished) {
+  for (const FinishedTask& f : finished) {
+    const auto recorded = job.journaled_counts.find(f.report.task);
+    if (recorded != job.journaled_counts.end() && recorded->second != f.report.triangles)
+      return "task " + std::to_string(f.report.task) + " counted " + std::to_string(f.report.triangles) +
+             " triangles again but the journal '" + job.options.journal + "' recorded " + std::to_string(recorded->second);
+  }
+  return "";
+}
+
 // Step 5: counting, by dynamic hand-out of task ids (rank 0 serves, the others count; one
 // rank does both).
 CountOutcome count_tasks(CountJob& job) {
@@ -442,12 +472,14 @@ CountOutcome count_tasks(CountJob& job) {
     }
     out.scheduler_failure = source.scheduler_failure;
     for (const FinishedTask& f : source.finished) out.reported += f.report.triangles;
+    out.recount_failure = check_recount(job, source.finished);
   } else if (job.rank == 0) {
     const SchedulerResult served = serve_tasks(job.comm, *job.queue, job.journal.get(), progress);
     out.failure = served.failure;
     out.failed_rank = served.failed_rank;
     out.scheduler_failure = served.scheduler_failure;
     for (const FinishedTask& f : served.finished) out.reported += f.report.triangles;
+    out.recount_failure = check_recount(job, served.finished);
   } else {
     MpiTaskSource mpi_source(job.comm);
     StoppingTaskSource source(mpi_source, job.options.test_stop_at_task);
@@ -469,13 +501,26 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
     if (out.failed_rank >= 0)
       throw Error("worker rank " + std::to_string(out.failed_rank) + " failed on " + out.failure +
                   (job.journal ? "; finished tasks are in the journal '" + job.options.journal + "': rerun with --resume" : ""));
+    if (!out.recount_failure.empty()) throw Error(out.recount_failure + ": the input or the journal changed; remove the journal to count afresh");
     if (out.reported != total)
       throw Error("internal error: task reports sum to " + std::to_string(out.reported) + " but MPI_Reduce gave " +
                   std::to_string(total));
   });
 }
 
-// Step 8: every rank's statistics to rank 0.
+// Step 8, with --per-vertex: each class's counters summed at its owner and written by rank 0
+// (their sum must be 3 x the triangles).
+void write_per_vertex(CountJob& job, count_t total) {
+  PerVertexSources sources;
+  const unsigned threads = std::max(1u, job.worker_options.loader_threads);
+  sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
+  sources.degrees = [&](std::uint32_t c) { return class_degrees(*job.file, c, threads); };
+  PerVertexSummary summary =
+      reduce_and_write_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total);
+  if (job.rank == 0) job.result.per_vertex = std::move(summary);
+}
+
+// Step 9: every rank's statistics to rank 0.
 void gather_rank_stats(CountJob& job, const RankStats& mine) {
   const std::vector<std::uint64_t> packed = pack(mine);
   std::vector<std::uint64_t> all(static_cast<std::size_t>(job.size) * kStatWords);
@@ -501,7 +546,8 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   MPI_Reduce(&outcome.mine.stats.triangles, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
   job.result.schedule_seconds = MPI_Wtime() - t_ready;
   end_on_failure(job, outcome, total);  // 7.
-  gather_rank_stats(job, outcome.mine);  // 8.
+  if (!options.per_vertex.empty()) write_per_vertex(job, total);  // 8.
+  gather_rank_stats(job, outcome.mine);  // 9.
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;
   return std::move(job.result);
@@ -566,8 +612,9 @@ JsonObject CountResult::to_json() const {
       .add("seconds", seconds)
       .add("teps", count_s > 0 ? static_cast<double>(header.edges) / count_s : 0.0)
       .add("imbalance", imbalance())
-      .add("resumed_tasks", resumed_tasks)
-      .add("timers", timers)
+      .add("resumed_tasks", resumed_tasks);
+  if (per_vertex) per_vertex->add_to(j);
+  j.add("timers", timers)
       .add("per_rank", ranks_json);
   return j;
 }
@@ -581,6 +628,7 @@ std::string CountResult::summary() const {
                 static_cast<unsigned long long>(header.edges), header.parts, splits, static_cast<unsigned long long>(tasks),
                 ranks, workers, backend.c_str(), device.c_str(), max_of(per_rank, f_load), max_of(per_rank, f_count),
                 total_seconds);
+  if (per_vertex) return std::string(buf) + " | " + per_vertex->summary();
   return buf;
 }
 

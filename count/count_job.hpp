@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "count/per_vertex.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
 #include "worker/backend.hpp"
@@ -27,6 +29,7 @@ struct CountOptions {
   std::string journal;               // append each finished task here ("" = no journal)
   bool resume = false;               // skip the tasks the journal has finished
   std::string json;                  // --json report path, written by the caller ("" = none; checked before counting)
+  std::string per_vertex;            // --per-vertex output path ("" = none; checked before counting, written by run_count)
   // Rank 0 prints a progress line to stderr this often while counting (0: never).
   double progress_interval_seconds = 0;
   // For tests only: the worker handed this task stops itself with SIGSTOP (as `kill -STOP`).
@@ -77,6 +80,7 @@ struct CountResult {  // complete on rank 0 only
   double schedule_seconds = 0;  // first task handed out to last count reported
   double total_seconds = 0;
   std::vector<RankStats> per_rank;
+  std::optional<PerVertexSummary> per_vertex;  // with --per-vertex
 
   double imbalance() const;     // max / min busy seconds over workers (0 if undefined)
   JsonObject to_json() const;

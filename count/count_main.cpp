@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
       ("verify", "re-count on rank 0 with an independent merge-based counter and fail if the counts differ")
       ("json", cli::po::value(&json), "write a JSON report to PATH (- for stdout; checked before counting, written "
        "after the summary line; a device, a FIFO or /dev/stdout is written in place, a symlink written through)")
+      ("per-vertex", cli::po::value(&options.per_vertex),
+       "also write each vertex's input id, degree, triangles and local clustering coefficient to PATH: a text table "
+       "if PATH ends in .tsv, else HDF5 (/vertex, /degree, /triangles, /clustering); adds global_clustering, "
+       "average_clustering and top_vertices to the report (checked before counting)")
       ("progress-interval", cli::po::value(&options.progress_interval_seconds)->default_value(10),
        "rank 0 prints a progress line (tasks done, in flight, waiting; the task in flight longest) to stderr every "
        "this many seconds while counting, so that a stalled job shows in a batch log (0 = never)")

@@ -998,4 +998,23 @@ std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
                                 "'" + impl_->path + "'");
 }
 
+std::vector<raw_id_t> BlockFileReader::read_vertex_map_class(std::uint32_t c) const {
+  std::lock_guard lock(h5_mutex());
+  const std::string where = "'" + impl_->path + "'";
+  const std::uint32_t n = impl_->header.parts;
+  if (c >= n) throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(n));
+  std::vector<raw_id_t> ids(rows_in_class(impl_->header.vertices, n, c));
+  if (ids.empty()) return ids;
+  Handle set(check(H5Dopen2(impl_->file.get(), "vertex_map", H5P_DEFAULT), where + ": cannot open dataset 'vertex_map'"),
+             H5Dclose);
+  Handle fspace(check(H5Dget_space(set.get()), where + ": H5Dget_space"), H5Sclose);
+  const hsize_t start[1] = {c}, stride[1] = {n}, count[1] = {static_cast<hsize_t>(ids.size())};
+  check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, stride, count, nullptr),
+               where + ": H5Sselect_hyperslab");
+  Handle mspace(check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  check_status(H5Dread(set.get(), H5T_NATIVE_UINT64, mspace.get(), fspace.get(), H5P_DEFAULT, ids.data()),
+               where + ": cannot read dataset 'vertex_map' (file truncated or corrupt?)");
+  return ids;
+}
+
 }  // namespace tricount

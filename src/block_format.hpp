@@ -190,6 +190,8 @@ class BlockFileReader {
   std::pair<std::uint64_t, std::uint64_t> opened_inode() const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
   std::vector<raw_id_t> read_vertex_map() const;
+  // The input ids of class c's vertices only (global ids c, c + n, c + 2n, ...), in that order.
+  std::vector<raw_id_t> read_vertex_map_class(std::uint32_t c) const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.
   std::vector<std::uint64_t> read_task_work() const;
   std::uint64_t block_checksum(const BlockId& id) const;  // from the attributes

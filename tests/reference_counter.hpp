@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -37,6 +38,33 @@ inline std::uint64_t count_triangles(const std::vector<std::pair<std::uint64_t, 
     }
   }
   return total;
+}
+
+// Per vertex, by brute force over each vertex's pairs of neighbours (no orientation): the
+// undirected degree after dropping loops and duplicates, and the triangles the vertex is in.
+// Only vertices with an edge appear. Meant for small graphs (sum of d^2 work).
+struct VertexTriangles {
+  std::uint64_t degree = 0;
+  std::uint64_t triangles = 0;
+  bool operator==(const VertexTriangles&) const = default;
+};
+
+inline std::map<std::uint64_t, VertexTriangles> per_vertex_triangles(
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& edges) {
+  std::map<std::uint64_t, std::set<std::uint64_t>> adjacent;
+  for (auto [a, b] : edges) {
+    if (a == b) continue;
+    adjacent[a].insert(b);
+    adjacent[b].insert(a);
+  }
+  std::map<std::uint64_t, VertexTriangles> out;
+  for (const auto& [x, nx] : adjacent) {
+    VertexTriangles& t = out[x];
+    t.degree = nx.size();
+    for (auto p = nx.begin(); p != nx.end(); ++p)
+      for (auto q = std::next(p); q != nx.end(); ++q) t.triangles += adjacent[*p].count(*q);
+  }
+  return out;
 }
 
 }  // namespace tricount::reference

@@ -4,8 +4,14 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
 #include "partitioner/partition.hpp"
 #include "count/count_job.hpp"
+#include "count/per_vertex.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
 
@@ -158,6 +164,112 @@ TEST(MpiCount, CountsPast2To32) {
   const CountResult r = run_count(MPI_COMM_WORLD, o);
   if (world_rank() == 0) {
     EXPECT_EQ(r.triangles, 4495501000ULL);
+  }
+}
+
+// ---- --per-vertex: the per-class reduction to owners and rank 0's writer ----
+
+namespace {
+
+// The reference's rows by input id: degree, triangles.
+std::map<std::uint64_t, reference::VertexTriangles> rows_by_id(const VertexRows& rows) {
+  std::map<std::uint64_t, reference::VertexTriangles> out;
+  for (std::size_t x = 0; x < rows.size(); ++x) out[rows.vertex[x]] = {rows.degree[x], rows.triangles[x]};
+  return out;
+}
+
+}  // namespace
+
+TEST(MpiPerVertex, EveryPartsAndSplitsMatchTheReference) {
+  SharedDir dir;
+  // Sparse input ids near 2^40 and a hub: ids must come back as given, degrees after cleaning.
+  EdgePairs g = random_graph(300, 2500, 31);
+  for (std::uint64_t x = 1; x < 300; x += 3) g.emplace_back(0, x);
+  g.emplace_back(5, 5);  // a loop and a duplicate, dropped by cleaning
+  g.emplace_back(7, 8), g.emplace_back(8, 7);
+  for (auto& [a, b] : g) a = (a << 32) + 1 + a, b = (b << 32) + 1 + b;
+  const auto expected = reference::per_vertex_triangles(g);
+  for (std::uint32_t n = 1; n <= 4; ++n) {
+    const std::string path = dir.file("g" + std::to_string(n) + ".h5");
+    write_graph(g, n, path);
+    for (std::uint32_t m = 1; m <= 3; ++m) {
+      CountOptions o = cpu_options(path, m);
+      o.per_vertex = dir.file("pv" + std::to_string(n) + std::to_string(m) + ".h5");
+      const CountResult r = run_count(MPI_COMM_WORLD, o);
+      if (world_rank() != 0) continue;
+      const VertexRows rows = read_per_vertex_hdf5(o.per_vertex);
+      EXPECT_EQ(rows_by_id(rows), expected) << "n=" << n << " m=" << m;
+      ASSERT_TRUE(r.per_vertex.has_value());
+      EXPECT_EQ(r.per_vertex->vertices, expected.size());
+      EXPECT_TRUE(r.per_vertex->triangle_sum == static_cast<unsigned __int128>(r.triangles) * 3);
+      for (std::size_t x = 0; x < rows.size(); ++x)
+        EXPECT_EQ(rows.clustering[x], local_clustering(rows.degree[x], rows.triangles[x]));
+    }
+  }
+}
+
+TEST(MpiPerVertex, CountersPast2To32ThroughTheReductionAndTheWriter) {
+  // A vertex of degree d = 100001 in all C(d, 2) = 5,000,050,000 > 2^32 triangles of its
+  // neighbourhood (clustering exactly 1), fed as counters without counting such a graph: each
+  // worker hands out a share, so the sums at the owners cross 2^32 only when added up.
+  SharedDir dir;
+  const std::string path = dir.file("k48.h5");
+  write_graph(complete_graph(48, 1), 3, path);  // 48 vertices: the counters sum to a multiple of 3
+  const int workers = world_size() == 1 ? 1 : world_size() - 1;
+  const bool is_worker = world_size() == 1 || world_rank() != 0;
+  const int me = world_size() == 1 ? 0 : world_rank() - 1;
+  constexpr std::uint64_t kDegree = 100001, kTriangles = kDegree * (kDegree - 1) / 2;
+  static_assert(kTriangles > (std::uint64_t{1} << 32));
+  const BlockFileReader file(path);
+  const std::uint32_t n = file.header().parts;
+  PerVertexSources sources;
+  sources.take_counts = [&](std::uint32_t c) {
+    const std::uint64_t share = kTriangles / workers + (me == 0 ? kTriangles % workers : 0);
+    return std::vector<std::uint64_t>(rows_in_class(48, n, c), share);
+  };
+  sources.degrees = [&](std::uint32_t c) { return std::vector<std::uint64_t>(rows_in_class(48, n, c), kDegree); };
+  for (const char* name : {"big.h5", "big.tsv"}) {
+    const PerVertexSummary summary =
+        reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker, &file, dir.file(name), sources, 48 * kTriangles / 3);
+    if (world_rank() != 0) continue;
+    EXPECT_EQ(summary.vertices, 48u);
+    EXPECT_EQ(summary.global_clustering(), 1.0);
+    EXPECT_EQ(summary.average_clustering(), 1.0);
+    ASSERT_EQ(summary.top.size(), PerVertexSummary::kTop);
+    EXPECT_EQ(summary.top[0], (TopVertex{1, kDegree, kTriangles}));  // ties: the smaller input id first
+    EXPECT_EQ(summary.top[9], (TopVertex{10, kDegree, kTriangles}));
+  }
+  if (world_rank() == 0) {
+    const VertexRows rows = read_per_vertex_hdf5(dir.file("big.h5"));
+    ASSERT_EQ(rows.size(), 48u);
+    std::set<std::uint64_t> ids(rows.vertex.begin(), rows.vertex.end());
+    EXPECT_EQ(ids.size(), 48u);
+    EXPECT_EQ(*ids.begin(), 1u);
+    EXPECT_EQ(*ids.rbegin(), 48u);
+    for (std::size_t x = 0; x < rows.size(); ++x) {
+      EXPECT_EQ(rows.triangles[x], kTriangles);
+      EXPECT_EQ(rows.degree[x], kDegree);
+      EXPECT_EQ(rows.clustering[x], 1.0);
+    }
+    std::ifstream tsv(dir.file("big.tsv"));
+    std::string line;
+    std::size_t lines = 0;
+    while (std::getline(tsv, line))
+      if (line[0] != '#') {
+        ++lines;
+        EXPECT_TRUE(line.ends_with("\t100001\t5000050000\t1")) << line;
+      }
+    EXPECT_EQ(lines, 48u);
+  }
+  // Counters that do not sum to 3 x the triangles are refused on every rank, and nothing is written.
+  try {
+    reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker, &file, dir.file("wrong.h5"), sources, 1);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not 3 x 1 triangles"), std::string::npos) << e.what();
+  }
+  if (world_rank() == 0) {
+    EXPECT_FALSE(std::filesystem::exists(dir.file("wrong.h5")));
   }
 }
 

@@ -176,3 +176,101 @@ TEST(CpuKernel, HubRowsSplitOverChunksAndThreads) {
   tuning.min_parallel_entries = 0;
   for (std::uint32_t n : {1u, 2u}) EXPECT_EQ(count_tuned(g, n, 1, tuning), expected) << n;
 }
+
+// ---- Per-vertex counting (start_per_vertex / take_vertex_counts) ----
+
+namespace {
+
+EdgePairs wheel(std::uint64_t rim) {  // hub 0 joined to a cycle 1..rim
+  EdgePairs g;
+  for (std::uint64_t x = 1; x <= rim; ++x) {
+    g.emplace_back(0, x);
+    g.emplace_back(x, x % rim + 1);
+  }
+  return g;
+}
+
+// The reference's triangles per input id.
+std::map<std::uint64_t, count_t> reference_triangles(const EdgePairs& g) {
+  std::map<std::uint64_t, count_t> out;
+  for (const auto& [id, t] : reference::per_vertex_triangles(g)) out[id] = t.triangles;
+  return out;
+}
+
+std::map<std::uint64_t, count_t> per_vertex_tuned(const EdgePairs& g, std::uint32_t parts, std::uint32_t splits,
+                                                  const CpuTuning& tuning, unsigned threads = 2) {
+  PartitionOptions options;
+  options.parts = parts;
+  const PartitionedGraph graph = partition_edges(to_raw(g), options);
+  BackendOptions bo;
+  bo.threads = threads;
+  bo.cpu_tuning = tuning;
+  auto backend = make_cpu_backend(bo);
+  return count_partitioned_per_vertex(graph, splits, *backend);
+}
+
+}  // namespace
+
+TEST(CpuPerVertex, HandMadeGraphsMatchTheReferenceForEveryPartsAndSplits) {
+  const std::vector<std::pair<std::string, EdgePairs>> graphs = {
+      {"K3", complete_graph(3)},          {"K5", complete_graph(5, 1)},  {"K40", complete_graph(40, 7)},
+      {"star", star(50)},                 {"wheel", wheel(12)},          {"wheel3", wheel(3)},
+      {"two triangles sharing an edge", {{0, 1}, {1, 2}, {2, 0}, {1, 3}, {3, 2}}},
+      {"grid", grid_2d(6, 7)}};
+  for (const auto& [name, g] : graphs) {
+    const auto expected = reference_triangles(g);
+    for (std::uint32_t n = 1; n <= 4; ++n)
+      for (std::uint32_t m = 1; m <= 3; ++m)
+        EXPECT_EQ(per_vertex_tuned(g, n, m, CpuTuning{}), expected) << name << " n=" << n << " m=" << m;
+  }
+  // Closed forms: every vertex of K_k is in C(k-1, 2) triangles; a wheel's hub in rim, each rim vertex in 2.
+  for (const auto& [id, t] : per_vertex_tuned(complete_graph(40, 7), 3, 2, CpuTuning{})) EXPECT_EQ(t, 39u * 38 / 2) << id;
+  const auto w = per_vertex_tuned(wheel(12), 2, 1, CpuTuning{});
+  EXPECT_EQ(w.at(0), 12u);
+  for (std::uint64_t x = 1; x <= 12; ++x) EXPECT_EQ(w.at(x), 2u) << x;
+}
+
+TEST(CpuPerVertex, EveryKernelPathAddsToAllThreeVertices) {
+  EdgePairs hubs = random_graph(1500, 9000, 21);
+  for (std::uint64_t hub = 0; hub < 3; ++hub)
+    for (std::uint64_t x = 3; x < 1500; x += 1 + hub) hubs.emplace_back(hub, x);
+  const std::vector<EdgePairs> graphs = {random_graph(400, 6000, 4), random_graph(900, 3000, 8), hubs};
+  std::vector<CpuTuning> tunings(6);
+  tunings[0].bitmap_min_degree = 1;  // every row by bitmap
+  tunings[1].gallop_ratio = 0;       // every pair gallops
+  tunings[2].simd = false;
+  tunings[3].bitmap_min_degree = ~std::uint64_t{0};
+  tunings[4].chunk_edges = 1;  // one-edge grabs over threads, even on tiny tasks
+  tunings[4].chunks_per_thread = ~std::uint64_t{0};
+  tunings[4].min_parallel_entries = 0;
+  tunings[5].chunk_edges = 7;
+  tunings[5].chunks_per_thread = ~std::uint64_t{0};
+  tunings[5].min_parallel_entries = 0;
+  tunings[5].bitmap_min_degree = 4;
+  for (std::size_t g = 0; g < graphs.size(); ++g) {
+    const auto expected = reference_triangles(graphs[g]);
+    for (std::size_t t = 0; t < tunings.size(); ++t)
+      for (std::uint32_t n : {1u, 3u})
+        for (std::uint32_t m : {1u, 2u})
+          EXPECT_EQ(per_vertex_tuned(graphs[g], n, m, tunings[t], 4), expected)
+              << "graph " << g << " tuning " << t << " n=" << n << " m=" << m;
+  }
+}
+
+TEST(CpuPerVertex, PlainCountIsUnchangedAndCountersAreHandedOutOnce) {
+  const EdgePairs g = random_graph(300, 3000, 5);
+  PartitionOptions options;
+  options.parts = 3;
+  const PartitionedGraph graph = partition_edges(to_raw(g), options);
+  auto backend = make_cpu_backend(BackendOptions{});
+  // Without start_per_vertex there are no counters to take.
+  EXPECT_THROW(backend->take_vertex_counts(0), Error);
+  const count_t total = count_partitioned(graph, 1, *backend);
+  EXPECT_EQ(total, reference::count_triangles(g));
+  // Per vertex, then a second take of the same class: zeros (the counters were handed out).
+  const auto per_vertex = count_partitioned_per_vertex(graph, 2, *backend);
+  EXPECT_EQ(per_vertex, reference_triangles(g));
+  const std::vector<count_t> again = backend->take_vertex_counts(1);
+  EXPECT_EQ(again.size(), rows_in_class(graph.header.vertices, 3, 1));
+  for (count_t t : again) EXPECT_EQ(t, 0u);
+}

@@ -19,6 +19,8 @@
 #include <tuple>
 #include <vector>
 
+#include "count/per_vertex.hpp"
+#include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
 #include "worker/backend.hpp"
 
@@ -116,6 +118,56 @@ TEST_P(SnapGraphs, PublishedTriangles) {
 #endif
 }
 
+// --per-vertex on every graph (--parts 2, 3 ranks): the per-vertex counts sum to 3 x the
+// published count; on the smaller plain-text graphs every row equals the brute-force
+// reference's (tests/reference_counter.hpp), read from the file by a parser of its own.
+class SnapPerVertex : public ::testing::TestWithParam<std::tuple<SnapGraph, std::uint32_t>> {};
+
+EdgePairs read_snap_text(const std::string& path) {
+  std::ifstream in(path);
+  EdgePairs edges;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == '%') continue;
+    std::istringstream fields(line);
+    std::uint64_t a = 0, b = 0;
+    if (fields >> a >> b) edges.emplace_back(a, b);
+  }
+  return edges;
+}
+
+TEST_P(SnapPerVertex, SumsToThreeTimesPublishedAndMatchesTheReference) {
+  const auto& [graph, parts] = GetParam();
+#ifdef TRICOUNT_SNAP_CUDA
+  if (!tricount::cuda_available()) GTEST_SKIP() << "no CUDA GPU: --backend cuda cannot run";
+#endif
+  if (!have_graphs_dir()) GTEST_SKIP() << "graph directory '" << graphs_dir() << "' does not exist; skipping " << graph.file;
+  const std::string input = graphs_dir() + "/" + graph.file;
+  ASSERT_TRUE(fs::is_regular_file(input)) << "'" << input << "' is listed in SOURCES.md but missing";
+  TempDir dir;
+  const std::string h5 = dir.file("graph.h5"), out = dir.file("pv.h5");
+  const ProcessResult part = run_process(
+      {bin_dir() + "/tricount-partition", "--input", input, "--output", h5, "--parts", std::to_string(parts), "--quiet"},
+      300);
+  ASSERT_EQ(part.exit_code, 0) << describe(part);
+  std::vector<std::string> args = {"--input", h5, "--json", "-", "--per-vertex", out};
+  args.insert(args.end(), kBackendArgs.begin(), kBackendArgs.end());
+  const ProcessResult count = run_process(mpi_command(3, bin_dir() + "/tricount-count", args), 300);
+  ASSERT_EQ(count.exit_code, 0) << describe(count);
+  EXPECT_EQ(json_uint(count.out, "triangles"), graph.triangles);
+  const tricount::VertexRows rows = tricount::read_per_vertex_hdf5(out);
+  std::uint64_t sum = 0;
+  for (std::uint64_t t : rows.triangles) sum += t;
+  EXPECT_EQ(sum, 3 * graph.triangles) << graph.dataset << ": the per-vertex counts must sum to 3 x the published count";
+  EXPECT_EQ(rows.size(), json_uint(count.out, "vertices"));
+  const bool small_text = !std::string(graph.file).ends_with(".gz") && fs::file_size(input) < (std::uint64_t{1} << 20);
+  if (!small_text) return;
+  std::map<std::uint64_t, tricount::reference::VertexTriangles> found;
+  for (std::size_t x = 0; x < rows.size(); ++x) found[rows.vertex[x]] = {rows.degree[x], rows.triangles[x]};
+  EXPECT_TRUE(found == tricount::reference::per_vertex_triangles(read_snap_text(input)))
+      << graph.dataset << ": per-vertex rows differ from the reference";
+}
+
 std::string test_name(const ::testing::TestParamInfo<SnapGraphs::ParamType>& info) {
   std::string name;
   for (const char* c = std::get<0>(info.param).file; *c; ++c)
@@ -130,6 +182,13 @@ INSTANTIATE_TEST_SUITE_P(snap, SnapGraphs,
 #endif
                          ::testing::Combine(::testing::ValuesIn(snap_graphs()), ::testing::Values(1u, 2u, 3u)),
                          test_name);
+
+#ifdef TRICOUNT_SNAP_CUDA
+INSTANTIATE_TEST_SUITE_P(snap_cuda, SnapPerVertex,
+#else
+INSTANTIATE_TEST_SUITE_P(snap, SnapPerVertex,
+#endif
+                         ::testing::Combine(::testing::ValuesIn(snap_graphs()), ::testing::Values(2u)), test_name);
 
 #ifndef TRICOUNT_SNAP_CUDA  // once is enough
 // The table above must list exactly the files of SOURCES.md, with the same published counts.

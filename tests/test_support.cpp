@@ -183,6 +183,27 @@ count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, C
   return total;
 }
 
+std::map<std::uint64_t, count_t> count_partitioned_per_vertex(const PartitionedGraph& graph, std::uint32_t splits,
+                                                              CountBackend& backend) {
+  const std::uint32_t n = graph.header.parts;
+  std::vector<std::uint64_t> class_vertices;
+  for (std::uint32_t c = 0; c < n; ++c) class_vertices.push_back(rows_in_class(graph.header.vertices, n, c));
+  backend.start_per_vertex(class_vertices);
+  const count_t total = count_partitioned(graph, splits, backend);
+  std::map<std::uint64_t, count_t> out;
+  count_t sum = 0;
+  for (std::uint32_t c = 0; c < n; ++c) {
+    const std::vector<count_t> counts = backend.take_vertex_counts(c);
+    if (counts.size() != class_vertices[c]) throw std::runtime_error("class " + std::to_string(c) + ": wrong counter count");
+    for (std::uint64_t r = 0; r < counts.size(); ++r) {
+      out[graph.vertex_map[r * n + c]] = counts[r];
+      sum += counts[r];
+    }
+  }
+  if (sum != 3 * total) throw std::runtime_error("per-vertex counts sum to " + std::to_string(sum) + ", not 3 x " + std::to_string(total));
+  return out;
+}
+
 count_t count_with_cpu(const EdgePairs& edges, std::uint32_t parts, std::uint32_t splits, VertexOrder order) {
   PartitionOptions options;
   options.parts = parts;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,10 @@ EdgePairs star(std::uint64_t leaves);
 
 // Counts every task of TaskPlan(graph.parts, splits) with `backend`, in this process.
 count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, CountBackend& backend);
+// Counts every task with `backend` counting per vertex; each vertex's triangles by input id
+// (every vertex of the graph appears, with 0 where it is in none).
+std::map<std::uint64_t, count_t> count_partitioned_per_vertex(const PartitionedGraph& graph, std::uint32_t splits,
+                                                              CountBackend& backend);
 // Partition in memory and count with the CPU backend.
 count_t count_with_cpu(const EdgePairs& edges, std::uint32_t parts, std::uint32_t splits = 1,
                        VertexOrder order = VertexOrder::Degree);

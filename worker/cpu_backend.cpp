@@ -20,9 +20,14 @@
 //    counter: a hub row's edges are spread over threads. About chunks_per_thread chunks per
 //    thread (each costs one binary search for its row). Chunks go from the last edge since in
 //    degree order the heaviest rows have the highest ids; only light chunks are left at the end.
+//  - Per vertex (start_per_vertex), the same kernel is instantiated with a sink that adds 1
+//    to each common w's counter; an edge's count is added to v's counter and a row's to u's
+//    once each. Where a subtask runs on several threads the adds are atomic (classes i, j, k
+//    may be one class), on one thread plain; the plain count's instantiation has none of this.
 // Measured alternatives that were not kept are listed in bench/RESULTS.md (CPU backend).
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <bit>
 #include <chrono>
 #include <thread>
@@ -39,10 +44,38 @@
 
 namespace tricount {
 
-std::uint64_t intersect_merge(const vid_t* a, std::uint64_t na, const vid_t* b, std::uint64_t nb) {
+namespace {
+
+// What the kernel does with each common entry w of a pair: nothing (the plain count, whose
+// code is the same as without per-vertex counting), or add 1 to w's counter.
+struct NoSink {
+  static constexpr bool kActive = false;
+  void operator()(vid_t) const {}
+};
+// Shared: the subtask runs on several threads (atomic adds); Own: on the calling thread alone.
+enum class Sharing { Shared, Own };
+
+void add_to(count_t* counts, std::uint64_t at, count_t found, Sharing sharing) {
+  if (sharing == Sharing::Own) counts[at] += found;
+  else std::atomic_ref<count_t>(counts[at]).fetch_add(found, std::memory_order_relaxed);
+}
+
+template <Sharing S>
+struct VertexSink {
+  static constexpr bool kActive = true;
+  static constexpr Sharing kSharing = S;
+  count_t* w_counts = nullptr;  // class k's counters
+  void operator()(vid_t w) const { add_to(w_counts, w, 1, S); }
+};
+
+template <class Sink>
+std::uint64_t merge_into(const vid_t* a, std::uint64_t na, const vid_t* b, std::uint64_t nb, const Sink& sink) {
   std::uint64_t i = 0, j = 0, common = 0;
   while (i < na && j < nb) {
     const vid_t x = a[i], y = b[j];
+    if constexpr (Sink::kActive) {
+      if (x == y) sink(x);
+    }
     common += x == y;
     i += x <= y;
     j += y <= x;
@@ -51,10 +84,9 @@ std::uint64_t intersect_merge(const vid_t* a, std::uint64_t na, const vid_t* b, 
 }
 
 #ifdef TRICOUNT_CPU_X86
-bool cpu_has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"); }
-
-__attribute__((target("avx2,popcnt"))) std::uint64_t intersect_merge_avx2(const vid_t* a, std::uint64_t na,
-                                                                          const vid_t* b, std::uint64_t nb) {
+template <class Sink>
+__attribute__((target("avx2,popcnt"))) std::uint64_t merge_avx2_into(const vid_t* a, std::uint64_t na, const vid_t* b,
+                                                                     std::uint64_t nb, const Sink& sink) {
   std::uint64_t i = 0, j = 0, common = 0;
   const __m256i rotate = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
   while (i + 8 <= na && j + 8 <= nb) {
@@ -67,12 +99,51 @@ __attribute__((target("avx2,popcnt"))) std::uint64_t intersect_merge_avx2(const 
       vb = _mm256_permutevar8x32_epi32(vb, rotate);
       hit = _mm256_or_si256(hit, _mm256_cmpeq_epi32(va, vb));
     }
-    common += static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(hit)))));
+    const unsigned lanes = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(hit)));
+    common += static_cast<std::uint64_t>(std::popcount(lanes));
+    if constexpr (Sink::kActive) {
+      for (unsigned m = lanes; m; m &= m - 1) sink(a[i + static_cast<unsigned>(std::countr_zero(m))]);  // lanes of a's block
+    }
     const vid_t a_last = a[i + 7], b_last = b[j + 7];
     i += a_last <= b_last ? 8 : 0;
     j += b_last <= a_last ? 8 : 0;
   }
-  return common + intersect_merge(a + i, na - i, b + j, nb - j);
+  return common + merge_into(a + i, na - i, b + j, nb - j, sink);
+}
+#endif
+
+template <class Sink>
+std::uint64_t gallop_into(const vid_t* short_list, std::uint64_t n_short, const vid_t* long_list, std::uint64_t n_long,
+                          const Sink& sink) {
+  std::uint64_t at = 0, common = 0;
+  for (std::uint64_t s = 0; s < n_short && at < n_long; ++s) {
+    const vid_t x = short_list[s];
+    // Double the step until long_list[at + step] >= x, then binary-search the last step.
+    std::uint64_t step = 1;
+    while (at + step < n_long && long_list[at + step] < x) step *= 2;
+    const vid_t* first = long_list + at + step / 2;
+    const vid_t* last = long_list + std::min(at + step + 1, n_long);
+    at = static_cast<std::uint64_t>(std::lower_bound(first, last, x) - long_list);
+    const bool found = at < n_long && long_list[at] == x;
+    if constexpr (Sink::kActive) {
+      if (found) sink(x);
+    }
+    common += found;
+  }
+  return common;
+}
+
+}  // namespace
+
+std::uint64_t intersect_merge(const vid_t* a, std::uint64_t na, const vid_t* b, std::uint64_t nb) {
+  return merge_into(a, na, b, nb, NoSink{});
+}
+
+#ifdef TRICOUNT_CPU_X86
+bool cpu_has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"); }
+
+std::uint64_t intersect_merge_avx2(const vid_t* a, std::uint64_t na, const vid_t* b, std::uint64_t nb) {
+  return merge_avx2_into(a, na, b, nb, NoSink{});
 }
 #else
 bool cpu_has_avx2() { return false; }
@@ -83,18 +154,7 @@ std::uint64_t intersect_merge_avx2(const vid_t* a, std::uint64_t na, const vid_t
 
 std::uint64_t intersect_gallop(const vid_t* short_list, std::uint64_t n_short, const vid_t* long_list,
                                std::uint64_t n_long) {
-  std::uint64_t at = 0, common = 0;
-  for (std::uint64_t s = 0; s < n_short && at < n_long; ++s) {
-    const vid_t x = short_list[s];
-    // Double the step until long_list[at + step] >= x, then binary-search the last step.
-    std::uint64_t step = 1;
-    while (at + step < n_long && long_list[at + step] < x) step *= 2;
-    const vid_t* first = long_list + at + step / 2;
-    const vid_t* last = long_list + std::min(at + step + 1, n_long);
-    at = static_cast<std::uint64_t>(std::lower_bound(first, last, x) - long_list);
-    common += at < n_long && long_list[at] == x;
-  }
-  return common;
+  return gallop_into(short_list, n_short, long_list, n_long, NoSink{});
 }
 
 namespace {
@@ -102,12 +162,18 @@ namespace {
 // The bitmap never spans more than this many ids (16 MiB per thread); wider hub rows merge.
 constexpr std::uint64_t kMaxBitmapBits = std::uint64_t{1} << 27;
 
-using MergeFn = std::uint64_t (*)(const vid_t*, std::uint64_t, const vid_t*, std::uint64_t);
+// Per-vertex counting: the counters of the subtask's three classes (u in i, v in j, w in k;
+// classes may coincide, so every add is atomic). Null in the plain count.
+struct VertexCounters {
+  count_t* u = nullptr;
+  count_t* v = nullptr;
+  count_t* w = nullptr;
+};
 
 // Intersection of u's list `mine` with v's list `theirs`, by merge or gallop.
-template <MergeFn Merge>
+template <bool Simd, class Sink>
 std::uint64_t count_pair(const vid_t* mine, std::uint64_t n_mine, const vid_t* theirs, std::uint64_t n_theirs,
-                         std::uint64_t gallop_ratio) {
+                         std::uint64_t gallop_ratio, const Sink& sink) {
   if (n_theirs == 0 || mine[n_mine - 1] < theirs[0] || theirs[n_theirs - 1] < mine[0]) return 0;
   // 1. Skip u's entries below v's first: in degree order v's list starts above v, and u's
   //    list up to v is all below it.
@@ -115,14 +181,19 @@ std::uint64_t count_pair(const vid_t* mine, std::uint64_t n_mine, const vid_t* t
   mine += skip;
   n_mine -= skip;
   // 2. Gallop through the longer list when the lengths are far apart, else merge.
-  if (n_theirs > gallop_ratio * n_mine) return intersect_gallop(mine, n_mine, theirs, n_theirs);
-  if (n_mine > gallop_ratio * n_theirs) return intersect_gallop(theirs, n_theirs, mine, n_mine);
-  return Merge(mine, n_mine, theirs, n_theirs);
+  if (n_theirs > gallop_ratio * n_mine) return gallop_into(mine, n_mine, theirs, n_theirs, sink);
+  if (n_mine > gallop_ratio * n_theirs) return gallop_into(theirs, n_theirs, mine, n_mine, sink);
+#ifdef TRICOUNT_CPU_X86
+  if constexpr (Simd) return merge_avx2_into(mine, n_mine, theirs, n_theirs, sink);
+#endif
+  return merge_into(mine, n_mine, theirs, n_theirs, sink);
 }
 
 // Edges [first_edge, last_edge) of u's row in P(i,j), u's list marked in `bitmap`.
+template <class Sink>
 std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint64_t n_mine, eoff_t first_edge,
-                            eoff_t last_edge, std::vector<std::uint64_t>& bitmap) {
+                            eoff_t last_edge, std::vector<std::uint64_t>& bitmap, const VertexCounters& counters,
+                            const Sink& sink) {
   // 1. Mark u's list, relative to its first id.
   const vid_t base = mine[0], top = mine[n_mine - 1];
   const std::uint64_t span = std::uint64_t{top} - base + 1;
@@ -134,10 +205,21 @@ std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint
     const vid_t v = b.one_hop.neighbors[e];
     const vid_t* theirs = b.two_hop.neighbors + b.two_hop.offsets[v];
     const std::uint64_t n_theirs = b.two_hop.offsets[v + 1] - b.two_hop.offsets[v];
+    std::uint64_t found_v = 0;
     for (std::uint64_t f = 0; f < n_theirs && theirs[f] <= top; ++f) {
       const std::uint64_t at = std::uint64_t{theirs[f]} - base;  // wraps (never < span) below base
-      if (at < span) found += (bitmap[at / 64] >> (at % 64)) & 1;
+      if (at < span) {
+        const bool hit = (bitmap[at / 64] >> (at % 64)) & 1;
+        if constexpr (Sink::kActive) {
+          if (hit) sink(theirs[f]);
+        }
+        found_v += hit;
+      }
     }
+    if constexpr (Sink::kActive) {
+      if (found_v) add_to(counters.v, v, found_v, Sink::kSharing);
+    }
+    found += found_v;
   }
   // 3. Clear only the words u's list touched.
   for (std::uint64_t x = 0; x < n_mine; ++x) bitmap[(mine[x] - base) / 64] = 0;
@@ -145,10 +227,15 @@ std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint
 }
 
 // Triangles closed by edges [first_edge, last_edge) of P(i,j), rows of other splits skipped.
-template <MergeFn Merge>
+// Per vertex, a row's and an edge's triangles are summed before they touch u's and v's counters.
+template <bool Simd, class Sink>
 count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t first_edge, eoff_t last_edge,
-                    std::vector<std::uint64_t>& bitmap) {
+                    std::vector<std::uint64_t>& bitmap, const VertexCounters& counters) {
   const eoff_t* row_start = b.one_hop.offsets;
+  const Sink sink = [&] {
+    if constexpr (Sink::kActive) return Sink{counters.w};
+    else return Sink{};
+  }();
   // 1. The row holding first_edge: the last row starting at or before it.
   std::uint64_t u = static_cast<std::uint64_t>(std::upper_bound(row_start, row_start + b.one_hop.rows + 1, first_edge) -
                                                row_start) - 1;
@@ -161,23 +248,32 @@ count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t firs
     if (e0 >= e1 || h0 == h1) continue;
     const vid_t* mine = b.hash.neighbors + h0;
     const std::uint64_t n_mine = h1 - h0;
+    count_t row_found = 0;
     if (n_mine >= tuning.bitmap_min_degree && std::uint64_t{mine[n_mine - 1]} - mine[0] < kMaxBitmapBits) {
-      total += count_hub_row(b, mine, n_mine, e0, e1, bitmap);
-      continue;
+      row_found = count_hub_row(b, mine, n_mine, e0, e1, bitmap, counters, sink);
+    } else {
+      for (eoff_t e = e0; e < e1; ++e) {
+        const vid_t v = b.one_hop.neighbors[e];
+        const eoff_t t0 = b.two_hop.offsets[v], t1 = b.two_hop.offsets[v + 1];
+        const std::uint64_t found = count_pair<Simd>(mine, n_mine, b.two_hop.neighbors + t0, t1 - t0, tuning.gallop_ratio, sink);
+        if constexpr (Sink::kActive) {
+          if (found) add_to(counters.v, v, found, Sink::kSharing);
+        }
+        row_found += found;
+      }
     }
-    for (eoff_t e = e0; e < e1; ++e) {
-      const vid_t v = b.one_hop.neighbors[e];
-      const eoff_t t0 = b.two_hop.offsets[v], t1 = b.two_hop.offsets[v + 1];
-      total += count_pair<Merge>(mine, n_mine, b.two_hop.neighbors + t0, t1 - t0, tuning.gallop_ratio);
+    if constexpr (Sink::kActive) {
+      if (row_found) add_to(counters.u, u, row_found, Sink::kSharing);
     }
+    total += row_found;
   }
   return total;
 }
 
 // One thread: grabs edge chunks from the last edge down until none is left.
-template <MergeFn Merge>
+template <bool Simd, class Sink>
 count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, unsigned threads, std::atomic<eoff_t>& taken_edges,
-                     std::vector<std::uint64_t>& bitmap) {
+                     std::vector<std::uint64_t>& bitmap, const VertexCounters& counters) {
   const eoff_t edges = b.one_hop.offsets[b.one_hop.rows];
   // Each chunk costs a binary search for its first row (cache misses on a large block), so
   // a thread takes about chunks_per_thread of them, no smaller than chunk_edges.
@@ -187,7 +283,7 @@ count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, unsigned t
   count_t total = 0;
   for (eoff_t taken; (taken = taken_edges.fetch_add(chunk, std::memory_order_relaxed)) < edges;) {
     const eoff_t last = edges - taken;
-    total += count_edges<Merge>(b, tuning, last > chunk ? last - chunk : 0, last, bitmap);
+    total += count_edges<Simd, Sink>(b, tuning, last > chunk ? last - chunk : 0, last, bitmap, counters);
   }
   return total;
 }
@@ -209,13 +305,22 @@ class CpuBackend final : public CountBackend {
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
     TRICOUNT_EXPECTS(b.two_hop.cols == b.hash.cols, "P(j,k) and P(i,k) disagree on the columns of class k");
     const auto t0 = std::chrono::steady_clock::now();
+    const VertexCounters counters = per_vertex_ ? counters_of(b) : VertexCounters{};
     std::atomic<eoff_t> taken_edges{0};
     // Small tasks are not worth a thread start.
     const unsigned use = b.one_hop.nnz + b.two_hop.nnz < tuning_.min_parallel_entries ? 1u : threads_;
     std::vector<count_t> partial(use, 0);
     const auto run = [&](unsigned t) {
-      partial[t] = simd_ ? count_chunks<intersect_merge_avx2>(b, tuning_, use, taken_edges, bitmaps_[t])
-                         : count_chunks<intersect_merge>(b, tuning_, use, taken_edges, bitmaps_[t]);
+      std::vector<std::uint64_t>& bitmap = bitmaps_[t];
+      if (per_vertex_ && use > 1)
+        partial[t] = simd_ ? count_chunks<true, VertexSink<Sharing::Shared>>(b, tuning_, use, taken_edges, bitmap, counters)
+                           : count_chunks<false, VertexSink<Sharing::Shared>>(b, tuning_, use, taken_edges, bitmap, counters);
+      else if (per_vertex_)
+        partial[t] = simd_ ? count_chunks<true, VertexSink<Sharing::Own>>(b, tuning_, use, taken_edges, bitmap, counters)
+                           : count_chunks<false, VertexSink<Sharing::Own>>(b, tuning_, use, taken_edges, bitmap, counters);
+      else
+        partial[t] = simd_ ? count_chunks<true, NoSink>(b, tuning_, use, taken_edges, bitmap, counters)
+                           : count_chunks<false, NoSink>(b, tuning_, use, taken_edges, bitmap, counters);
     };
     {
       std::vector<std::jthread> pool;
@@ -228,11 +333,43 @@ class CpuBackend final : public CountBackend {
     return total;
   }
 
+  void start_per_vertex(std::vector<std::uint64_t> class_vertices) override {
+    class_vertices_ = std::move(class_vertices);
+    class_counts_.assign(class_vertices_.size(), {});
+    per_vertex_ = true;
+  }
+
+  std::vector<count_t> take_vertex_counts(std::uint32_t c) override {
+    TRICOUNT_EXPECTS(per_vertex_ && c < class_vertices_.size(),
+                     "take_vertex_counts(" + std::to_string(c) + ") without start_per_vertex for that class");
+    std::vector<count_t> counts = std::move(class_counts_[c]);
+    class_counts_[c] = {};
+    if (counts.empty()) counts.assign(class_vertices_[c], 0);  // no subtask touched class c
+    return counts;
+  }
+
  private:
+  // Class c's counters, allocated (zero) by the first subtask that touches c.
+  count_t* class_counters(std::uint32_t c, std::uint64_t ids_used) {
+    TRICOUNT_EXPECTS(c < class_vertices_.size() && ids_used <= class_vertices_[c],
+                     "per-vertex counting: a block of class " + std::to_string(c) + " has " + std::to_string(ids_used) +
+                         " vertices, more than the class holds");
+    std::vector<count_t>& counts = class_counts_[c];
+    if (counts.empty()) counts.assign(class_vertices_[c], 0);
+    return counts.data();
+  }
+  VertexCounters counters_of(const SubtaskBlocks& b) {
+    return {class_counters(b.one_hop.id.row_class, b.one_hop.rows), class_counters(b.one_hop.id.col_class, b.one_hop.cols),
+            class_counters(b.hash.id.col_class, b.hash.cols)};
+  }
+
   unsigned threads_;
   CpuTuning tuning_;
   bool simd_;
   std::vector<std::vector<std::uint64_t>> bitmaps_;  // one per thread, grown on demand
+  bool per_vertex_ = false;
+  std::vector<std::uint64_t> class_vertices_;     // per-vertex: ids per class
+  std::vector<std::vector<count_t>> class_counts_;  // per-vertex: per class, empty until touched
 };
 
 }  // namespace

@@ -1,0 +1,107 @@
+// tricount-count --per-vertex: each vertex's triangles, degree and local clustering
+// coefficient, reduced across workers class by class and written by rank 0.
+//
+// How the counters travel (no rank holds all |V| of them): every worker's backend keeps one
+// counter array per vertex class it touched; for each class c in turn, the workers' arrays
+// meet in an MPI_Reduce at c's owner (worker c mod workers), which adds each vertex's
+// undirected degree and input id and sends the finished rows to rank 0, which appends them to
+// the output. Rank 0 holds one class's rows at a time; an owner, one class's counters and
+// rows plus the degrees of the classes it owns.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/block_format.hpp"
+#include "src/json.hpp"
+
+namespace tricount {
+
+// One class's vertices with at least one edge, in class order (local id ascending).
+struct VertexRows {
+  std::vector<std::uint64_t> vertex;     // input ids
+  std::vector<std::uint64_t> degree;     // undirected, after cleaning
+  std::vector<std::uint64_t> triangles;
+  std::vector<double> clustering;        // local_clustering(degree, triangles)
+  std::size_t size() const { return vertex.size(); }
+};
+
+// 2 t / (d (d - 1)); 0 for d < 2. Exact inputs up to 2^64 (computed in long double).
+double local_clustering(std::uint64_t degree, std::uint64_t triangles);
+
+// The rows of one class from its input ids, degrees and triangle counts (all of one length);
+// vertices of degree 0 are left out.
+VertexRows class_rows(const std::vector<raw_id_t>& ids, const std::vector<std::uint64_t>& degrees,
+                      const std::vector<std::uint64_t>& triangles);
+
+// Undirected degree of each vertex of class c after cleaning: every edge is stored once,
+// oriented, so a vertex's degree is its row length summed over the blocks P(c, j) plus its
+// occurrences as a neighbour in the blocks P(i, c).
+std::vector<std::uint64_t> class_degrees(const BlockFileReader& file, std::uint32_t c, unsigned threads = 1);
+
+struct TopVertex {
+  std::uint64_t vertex = 0, degree = 0, triangles = 0;
+  bool operator==(const TopVertex&) const = default;
+};
+
+// What the report says about the per-vertex counts, accumulated over the written rows.
+struct PerVertexSummary {
+  static constexpr std::size_t kTop = 10;
+  std::uint64_t vertices = 0;          // with at least one edge
+  unsigned __int128 triangle_sum = 0;  // sum of the per-vertex counts: 3 x the triangles
+  unsigned __int128 wedges = 0;        // sum of d (d - 1) / 2
+  long double clustering_sum = 0;
+  std::vector<TopVertex> top;          // most triangles first, ties by smaller input id
+
+  void add(const VertexRows& rows);
+  double global_clustering() const;   // 3 x triangles / wedges (triangle_sum / wedges); 0 without wedges
+  double average_clustering() const;  // mean local coefficient over `vertices` (networkx); 0 without vertices
+  void add_to(JsonObject& report) const;  // global_clustering, average_clustering, wedges, top_vertices
+  std::string summary() const;        // for the summary line
+};
+
+// True when `path` gets the text table (it ends in ".tsv"), else HDF5.
+bool per_vertex_is_text(const std::string& path);
+// Throws Error when --per-vertex PATH could not be written (before any counting).
+void check_per_vertex_path(const std::string& path);
+
+// The output file: rows appended class by class, complete under its name only after commit()
+// (src/output_file: a temporary renamed into place; removed if never committed).
+class PerVertexWriter {
+ public:
+  PerVertexWriter(const std::string& path, const std::string& input);
+  ~PerVertexWriter();
+  PerVertexWriter(const PerVertexWriter&) = delete;
+  PerVertexWriter& operator=(const PerVertexWriter&) = delete;
+  void append(const VertexRows& rows);
+  void commit(const PerVertexSummary& summary);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads an HDF5 per-vertex file back (for tests and tools): all rows in file order.
+VertexRows read_per_vertex_hdf5(const std::string& path);
+
+// The collective step after counting, on every rank of `comm`: for each class, the workers'
+// counters (take_counts(c) on a worker: that class's array, one counter per vertex of the
+// class) are summed at the class's owner, which adds degrees (degrees(c), called on the owner
+// only, before the first class) and input ids (from `file`), and rank 0 writes the rows to
+// `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
+// ends the call on every rank (collective_step).
+struct PerVertexSources {
+  std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_counts;  // workers
+  std::function<std::vector<std::uint64_t>(std::uint32_t c)> degrees;      // owners
+};
+// Rank 0 refuses (Error, no output) counters that do not sum to 3 x `triangles` (its total).
+PerVertexSummary reduce_and_write_per_vertex(MPI_Comm comm, bool is_worker, const BlockFileReader* file,
+                                             const std::string& path, const PerVertexSources& sources,
+                                             std::uint64_t triangles);
+
+}  // namespace tricount
