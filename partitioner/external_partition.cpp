@@ -412,11 +412,12 @@ class Pipeline {
     // are sorted and merged later, so which producer takes which batch changes nothing.
     const unsigned producers = std::clamp(threads_ / 4, 1u, 4u);
     // One buffer per sorter and per producer, and each sorter's radix scratch. Runs of at
-    // most 2^24 edges (256 MiB): with a large budget, all sorters still get work.
+    // most 2^22 edges (64 MiB): with a large budget, all sorters still get work (2^24 left
+    // Kronecker 20 in one run, sorted on one thread).
     const std::uint64_t chunk =
         tune_.run_edges ? tune_.run_edges
                         : std::clamp<std::uint64_t>(work_budget_ * 3 / 4 / sizeof(RawEdge) / (2 * threads_ + producers),
-                                                    4096, std::uint64_t{1} << 24);
+                                                    4096, std::uint64_t{1} << 22);
     const std::size_t batch_max = static_cast<std::size_t>(std::clamp<std::uint64_t>(chunk / 4, 1024, 1u << 18));
 
     std::mutex m;
@@ -448,7 +449,7 @@ class Pipeline {
         }
         try {
           std::vector<RawEdge>& v = buffers[b];
-          radix_sort<RawEdge, RawEdgeDigits>(v, scratch);
+          sort_edges(v, scratch);
           v.erase(std::unique(v.begin(), v.end()), v.end());
           const std::string path = scratch_.new_file("read");
           ext::write_file(path, v.data(), v.size() * sizeof(RawEdge));

@@ -65,14 +65,6 @@ std::uint64_t peak_rss_bytes() {
   return kb * 1024;
 }
 
-// Resets VmHWM to the current resident set (Linux 4.0+; ignored where refused).
-void reset_peak_rss() {
-  if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
-    std::fputs("5", f);
-    std::fclose(f);
-  }
-}
-
 std::string megabytes(std::uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f MB", double(bytes) / 1e6);
@@ -112,7 +104,6 @@ void Progress::begin(const std::string& stage, std::uint64_t total, const std::s
   fraction_ = nullptr;
   if (mode_ != Mode::Off) {
     std::tie(read_at_begin_, written_at_begin_) = io_bytes();
-    reset_peak_rss();
   }
   start_ = Clock::now();
   active_ = true;
@@ -189,7 +180,7 @@ void Progress::end(const std::string& note) {
   if (mode_ != Mode::Off) {
     const auto [read, written] = io_bytes();
     std::string io = "[read " + megabytes(read - read_at_begin_) + ", wrote " + megabytes(written - written_at_begin_) +
-                     ", peak RSS " + megabytes(peak_rss_bytes()) + "]";
+                     ", peak RSS so far " + megabytes(peak_rss_bytes()) + "]";
     draw(true, (note.empty() ? io : note + "  " + io) + memory_note());
   }
   ::malloc_trim(0);  // between stages: give back what the stage's threads freed

@@ -2,8 +2,9 @@
 // second with the rate and the time left; otherwise one line per stage with its elapsed time
 // and rate. Off: nothing. Worker threads report with add() (one relaxed atomic add).
 // Each stage's line ends with what the stage read and wrote through system calls (input,
-// runs in memory or on disk, the output file: /proc/self/io) and its peak resident set (the
-// kernel's high-water mark, reset when the stage begins). With TRICOUNT_DEBUG_MEMORY set,
+// runs in memory or on disk, the output file: /proc/self/io) and the process's peak resident
+// set so far (VmHWM; not reset per stage, which would also reset the rusage peak that callers
+// measure). With TRICOUNT_DEBUG_MEMORY set,
 // each stage line also shows the process's VmHWM and VmRSS.
 #pragma once
 
