@@ -27,6 +27,7 @@
 #              parsing in the stage rows); with GAPBS_CONVERTER=PATH, GAPBS's converter
 #              builds its symmetric CSR from the same text file (`converter -f kS.el -s -b
 #              kS.sg`), timed alike (wall, peak RSS)
+#   BIN64=0    skip the bin64 input (with TEXT=1: the text edge list alone)
 #   KEEP=1     keep the .h5 outputs (default: removed after each run)
 set -euo pipefail
 
@@ -117,7 +118,8 @@ for s in $SCALES; do
     "$BIN/tricount-generate" --kind kronecker --scale "$s" --output "$edges" 2> "$WORK/generate-k$s.log"
   fi
   input_edges=$(( $(stat -c %s "$edges") / 16 ))
-  inputs=("$edges:k$s")
+  inputs=()
+  [[ ${BIN64:-1} == 1 ]] && inputs+=("$edges:k$s")
   if [[ $TEXT == 1 ]]; then
     text=$WORK/k$s.el
     [[ -s $text ]] || "$BIN/tricount-generate" --kind kronecker --scale "$s" --output "$text" --format text 2> "$WORK/generate-k$s-text.log"
