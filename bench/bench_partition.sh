@@ -72,6 +72,7 @@ stage_rows() {
   local log=$1 input_edges=$2 label=$3
   perl -ne '
     BEGIN { ($e, $label) = @ARGV[0, 1]; @ARGV = () }
+    next if /budget \d+ MiB/;  # the closing summary line
     next unless /^\r?\[partition\] (\S+)\s.*?\s(\d+\.\d+) s\b/;
     ($stage, $s) = ($1, $2);
     ($r, $w, $p) = /\[read (\d+) MB, wrote (\d+) MB, peak RSS so far (\d+) MB\]/ ? ($1, $2, $3) : ("-", "-", "-");
