@@ -131,7 +131,16 @@ using ext::Span;
 
 constexpr std::size_t kMinIo = std::size_t{64} << 10;
 constexpr std::size_t kMaxIo = std::size_t{4} << 20;
-constexpr std::size_t kMaxFanin = 256;
+// Runs of 2^22 edges: Kronecker 26 makes 256 and a few; with a cap of 256 those took a second
+// merge pass over all the edges (17 GB more read and written; measured on the GPU host).
+constexpr std::size_t kMaxFanin = 1024;
+
+// Open files this process may have (after raise_open_file_limit); a merge holds one or two per run.
+std::size_t open_file_limit() {
+  struct rlimit r {};
+  if (::getrlimit(RLIMIT_NOFILE, &r) != 0) return 1024;
+  return r.rlim_cur == RLIM_INFINITY ? std::size_t{1} << 20 : static_cast<std::size_t>(r.rlim_cur);
+}
 
 struct EdgeLess {
   bool operator()(const RawEdge& a, const RawEdge& b) const { return a.u != b.u ? a.u < b.u : a.v < b.v; }
@@ -191,7 +200,10 @@ class IdIndex {
     const std::uint64_t v = ids.size();
     if (v == 0) return;
     const raw_id_t max = ids.back();
-    if (max < direct_bytes / sizeof(vid_t)) {
+    // Only for dense ids: a few sparse ids up to 2^40 would make a table of terabytes, and
+    // 300 ids up to 3e8 one of 1.2 GB, zeroed for nothing.
+    const bool dense = max <= 8 * v + (std::uint64_t{1} << 20);
+    if (dense && max < direct_bytes / sizeof(vid_t)) {
       direct_.resize(max + 1);
       for (std::uint64_t p = 0; p < v; ++p) direct_[ids[p]] = static_cast<vid_t>(p);
       return;
@@ -329,7 +341,10 @@ class Pipeline {
   // ---- budget helpers
   std::size_t max_fanin() const {
     if (tune_.max_fanin) return std::max<std::size_t>(2, tune_.max_fanin);
-    return std::clamp<std::size_t>(work_budget_ / 2 / (std::uint64_t(threads_) * kMinIo), 2, kMaxFanin);
+    // A memory file is held open twice (its registry and the readers' pool): a quarter of the
+    // open-file limit leaves room for everything else.
+    const std::size_t most = std::clamp<std::size_t>(open_file_limit() / 4, 2, kMaxFanin);
+    return std::clamp<std::size_t>(work_budget_ / 2 / (std::uint64_t(threads_) * kMinIo), 2, most);
   }
   std::size_t cursor_bytes(std::size_t runs, unsigned threads) const {
     return std::clamp<std::size_t>(work_budget_ / 2 / (std::max<std::size_t>(runs, 1) * threads), kMinIo, kMaxIo);
@@ -1141,7 +1156,7 @@ ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const Partitio
                             const std::string& source_file, std::uint64_t source_size, const ExternalTuning& tuning) {
   check_parts(options.parts);
   bound_malloc_retention();
-  if (!runs_in_memory) raise_open_file_limit();
+  raise_open_file_limit();
   Progress progress(Progress::mode_for(options.progress));
   Pipeline pipeline(options, tuning, progress, runs_in_memory);
   ExternalReport report = pipeline.run(source, out, source_file, source_size);
