@@ -28,6 +28,7 @@
 
 #include "input/webgraph.hpp"
 #include "partitioner/progress.hpp"
+#include "partitioner/radix_sort.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/threads.hpp"
 
@@ -130,7 +131,16 @@ using ext::Span;
 
 constexpr std::size_t kMinIo = std::size_t{64} << 10;
 constexpr std::size_t kMaxIo = std::size_t{4} << 20;
-constexpr std::size_t kMaxFanin = 256;
+// Runs of 2^22 edges: Kronecker 26 makes 256 and a few; with a cap of 256 those took a second
+// merge pass over all the edges (17 GB more read and written; measured on the GPU host).
+constexpr std::size_t kMaxFanin = 1024;
+
+// Open files this process may have (after raise_open_file_limit); a merge holds one or two per run.
+std::size_t open_file_limit() {
+  struct rlimit r {};
+  if (::getrlimit(RLIMIT_NOFILE, &r) != 0) return 1024;
+  return r.rlim_cur == RLIM_INFINITY ? std::size_t{1} << 20 : static_cast<std::size_t>(r.rlim_cur);
+}
 
 struct EdgeLess {
   bool operator()(const RawEdge& a, const RawEdge& b) const { return a.u != b.u ? a.u < b.u : a.v < b.v; }
@@ -181,14 +191,23 @@ std::function<double()> input_fraction(const std::string& path) {
   };
 }
 
-// Compact id of an input id: binary search in the sorted ids, narrowed by a table over the
-// ids' high bits (at most one entry per vertex, so at most 4 bytes per vertex).
+// Compact id of an input id: a direct table over [0, largest id] when it fits
+// `direct_bytes` (one load per lookup), else binary search in the sorted ids, narrowed by a
+// table over the ids' high bits (at most one entry per vertex, so at most 4 bytes per vertex).
 class IdIndex {
  public:
-  explicit IdIndex(const std::vector<raw_id_t>& ids) : ids_(ids.data()) {
+  IdIndex(const std::vector<raw_id_t>& ids, std::uint64_t direct_bytes) : ids_(ids.data()) {
     const std::uint64_t v = ids.size();
     if (v == 0) return;
     const raw_id_t max = ids.back();
+    // Only for dense ids: a few sparse ids up to 2^40 would make a table of terabytes, and
+    // 300 ids up to 3e8 one of 1.2 GB, zeroed for nothing.
+    const bool dense = max <= 8 * v + (std::uint64_t{1} << 20);
+    if (dense && max < direct_bytes / sizeof(vid_t)) {
+      direct_.resize(max + 1);
+      for (std::uint64_t p = 0; p < v; ++p) direct_[ids[p]] = static_cast<vid_t>(p);
+      return;
+    }
     while (shift_ < 63 && (max >> shift_) >= v) ++shift_;
     table_.resize((max >> shift_) + 2);
     std::uint64_t p = 0;
@@ -198,6 +217,7 @@ class IdIndex {
     }
   }
   vid_t operator()(raw_id_t id) const {
+    if (!direct_.empty()) return direct_[id];
     const std::uint64_t b = id >> shift_;
     const raw_id_t* lo = ids_ + table_[b];
     const raw_id_t* hi = ids_ + table_[b + 1];
@@ -209,6 +229,7 @@ class IdIndex {
   const raw_id_t* ids_;
   unsigned shift_ = 0;
   std::vector<std::uint32_t> table_;
+  std::vector<vid_t> direct_;
 };
 
 template <class T>
@@ -257,19 +278,21 @@ std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) {
 
 class Pipeline {
  public:
-  Pipeline(const PartitionOptions& options, const ExternalTuning& tuning, Progress& progress)
+  // `runs_in_memory`: the runs are memory files, and half the budget is left for them.
+  Pipeline(const PartitionOptions& options, const ExternalTuning& tuning, Progress& progress, bool runs_in_memory)
       : o_(options),
         tune_(tuning),
         progress_(progress),
         threads_(options.threads ? options.threads : usable_cores()),
         budget_(options.memory_budget ? options.memory_budget : default_memory_budget()),
-        io_(std::clamp<std::size_t>(budget_ / (64 * threads_), kMinIo, kMaxIo)),
-        scratch_(options.tmpdir) {
+        work_budget_(runs_in_memory ? std::max<std::uint64_t>(budget_ / 2, 1) : budget_),
+        io_(std::clamp<std::size_t>(work_budget_ / (64 * threads_), kMinIo, kMaxIo)),
+        scratch_(options.tmpdir, runs_in_memory) {
     report_.memory_budget = budget_;
+    report_.runs_in_memory = runs_in_memory;
   }
 
-  ExternalReport run(EdgeSource& source, const std::string& output, const std::string& source_file,
-                     std::uint64_t source_size) {
+  ExternalReport run(EdgeSource& source, BlockOutput& out, const std::string& source_file, std::uint64_t source_size) {
     const std::uint64_t start_bytes = ext::scratch_bytes_written();
     read(source, source_file);
     clean();
@@ -283,30 +306,48 @@ class Pipeline {
     header.source_file = source_file;
     header.source_size = source_size;
     header.input_edges = input_edges_;
-    BlockFileWriter writer(output, header);
-    write_vertex_map(writer);
+    out.open(header);
+    write_vertex_map(out);
     blocks();
-    write_blocks(writer);
-    estimate(writer);
-    writer.set_max_degree(max_degree_);
+    write_blocks(out);
+    estimate(out);
     header.max_degree = max_degree_;
     progress_.begin("commit", 0, "files");
-    writer.commit();
+    out.commit(max_degree_);
     progress_.add(1);
     progress_.end();
     report_.header = header;
     report_.scratch_bytes = ext::scratch_bytes_written() - start_bytes;
+    report_.peak_memory_run_bytes = ext::peak_memory_run_bytes();
     return report_;
+  }
+
+  // The read, clean and degrees stages alone: the cleaned graph (for tests and tools).
+  CleanGraph clean_only(EdgeSource& source) {
+    read(source, "");
+    clean();
+    degrees();
+    CleanGraph g;
+    g.input_edges = input_edges_;
+    g.input_id.resize(vertices_);
+    if (vertices_) ext::pread_all(pool_.fd(ids_file_), g.input_id.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
+    g.edges.reserve(edges_);
+    RunCursor<std::uint64_t> cur(pool_, compact_edges_, 0, edges_, io_ / 8);
+    for (; !cur.empty(); cur.pop()) g.edges.emplace_back(static_cast<vid_t>(cur.head() >> 32), static_cast<vid_t>(cur.head()));
+    return g;
   }
 
  private:
   // ---- budget helpers
   std::size_t max_fanin() const {
     if (tune_.max_fanin) return std::max<std::size_t>(2, tune_.max_fanin);
-    return std::clamp<std::size_t>(budget_ / 2 / (std::uint64_t(threads_) * kMinIo), 2, kMaxFanin);
+    // A memory file is held open twice (its registry and the readers' pool): a quarter of the
+    // open-file limit leaves room for everything else.
+    const std::size_t most = std::clamp<std::size_t>(open_file_limit() / 4, 2, kMaxFanin);
+    return std::clamp<std::size_t>(work_budget_ / 2 / (std::uint64_t(threads_) * kMinIo), 2, most);
   }
   std::size_t cursor_bytes(std::size_t runs, unsigned threads) const {
-    return std::clamp<std::size_t>(budget_ / 2 / (std::max<std::size_t>(runs, 1) * threads), kMinIo, kMaxIo);
+    return std::clamp<std::size_t>(work_budget_ / 2 / (std::max<std::size_t>(runs, 1) * threads), kMinIo, kMaxIo);
   }
   // Throws when `vertex_bytes` of vertex arrays plus the stage's minimum buffers exceed the budget.
   void require_vertex_memory(std::uint64_t vertex_bytes, const char* what) const {
@@ -393,12 +434,13 @@ class Pipeline {
     // at 60-70 M edges/s on binary input, the read stage's limit on a 16-core host. Runs
     // are sorted and merged later, so which producer takes which batch changes nothing.
     const unsigned producers = std::clamp(threads_ / 4, 1u, 4u);
-    // One buffer per sorter and per producer. Runs of at most 2^24 edges (256 MiB): with a
-    // large budget, all sorters still get work.
+    // One buffer per sorter and per producer, and each sorter's radix scratch. Runs of at
+    // most 2^22 edges (64 MiB): with a large budget, all sorters still get work (2^24 left
+    // Kronecker 20 in one run, sorted on one thread).
     const std::uint64_t chunk =
         tune_.run_edges ? tune_.run_edges
-                        : std::clamp<std::uint64_t>(budget_ * 3 / 4 / sizeof(RawEdge) / (threads_ + producers), 4096,
-                                                    std::uint64_t{1} << 24);
+                        : std::clamp<std::uint64_t>(work_budget_ * 3 / 4 / sizeof(RawEdge) / (2 * threads_ + producers),
+                                                    4096, std::uint64_t{1} << 22);
     const std::size_t batch_max = static_cast<std::size_t>(std::clamp<std::uint64_t>(chunk / 4, 1024, 1u << 18));
 
     std::mutex m;
@@ -417,6 +459,7 @@ class Pipeline {
     };
 
     auto sorter = [&] {
+      std::vector<RawEdge> scratch;
       while (true) {
         std::size_t b;
         {
@@ -429,7 +472,7 @@ class Pipeline {
         }
         try {
           std::vector<RawEdge>& v = buffers[b];
-          std::sort(v.begin(), v.end(), EdgeLess{});
+          sort_edges(v, scratch);
           v.erase(std::unique(v.begin(), v.end()), v.end());
           const std::string path = scratch_.new_file("read");
           ext::write_file(path, v.data(), v.size() * sizeof(RawEdge));
@@ -527,11 +570,11 @@ class Pipeline {
 
     // Distinct ids: a bitmap over [0, max id] when it is small, else sorted id runs.
     const std::uint64_t bitmap_words = (max_raw_id_ >> 6) + 1;
-    const bool use_bitmap = total > 0 && bitmap_words * 8 <= budget_ / 4;
+    const bool use_bitmap = total > 0 && bitmap_words * 8 <= work_budget_ / 4;
     report_.id_collection = use_bitmap ? "bitmap" : "runs";
     std::vector<std::uint64_t> bitmap;
     if (use_bitmap) bitmap.assign(bitmap_words, 0);
-    const std::size_t id_buffer = std::max<std::size_t>(1024, budget_ / 4 / sizeof(raw_id_t) / threads_);
+    const std::size_t id_buffer = std::max<std::size_t>(1024, work_budget_ / 4 / sizeof(raw_id_t) / threads_);
     std::vector<Span> unique_parts(threads_), first_id_parts(threads_);
     std::vector<std::vector<Run>> id_runs(threads_);
 
@@ -648,7 +691,9 @@ class Pipeline {
   // ---- degrees: relabel to compact ids, count degrees --------------------------------------
   void degrees() {
     progress_.begin("degrees", edges_, "edges");
-    const IdIndex index(input_id_);
+    // The direct table takes at most a quarter of the stage's budget (the bitmap of the
+    // clean stage had as much, in bits).
+    const IdIndex index(input_id_, work_budget_ / 4);
     degree_.assign(vertices_, 0);
     const auto cut = even_cuts(edges_, threads_);
     std::vector<Span> parts(threads_);
@@ -787,14 +832,14 @@ class Pipeline {
   }
 
   // ---- vertex map: new id -> input id ---------------------------------------------------------
-  void write_vertex_map(BlockFileWriter& writer) {
+  void write_vertex_map(BlockOutput& out) {
     progress_.begin("map", vertices_, "vertices");
     std::vector<raw_id_t> map(vertices_);
     Run ids{{Span{ids_file_, 0, vertices_}}};
     RunCursor<raw_id_t> cur(pool_, ids, 0, vertices_, io_ / sizeof(raw_id_t));
     for (std::uint64_t x = 0; x < vertices_; ++x, cur.pop()) map[new_id_[x]] = cur.head();
     ext::remove_run_files({ids}, pool_);
-    writer.write_vertex_map(map);
+    out.vertex_map(std::move(map));
     progress_.add(vertices_);
     progress_.end();
   }
@@ -807,14 +852,16 @@ class Pipeline {
     const std::uint64_t vertex_bytes = (new_id_.size() + degree_.size()) * sizeof(vid_t);
     const std::uint64_t io_bytes = std::uint64_t(threads_) * 2 * io_;
     // 85%: the rest of the budget covers the small buffers and allocations around them.
-    const std::uint64_t avail = budget_ > vertex_bytes + io_bytes ? (budget_ - vertex_bytes - io_bytes) / 20 * 17 : 0;
+    const std::uint64_t avail =
+        work_budget_ > vertex_bytes + io_bytes ? (work_budget_ - vertex_bytes - io_bytes) / 20 * 17 : 0;
     unsigned threads = threads_;
     std::uint64_t cap = tune_.block_buffer;
     if (!cap) {
-      cap = avail / 8 / (nb * threads);
+      // nb buffers per thread and one radix scratch of the same size.
+      cap = avail / 8 / ((nb + 1) * threads);
       if (cap < 4096) {
-        threads = static_cast<unsigned>(std::clamp<std::uint64_t>(avail / 8 / (nb * 4096), 1, threads_));
-        cap = std::max<std::uint64_t>(avail / 8 / (nb * threads), 256);
+        threads = static_cast<unsigned>(std::clamp<std::uint64_t>(avail / 8 / ((nb + 1) * 4096), 1, threads_));
+        cap = std::max<std::uint64_t>(avail / 8 / ((nb + 1) * threads), 256);
       }
     }
     const bool degree_order = order_ == VertexOrder::Degree;
@@ -822,12 +869,13 @@ class Pipeline {
     const auto cut = even_cuts(edges_, threads);
     ext::parallel_for(threads, [&](unsigned t) {
       std::unique_ptr<std::uint64_t[]> buf(new std::uint64_t[nb * cap]);  // untouched until filled
+      std::unique_ptr<std::uint64_t[]> scratch(new std::uint64_t[cap]);
       std::vector<std::uint64_t> fill(nb, 0);
       FileWriter out(scratch_.new_file("bucket"), io_);
       std::uint64_t written = 0;
       auto flush = [&](std::uint64_t b) {
         std::uint64_t* p = buf.get() + b * cap;
-        std::sort(p, p + fill[b]);
+        radix_sort<std::uint64_t, KeyDigits>(p, scratch.get(), fill[b]);
         out.write(p, fill[b] * 8);
         segs[t][b].push_back(Span{out.path(), written, fill[b]});
         written += fill[b];
@@ -917,7 +965,7 @@ class Pipeline {
     }
   };
 
-  void write_blocks(BlockFileWriter& writer) {
+  void write_blocks(BlockOutput& out) {
     const std::uint32_t n = o_.parts;
     progress_.begin("write", edges_, "edges");
     row_degree_files_.assign(std::uint64_t(n) * n, "");
@@ -935,7 +983,9 @@ class Pipeline {
         const std::size_t cursors = cursor_bytes(segs.size(), threads);
         const std::uint64_t merge_bytes = std::uint64_t(cursors) * segs.size() * threads;
         const std::uint64_t block_bytes = (rows + 1) * 8 + nnz * 4 + cols * 4 + merge_bytes;
-        const bool in_memory = !tune_.stream_blocks && block_bytes <= budget_;
+        // A block is built whole in memory when it fits (always for an in-memory graph).
+        BlockFileWriter* file = out.file();
+        const bool in_memory = !file || (!tune_.stream_blocks && block_bytes <= work_budget_);
         const std::size_t piece = std::clamp<std::size_t>(io_ / 8, 4096, std::size_t{1} << 20);
         std::mutex m;
         std::uint32_t block_max = 0;
@@ -961,18 +1011,17 @@ class Pipeline {
                 block_max = std::max(block_max, builder.max_degree());
               });
           block.max_degree = block_max;
-          writer.write_block(block);
           FileWriter deg(row_degree_files_[b], io_);
           for (std::uint64_t r = 0; r < rows; ++r)
             deg.put(static_cast<std::uint32_t>(block.offsets[r + 1] - block.offsets[r]));
           deg.close();
+          out.block(std::move(block));
         } else {
           ++report_.streamed_blocks;
-          BlockFileWriter::BlockStream stream = writer.begin_block({i, j}, rows, cols, nnz);
+          BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
           const eoff_t zero = 0;
           stream.write_offsets(0, &zero, 1);
-          const int fd = ::open(row_degree_files_[b].c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-          if (fd < 0) ext::throw_write_error(row_degree_files_[b], errno);
+          const int fd = ext::create_scratch_file(row_degree_files_[b]);
           try {
             ext::parallel_merge<std::uint64_t>(
                 pool_, segs, threads, cursors, KeyLess{}, RowStart{},
@@ -1004,7 +1053,7 @@ class Pipeline {
     // Every block is written: the bucket files go.
     for (const std::string& p : bucket_files_) {
       pool_.forget(p);
-      ::unlink(p.c_str());
+      ext::remove_scratch_file(p);
     }
     bucket_files_.clear();
     progress_.end(report_.streamed_blocks ? std::to_string(report_.streamed_blocks) + " blocks written in pieces" : "");
@@ -1013,13 +1062,13 @@ class Pipeline {
   // ---- estimate: task work from row degrees and column counts --------------------------------
   // probes(i,j,k) = sum over columns v of P(i,j) of count_ij[v] * degree_jk[v]; the work adds
   // the table insertions nnz(P(i,k)) (see estimate_task_work in partition.hpp).
-  void estimate(BlockFileWriter& writer) {
+  void estimate(BlockOutput& out) {
     const std::uint64_t n = o_.parts;
     progress_.begin("estimate", n * n * n, "subtasks");
     std::vector<std::uint64_t> work(n * n * n, 0);
     for (std::uint64_t j = 0; j < n; ++j) {
       const std::uint64_t len = rows_in_class(vertices_, o_.parts, static_cast<std::uint32_t>(j));
-      const std::uint64_t group = std::clamp<std::uint64_t>(budget_ / 2 / std::max<std::uint64_t>(4 * len, 1), 1, n);
+      const std::uint64_t group = std::clamp<std::uint64_t>(work_budget_ / 2 / std::max<std::uint64_t>(4 * len, 1), 1, n);
       for (std::uint64_t k0 = 0; k0 < n; k0 += group) {
         const std::uint64_t k1 = std::min(n, k0 + group);
         std::vector<std::vector<std::uint32_t>> degree(k1 - k0, std::vector<std::uint32_t>(len));
@@ -1049,8 +1098,8 @@ class Pipeline {
       }
     }
     for (const auto* files : {&row_degree_files_, &col_count_files_})
-      for (const std::string& p : *files) ::unlink(p.c_str());
-    writer.write_task_work(work);
+      for (const std::string& p : *files) ext::remove_scratch_file(p);
+    out.task_work(std::move(work));
     progress_.end();
   }
 
@@ -1058,7 +1107,8 @@ class Pipeline {
   const ExternalTuning& tune_;
   Progress& progress_;
   unsigned threads_;
-  std::uint64_t budget_;
+  std::uint64_t budget_;       // --memory-budget: decides what must fit (vertex arrays)
+  std::uint64_t work_budget_;  // what the stages' buffers may use (the budget less the runs' share)
   std::size_t io_;
   ext::ScratchDir scratch_;
   FilePool pool_;
@@ -1102,23 +1152,69 @@ void raise_open_file_limit() {
 
 }  // namespace
 
-ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
-                                  const std::string& source_file, std::uint64_t source_size,
-                                  const ExternalTuning& tuning) {
+ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
+                            const std::string& source_file, std::uint64_t source_size, const ExternalTuning& tuning) {
   check_parts(options.parts);
   bound_malloc_retention();
   raise_open_file_limit();
   Progress progress(Progress::mode_for(options.progress));
-  Pipeline pipeline(options, tuning, progress);
-  ExternalReport report = pipeline.run(source, output, source_file, source_size);
-  if (options.progress)
-    progress.message("[partition] external memory: budget " + mib(report.memory_budget) + ", " +
-                     std::to_string(report.runs) + " sorted runs, " + std::to_string(report.merge_passes) +
-                     " extra merge passes, ids by " + report.id_collection + ", " +
-                     std::to_string(report.streamed_blocks) + " blocks written in pieces, " +
-                     mib(report.scratch_bytes) + " written to the temporary directory, " +
+  Pipeline pipeline(options, tuning, progress, runs_in_memory);
+  ExternalReport report = pipeline.run(source, out, source_file, source_size);
+  if (options.progress) {
+    const std::string runs =
+        runs_in_memory ? mib(report.scratch_bytes) + " of sorted runs written to memory (at most " +
+                             mib(report.peak_memory_run_bytes) + " held at once)"
+                       : mib(report.scratch_bytes) + " written to the temporary directory";
+    progress.message(std::string("[partition] ") + (runs_in_memory ? "runs in memory" : "external memory") +
+                     ": budget " + mib(report.memory_budget) + ", " + std::to_string(report.runs) + " sorted runs, " +
+                     std::to_string(report.merge_passes) + " extra merge passes, ids by " + report.id_collection + ", " +
+                     std::to_string(report.streamed_blocks) + " blocks written in pieces, " + runs + ", " +
                      std::to_string(progress.seconds_total()).substr(0, 8) + " s in all");
+  }
   return report;
+}
+
+namespace {
+
+// An HDF5 block file (temporary name + rename at commit).
+class FileOutput final : public BlockOutput {
+ public:
+  explicit FileOutput(std::string path) : path_(std::move(path)) {}
+  void open(const GraphHeader& header) override { writer_.emplace(path_, header); }
+  void vertex_map(std::vector<raw_id_t> map) override { writer_->write_vertex_map(map); }
+  void block(CsrBlock block) override { writer_->write_block(block); }
+  BlockFileWriter* file() override { return &*writer_; }
+  void task_work(std::vector<std::uint64_t> work) override { writer_->write_task_work(work); }
+  void commit(std::uint64_t max_degree) override {
+    writer_->set_max_degree(max_degree);
+    writer_->commit();
+  }
+
+ private:
+  std::string path_;
+  std::optional<BlockFileWriter> writer_;
+};
+
+}  // namespace
+
+ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
+                                  const std::string& source_file, std::uint64_t source_size,
+                                  const ExternalTuning& tuning, bool runs_in_memory) {
+  FileOutput out(output);
+  return run_pipeline(source, out, options, runs_in_memory && !options.force_external, source_file, source_size, tuning);
+}
+
+CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options) {
+  bound_malloc_retention();
+  Progress progress(Progress::mode_for(false));
+  const ExternalTuning tuning;
+  Pipeline pipeline(options, tuning, progress, /*runs_in_memory=*/true);
+  return pipeline.clean_only(source);
+}
+
+bool runs_fit_in_memory(std::uint64_t expected_input_edges, std::uint64_t memory_budget) {
+  if (memory_budget == 0) memory_budget = default_memory_budget();
+  return expected_input_edges <= memory_budget / 2 / kRunBytesPerEdge;
 }
 
 }  // namespace tricount

@@ -1,16 +1,18 @@
-// The external-memory partitioner: the steps of partition.hpp (read -> clean -> degrees ->
-// orient -> reorder -> hash into blocks -> CSR per block -> HDF5), each done in passes over
-// sorted runs on disk, so that the memory in use stays within PartitionOptions::memory_budget
-// (plus a small constant: code, stacks, the reader's and HDF5's own buffers) whatever the
-// number of edges. Its output is the in-memory path's output: the same blocks (checksums),
-// vertex map and /task_work.
+// The partition pipeline, the only one: the steps of partition.hpp (read -> clean -> degrees
+// -> orient -> reorder -> hash into blocks -> CSR per block -> HDF5), each written once, in
+// passes over sorted runs. The runs live in one run store (partitioner/run_files.hpp): memory
+// files when they fit in half of PartitionOptions::memory_budget (kRunBytesPerEdge per input
+// edge; partition_file decides from the input's size), else files in --tmpdir, so that the
+// memory in use stays within the budget (plus a small constant: code, stacks, the reader's
+// and HDF5's own buffers) whatever the number of edges. Where the runs live, the budget and
+// the number of threads change the speed, never the file (tests/test_partition_pipeline.cpp).
 //
 // Only vertex-sized arrays live in memory: the input ids (8 bytes per vertex), an index to
 // find them (4), the undirected degrees (4), the new ids (4), and for the collective order
 // the out-degrees and collective degrees (12 more). The stages need at most 16 bytes per
 // vertex at once (24 with --order collective); when that does not fit the budget the run
 // stops with an error saying how much budget it needs (collective falls back to degree order
-// first, with a message). Everything proportional to the edges is on disk in --tmpdir.
+// first, with a message). Everything proportional to the edges is in the runs.
 //
 // Stages (threads = PartitionOptions::threads):
 //   read     one reader thread parses the input in batches; sorter threads sort chunks of
@@ -34,6 +36,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "partitioner/partition.hpp"
 
@@ -53,25 +56,55 @@ struct ExternalReport {
   std::uint64_t runs = 0;            // sorted runs written by the read stage
   std::uint64_t merge_passes = 0;    // extra merge passes (more runs than the fan-in)
   std::uint64_t streamed_blocks = 0; // blocks written in pieces
-  std::uint64_t scratch_bytes = 0;   // bytes written to --tmpdir
+  std::uint64_t scratch_bytes = 0;   // bytes written to runs (--tmpdir, or memory)
   std::string id_collection;         // "bitmap" or "runs"
   bool ordering_fell_back = false;   // collective asked for, degree used (vertex arrays too large)
+  bool runs_in_memory = false;       // the runs were memory files, not files in --tmpdir
+  std::uint64_t peak_memory_run_bytes = 0;  // most bytes of runs held in memory at once
 };
 
-// Partitions `source` into the HDF5 block file `output` (temporary name + rename), with the
-// edges on disk under options.tmpdir. source_file / source_size are the provenance
-// attributes (partition_file passes the input's path and size).
+// Where the pipeline's results go: an HDF5 block file, or a PartitionedGraph in memory
+// (partition_edges). Calls come in this order: open, vertex_map, block (row-major) or a
+// streamed block through file(), task_work, commit.
+class BlockOutput {
+ public:
+  virtual ~BlockOutput() = default;
+  virtual void open(const GraphHeader& header) = 0;
+  virtual void vertex_map(std::vector<raw_id_t> map) = 0;
+  virtual void block(CsrBlock block) = 0;
+  // The file, for blocks written in pieces; null: every block is built whole in memory.
+  virtual BlockFileWriter* file() = 0;
+  virtual void task_work(std::vector<std::uint64_t> work) = 0;
+  virtual void commit(std::uint64_t max_degree) = 0;
+};
+
+// The pipeline: partitions `source` into `out`. Runs are memory files when `runs_in_memory`
+// (half the budget is then left for them), else files under options.tmpdir. source_file /
+// source_size are the provenance attributes (partition_file passes the input's path and size).
+ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
+                            const std::string& source_file = "", std::uint64_t source_size = 0,
+                            const ExternalTuning& tuning = {});
+
+// Partitions `source` into the HDF5 block file `output` (temporary name + rename); the runs
+// on disk under options.tmpdir unless `runs_in_memory` (and not options.force_external).
 ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
                                   const std::string& source_file = "", std::uint64_t source_size = 0,
-                                  const ExternalTuning& tuning = {});
+                                  const ExternalTuning& tuning = {}, bool runs_in_memory = false);
+
+// The read, clean and degrees stages alone, runs in memory (clean_edges).
+CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options);
+
+// Bytes of sorted runs held at once per input edge, at most (16-byte pairs during the
+// clean stage: the read stage's runs and their merge; later stages hold less).
+inline constexpr std::uint64_t kRunBytesPerEdge = 32;
+// Whether the runs of `expected_input_edges` fit in half of `memory_budget` (0: the default).
+bool runs_fit_in_memory(std::uint64_t expected_input_edges, std::uint64_t memory_budget);
 
 // Half of the machine's memory (or of the cgroup's limit, when lower).
 std::uint64_t default_memory_budget();
 // A generous estimate of the number of edges in an input file, from its size and format;
 // the largest uint64 for a pipe, FIFO or device (no size: it may hold any number).
 std::uint64_t estimated_input_edges(const std::string& path, InputFormat format);
-// Peak bytes of the in-memory path per input edge (partition_file's choice of path).
-inline constexpr std::uint64_t kInMemoryBytesPerEdge = 64;
 
 // --- pieces, exposed for tests ----------------------------------------------------------
 

@@ -3,7 +3,7 @@
 //   renumber densely) -> degrees -> orient (lower to higher (degree, id)) -> reorder
 //   (partitioner/reorder.hpp) -> hash into n x n blocks (u mod n, v mod n; local ids id / n)
 //   -> CSR per block -> HDF5 (src/block_format.hpp).
-// This is the in-memory path: the whole edge list is held as 16-byte pairs.
+// Every entry point below runs the one pipeline of partitioner/external_partition.hpp.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +28,12 @@ struct PartitionOptions {
   std::uint32_t parts = 1;
   VertexOrder order = VertexOrder::Degree;
   unsigned threads = 0;  // 0 = all
-  bool progress = false; // one line per stage on stderr (a progress bar on a terminal, external path)
-  // External memory (partitioner/external_partition.hpp): partition_file takes the external
-  // path when the in-memory one would not fit `memory_budget` (or when force_external).
+  bool progress = false; // one line per stage on stderr (a progress bar on a terminal)
+  // The budget bounds the memory in use; partition_file keeps the sorted runs in memory
+  // when they fit in half of it (partitioner/external_partition.hpp), else in tmpdir.
   std::uint64_t memory_budget = 0;  // bytes; 0 = half of the machine's memory
-  std::string tmpdir;               // sorted runs go here; empty = $TMPDIR or /tmp
-  bool force_external = false;
+  std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
+  bool force_external = false;      // runs on disk even when they fit in memory
 };
 
 // The most parts worth making for a graph of `edges` edges: the larger of 32 and sqrt(edges)
@@ -41,7 +41,7 @@ struct PartitionOptions {
 // empty tasks). Throws UsageError saying what to use when parts is larger.
 void check_parts_for_graph(std::uint32_t parts, std::uint64_t edges);
 
-// Steps, exposed for tests.
+// The clean step's result (read, clean and degrees stages of the pipeline), for tests.
 struct CleanGraph {
   std::vector<raw_id_t> input_id;          // compact id -> input id (ascending)
   std::vector<std::pair<vid_t, vid_t>> edges;  // undirected, a < b, sorted, unique (compact ids)
@@ -50,7 +50,7 @@ struct CleanGraph {
 CleanGraph clean_edges(std::vector<RawEdge> raw);
 CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads);
 
-// Whole pipeline over an edge stream, in memory.
+// The whole pipeline over an edge stream into a graph in memory (runs in memory).
 PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& options);
 PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOptions& options);
 

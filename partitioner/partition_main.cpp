@@ -30,17 +30,17 @@ int main(int argc, char** argv) {
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
       ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
-       "memory); a graph that does not fit is partitioned in passes over sorted runs in --tmpdir")
-      ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs of the external-memory path (default: $TMPDIR "
+       "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")
+      ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs when they do not fit in memory (default: $TMPDIR "
        "or /tmp); needs up to about 32 bytes per input edge free")
-      ("force-external", "use the external-memory path even when the graph fits in memory (for tests)")
+      ("force-external", "write the sorted runs to --tmpdir even when they fit in memory (for tests)")
       ("quiet,q", "print nothing but errors");
     cli::po::variables_map vm;
     if (!cli::parse(argc, argv, opts, vm, "tricount-partition --input FILE --output FILE.h5 [--parts N]",
                     "Cleans an edge list (drops self-loops, duplicates and isolated vertices; symmetrizes), orients\n"
                     "every edge from lower to higher (degree, id), reorders the vertices, and writes n x n hashed\n"
-                    "CSR blocks into one HDF5 file for tricount-count. A graph larger than --memory-budget is\n"
-                    "partitioned in passes over sorted runs on disk (--tmpdir), with the same result."))
+                    "CSR blocks into one HDF5 file for tricount-count, in passes over sorted runs held in memory\n"
+                    "or, when they do not fit --memory-budget, on disk (--tmpdir), with the same result."))
       return cli::kExitOk;
     // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
     check_parts(parts);

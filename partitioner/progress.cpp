@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 namespace tricount {
 
@@ -33,6 +35,43 @@ std::string human_duration(double seconds) {
   else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
   return buf;
 }
+
+namespace {
+
+// Bytes read and written through system calls so far (rchar, wchar of /proc/self/io).
+std::pair<std::uint64_t, std::uint64_t> io_bytes() {
+  std::uint64_t read = 0, written = 0;
+  if (FILE* f = std::fopen("/proc/self/io", "r")) {
+    char key[64];
+    unsigned long long value = 0;
+    while (std::fscanf(f, "%63s %llu", key, &value) == 2) {
+      if (std::strcmp(key, "rchar:") == 0) read = value;
+      if (std::strcmp(key, "wchar:") == 0) written = value;
+    }
+    std::fclose(f);
+  }
+  return {read, written};
+}
+
+// The resident set's high-water mark (VmHWM) in bytes; 0 when unknown.
+std::uint64_t peak_rss_bytes() {
+  std::uint64_t kb = 0;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "VmHWM:", 6) == 0) kb = std::strtoull(line + 6, nullptr, 10);
+    std::fclose(f);
+  }
+  return kb * 1024;
+}
+
+std::string megabytes(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MB", double(bytes) / 1e6);
+  return buf;
+}
+
+}  // namespace
 
 Progress::Mode Progress::mode_for(bool enabled) {
   if (!enabled) return Mode::Off;
@@ -63,6 +102,9 @@ void Progress::begin(const std::string& stage, std::uint64_t total, const std::s
   total_ = total;
   done_.store(0);
   fraction_ = nullptr;
+  if (mode_ != Mode::Off) {
+    std::tie(read_at_begin_, written_at_begin_) = io_bytes();
+  }
   start_ = Clock::now();
   active_ = true;
 }
@@ -135,8 +177,13 @@ void Progress::end(const std::string& note) {
   std::lock_guard lock(m_);
   if (!active_) return;
   active_ = false;
+  if (mode_ != Mode::Off) {
+    const auto [read, written] = io_bytes();
+    std::string io = "[read " + megabytes(read - read_at_begin_) + ", wrote " + megabytes(written - written_at_begin_) +
+                     ", peak RSS so far " + megabytes(peak_rss_bytes()) + "]";
+    draw(true, (note.empty() ? io : note + "  " + io) + memory_note());
+  }
   ::malloc_trim(0);  // between stages: give back what the stage's threads freed
-  if (mode_ != Mode::Off) draw(true, note + memory_note());
 }
 
 void Progress::message(const std::string& text) {

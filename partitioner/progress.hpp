@@ -1,7 +1,11 @@
 // Progress of the partitioner's stages on stderr. On a terminal: a bar redrawn a few times a
 // second with the rate and the time left; otherwise one line per stage with its elapsed time
 // and rate. Off: nothing. Worker threads report with add() (one relaxed atomic add).
-// With TRICOUNT_DEBUG_MEMORY set, each stage line also shows the process's VmHWM and VmRSS.
+// Each stage's line ends with what the stage read and wrote through system calls (input,
+// runs in memory or on disk, the output file: /proc/self/io) and the process's peak resident
+// set so far (VmHWM; not reset per stage, which would also reset the rusage peak that callers
+// measure). With TRICOUNT_DEBUG_MEMORY set,
+// each stage line also shows the process's VmHWM and VmRSS.
 #pragma once
 
 #include <atomic>
@@ -52,6 +56,7 @@ class Progress {
   std::atomic<std::uint64_t> done_{0};
   std::function<double()> fraction_;
   std::chrono::steady_clock::time_point start_all_, start_;
+  std::uint64_t read_at_begin_ = 0, written_at_begin_ = 0;  // /proc/self/io at begin()
   std::thread thread_;
   std::size_t last_width_ = 0;
 };

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -24,6 +25,25 @@ namespace fs = std::filesystem;
 namespace {
 std::atomic<std::uint64_t> g_scratch_bytes{0};
 constexpr const char* kScratchPrefix = "tricount-partition-";
+constexpr const char* kMemoryPrefix = "memory:";
+
+// The memory files of in-memory scratch directories: name -> descriptor (the file lives
+// while this descriptor is open; readers and writers get duplicates).
+struct MemoryFiles {
+  std::mutex m;
+  std::unordered_map<std::string, int> fds;
+  std::uint64_t bytes = 0, peak = 0;  // sizes as of the last write through a writer's close
+};
+MemoryFiles& memory_files() {
+  static MemoryFiles files;
+  return files;
+}
+bool is_memory_path(const std::string& path) { return path.rfind(kMemoryPrefix, 0) == 0; }
+
+std::uint64_t file_size_of(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
 }  // namespace
 
 // ---- threads --------------------------------------------------------------------------
@@ -111,6 +131,25 @@ void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, cons
 }
 
 static int create_file(const std::string& path) {
+  if (is_memory_path(path)) {
+    const int fd = ::memfd_create("tricount-run", MFD_CLOEXEC);
+    if (fd < 0) throw_write_error(path, errno);
+    const int mine = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw_write_error(path, err);
+    }
+    MemoryFiles& files = memory_files();
+    std::lock_guard lock(files.m);
+    auto [it, added] = files.fds.try_emplace(path, mine);
+    if (!added) {
+      files.bytes -= file_size_of(it->second);
+      ::close(it->second);
+      it->second = mine;
+    }
+    return fd;
+  }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int err = errno;
@@ -119,6 +158,44 @@ static int create_file(const std::string& path) {
   }
   return fd;
 }
+
+int create_scratch_file(const std::string& path) { return create_file(path); }
+
+void remove_scratch_file(const std::string& path) {
+  if (!is_memory_path(path)) {
+    ::unlink(path.c_str());
+    return;
+  }
+  MemoryFiles& files = memory_files();
+  std::lock_guard lock(files.m);
+  auto it = files.fds.find(path);
+  if (it == files.fds.end()) return;
+  files.bytes -= std::min(files.bytes, file_size_of(it->second));
+  ::close(it->second);
+  files.fds.erase(it);
+}
+
+std::uint64_t memory_run_bytes() {
+  std::lock_guard lock(memory_files().m);
+  return memory_files().bytes;
+}
+
+std::uint64_t peak_memory_run_bytes() {
+  std::lock_guard lock(memory_files().m);
+  return memory_files().peak;
+}
+
+namespace {
+// Counts what a memory file holds once its writer closes it.
+void account_closed(const std::string& path, int fd) {
+  if (!is_memory_path(path)) return;
+  const std::uint64_t size = file_size_of(fd);
+  MemoryFiles& files = memory_files();
+  std::lock_guard lock(files.m);
+  files.bytes += size;
+  files.peak = std::max(files.peak, files.bytes);
+}
+}  // namespace
 
 FileWriter::FileWriter(const std::string& path, std::size_t buffer_bytes)
     : fd_(create_file(path)), path_(path), buf_(std::max<std::size_t>(buffer_bytes, 64)) {}
@@ -165,6 +242,7 @@ void FileWriter::close() {
   if (fd_ < 0) return;
   flush();
   const int fd = std::exchange(fd_, -1);
+  account_closed(path_, fd);
   if (::close(fd) != 0) throw_write_error(path_, errno);
   release(buf_);
 }
@@ -177,6 +255,7 @@ void write_file(const std::string& path, const void* data, std::size_t bytes) {
     ::close(fd);
     throw;
   }
+  account_closed(path, fd);
   if (::close(fd) != 0) throw_write_error(path, errno);
 }
 
@@ -188,9 +267,19 @@ int FilePool::fd(const std::string& path) {
   std::lock_guard lock(m_);
   auto it = fds_.find(path);
   if (it != fds_.end()) return it->second;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_read_error(path, errno);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  int fd = -1;
+  if (is_memory_path(path)) {
+    MemoryFiles& files = memory_files();
+    std::lock_guard files_lock(files.m);
+    auto m = files.fds.find(path);
+    if (m == files.fds.end()) throw_read_error(path, ENOENT);
+    fd = ::fcntl(m->second, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) throw_read_error(path, errno);
+  } else {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw_read_error(path, errno);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
   fds_.emplace(path, fd);
   return fd;
 }
@@ -209,7 +298,7 @@ void remove_run_files(const std::vector<Run>& runs, FilePool& pool) {
     for (const Span& s : r.spans) paths.insert(s.path);
   for (const std::string& p : paths) {
     pool.forget(p);
-    ::unlink(p.c_str());
+    remove_scratch_file(p);
   }
 }
 
@@ -235,7 +324,12 @@ std::string default_tmpdir() {
   return t && *t ? t : "/tmp";
 }
 
-ScratchDir::ScratchDir(const std::string& parent_in) {
+ScratchDir::ScratchDir(const std::string& parent_in, bool in_memory) : in_memory_(in_memory) {
+  if (in_memory) {
+    static std::atomic<std::uint64_t> next{0};
+    path_ = std::string(kMemoryPrefix) + kScratchPrefix + std::to_string(::getpid()) + "-" + std::to_string(next++);
+    return;
+  }
   const std::string parent = parent_in.empty() ? default_tmpdir() : parent_in;
   std::error_code ec;
   if (!fs::is_directory(parent, ec))
@@ -250,6 +344,21 @@ ScratchDir::ScratchDir(const std::string& parent_in) {
 }
 
 ScratchDir::~ScratchDir() {
+  if (in_memory_) {
+    MemoryFiles& files = memory_files();
+    std::lock_guard lock(files.m);
+    const std::string prefix = path_ + "/";
+    for (auto it = files.fds.begin(); it != files.fds.end();) {
+      if (it->first.rfind(prefix, 0) != 0) {
+        ++it;
+        continue;
+      }
+      files.bytes -= std::min(files.bytes, file_size_of(it->second));
+      ::close(it->second);
+      it = files.fds.erase(it);
+    }
+    return;
+  }
   output::remove_quietly(path_);
   unregister_cleanup_path(path_);
 }
@@ -259,6 +368,7 @@ std::string ScratchDir::new_file(const std::string& stem) {
 }
 
 std::uint64_t ScratchDir::free_bytes() const {
+  if (in_memory_) return 0;
   struct statvfs s {};
   if (::statvfs(path_.c_str(), &s) != 0) return 0;
   return std::uint64_t(s.f_bavail) * s.f_frsize;

@@ -1,5 +1,7 @@
-// Sorted runs on disk for the external-memory partitioner (partitioner/external_partition.hpp):
-// fixed-size records written and read sequentially through bounded buffers, k-way merges cut
+// Sorted runs for the partition pipeline (partitioner/external_partition.hpp): fixed-size
+// records written and read sequentially through bounded buffers, in files on disk or, when
+// the pipeline keeps its runs in memory, in anonymous memory files (memfd) behind the same
+// names and calls, k-way merges cut
 // into key ranges so that every thread merges its own range, the scratch directory (removed
 // on exit, on error and on SIGTERM/SIGINT/SIGHUP; a dead process's is removed by the next
 // run), and a parallel-for that passes exceptions on.
@@ -79,6 +81,15 @@ class FileWriter {
 
 // Writes a whole array to a new file (no extra buffer).
 void write_file(const std::string& path, const void* data, std::size_t bytes);
+
+// Creates (or truncates) a scratch file for writing and returns its descriptor: a file on
+// disk, or a memory file when `path` is inside a ScratchDir held in memory.
+int create_scratch_file(const std::string& path);
+// Deletes a scratch file (on disk or in memory); a missing one is ignored.
+void remove_scratch_file(const std::string& path);
+// Bytes held in memory files now, and the most held at once so far (for statistics).
+std::uint64_t memory_run_bytes();
+std::uint64_t peak_memory_run_bytes();
 
 // Descriptors shared by readers (pread on one descriptor is safe from several threads).
 class FilePool {
@@ -359,9 +370,13 @@ std::string default_tmpdir();
 // A private directory "tricount-partition-<host>-<pid>-<random>" under `parent`, removed with everything
 // in it by the destructor, and by the signal watcher (install_signal_cleanup) on SIGTERM,
 // SIGINT or SIGHUP. Creating one first removes stale ones of processes that no longer run.
+// `in_memory`: nothing is made on disk; its files are memory files named
+// "memory:tricount-partition-<pid>-<k>/...", freed by the destructor (and by the kernel when
+// the process ends, however it ends).
 class ScratchDir {
  public:
-  explicit ScratchDir(const std::string& parent);
+  explicit ScratchDir(const std::string& parent, bool in_memory = false);
+  bool in_memory() const { return in_memory_; }
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
@@ -371,6 +386,7 @@ class ScratchDir {
 
  private:
   std::string path_;
+  bool in_memory_ = false;
   std::atomic<std::uint64_t> counter_{0};
 };
 
