@@ -244,7 +244,7 @@ void FileWriter::close() {
   const int fd = std::exchange(fd_, -1);
   account_closed(path_, fd);
   if (::close(fd) != 0) throw_write_error(path_, errno);
-  release(buf_);
+  buf_.release();
 }
 
 void write_file(const std::string& path, const void* data, std::size_t bytes) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -45,6 +46,30 @@ void write_all(int fd, const void* data, std::size_t bytes, const std::string& p
 void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 
+// An I/O buffer whose records are not zero-filled: a writer or cursor touches only the pages
+// it fills (zero-filling 4 MB per writer and cursor took 80% of a 4-edge partition's 1.1 CPU
+// seconds at --parts 4).
+template <class T>
+class IoBuffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  IoBuffer() = default;
+  explicit IoBuffer(std::size_t records) : data_(std::make_unique_for_overwrite<T[]>(records)), size_(records) {}
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  void release() {
+    data_.reset();
+    size_ = 0;
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+};
+
 // A file written sequentially through a buffer. close() flushes and reports errors; the
 // destructor closes without reporting (an exception is already on its way).
 class FileWriter {
@@ -74,7 +99,7 @@ class FileWriter {
   void flush();
   int fd_ = -1;
   std::string path_;
-  std::vector<char> buf_;
+  IoBuffer<char> buf_;
   std::size_t used_ = 0;
   std::uint64_t total_ = 0;
 };
@@ -222,7 +247,7 @@ class RunCursor {
   std::uint64_t left_;
   std::size_t span_ = 0;
   std::uint64_t in_span_ = 0;
-  std::vector<T> buf_;
+  IoBuffer<T> buf_;
   std::size_t pos_ = 0, len_ = 0;
   bool pending_refill_ = false;
 };
