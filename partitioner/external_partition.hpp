@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "partitioner/partition.hpp"
+#include "partitioner/run_files.hpp"
 
 namespace tricount {
 
@@ -139,8 +140,8 @@ class CsrRangeBuilder {
   void flush_offsets();
   std::uint64_t row_lo_, row_hi_, row_, row_start_, pos_, nbr_first_, off_first_;
   Sink& sink_;
-  std::vector<vid_t> nbr_;
-  std::vector<eoff_t> off_;
+  ext::IoBuffer<vid_t> nbr_;  // not zero-filled: a small block touches only what it fills
+  ext::IoBuffer<eoff_t> off_;
   std::size_t nn_ = 0, no_ = 0;
   std::uint32_t max_degree_ = 0;
   std::uint64_t rows_with_two_ = 0;
