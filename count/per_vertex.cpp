@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "count/count_job.hpp"
+#include "src/hdf5_handle.hpp"
 #include "src/output_file.hpp"
 
 namespace tricount {
@@ -38,30 +39,7 @@ bool ranks_before(const TopVertex& a, const TopVertex& b) {
 
 // --- HDF5 --------------------------------------------------------------------------------
 
-class H5Id {  // owns an hid_t
- public:
-  using Closer = herr_t (*)(hid_t);
-  H5Id() = default;
-  H5Id(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  H5Id(H5Id&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
-  H5Id& operator=(H5Id&& o) noexcept {
-    std::swap(id_, o.id_);
-    std::swap(closer_, o.closer_);
-    return *this;
-  }
-  ~H5Id() { reset(); }
-  void reset() {
-    if (id_ >= 0 && closer_) closer_(id_);
-    id_ = H5I_INVALID_HID;
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  Closer closer_ = nullptr;
-};
+using H5Id = Hdf5Handle;
 
 hid_t h5_check(hid_t id, const std::string& what) {
   if (id < 0) throw Error(what);

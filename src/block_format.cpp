@@ -19,6 +19,7 @@
 #include <optional>
 #include <utility>
 
+#include "src/hdf5_handle.hpp"
 #include "src/output_file.hpp"
 
 namespace tricount {
@@ -41,39 +42,7 @@ void silence_hdf5() {
   std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
 }
 
-// Owns an hid_t and closes it with the matching H5?close.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle() = default;
-  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  Handle(Handle&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
-  Handle& operator=(Handle&& o) noexcept {
-    if (this != &o) {
-      reset();
-      id_ = o.id_;
-      closer_ = o.closer_;
-      o.id_ = H5I_INVALID_HID;
-    }
-    return *this;
-  }
-  ~Handle() { reset(); }
-  void reset() {
-    if (id_ >= 0 && closer_) closer_(id_);
-    id_ = H5I_INVALID_HID;
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  hid_t release() {
-    const hid_t id = id_;
-    id_ = H5I_INVALID_HID;
-    return id;
-  }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  Closer closer_ = nullptr;
-};
+using Handle = Hdf5Handle;
 
 std::string group_name(const BlockId& id) {
   return "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class);
