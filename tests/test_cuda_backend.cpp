@@ -34,43 +34,14 @@ namespace tricount {
 namespace {
 
 using testing::EdgePairs;
-
-#define REQUIRE_GPU()                                                                        \
-  do {                                                                                       \
-    if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU: this build or machine has none";    \
-  } while (0)
-
-std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 100, std::uint32_t chunk = 0,
-                                           const CudaTuning& tuning = {}) {
-  BackendOptions o;
-  o.cta_degree_threshold = cta_threshold;
-  o.chunk_size = chunk;
-  o.cuda_tuning = tuning;
-  return make_backend(BackendKind::Cuda, o);
-}
-
-std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning, std::uint32_t cta_threshold = 100) {
-  return cuda_backend(cta_threshold, 0, tuning);
-}
+using testing::cuda_backend;
+using testing::mixed_graph;
+using testing::next_serial_base;
 
 std::unique_ptr<CountBackend> cpu_backend() {
   BackendOptions o;
   o.threads = 0;
   return make_cpu_backend(o);
-}
-
-PartitionedGraph partition(const EdgePairs& edges, std::uint32_t parts) {
-  PartitionOptions o;
-  o.parts = parts;
-  return partition_edges(testing::to_raw(edges), o);
-}
-
-// Serials unique across every graph of this process, so one backend may count several.
-std::uint64_t next_serial_base() {
-  static std::uint64_t base = 1;
-  const std::uint64_t b = base;
-  base += 1u << 20;
-  return b;
 }
 
 BlockView view_of(const CsrBlock& b, std::uint64_t serial) { return make_block_view(b, serial); }
@@ -106,7 +77,7 @@ std::uint64_t choose3(std::uint64_t n) { return n * (n - 1) * (n - 2) / 6; }
 void expect_all_layouts(const EdgePairs& edges, std::optional<count_t> expected, CountBackend& gpu,
                         std::uint32_t max_parts = 4, std::uint32_t max_splits = 3) {
   for (std::uint32_t n = 1; n <= max_parts; ++n) {
-    const PartitionedGraph g = partition(edges, n);
+    const PartitionedGraph g = testing::partition_graph(edges, n);
     for (std::uint32_t m = 1; m <= max_splits; ++m) {
       const count_t cpu = cpu_count(g, m);
       const count_t got = count_graph(g, m, gpu).triangles;
@@ -138,19 +109,8 @@ EdgePairs disjoint_triangles(std::uint64_t count) {
   return e;
 }
 
-// A random graph with a few dense spots, so rows of every size class appear.
-EdgePairs mixed_graph(std::uint64_t seed) {
-  EdgePairs e = testing::random_graph(3000, 30000, seed);
-  const EdgePairs k = testing::complete_graph(150, 5000);  // degree-149 rows: CTA path
-  e.insert(e.end(), k.begin(), k.end());
-  for (std::uint64_t x = 0; x < 400; ++x) e.emplace_back(5000 + x % 150, 10 + x * 7);  // links in
-  const EdgePairs s = testing::star(300);  // a star: hub of degree 300, leaves of degree 1
-  for (auto [a, b] : s) e.emplace_back(a + 20000, b + 20000);
-  return e;
-}
-
 TEST(CudaBackend, NameAndDevice) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   EXPECT_EQ(gpu->name(), "cuda");
   EXPECT_FALSE(gpu->device_name().empty());
@@ -158,13 +118,13 @@ TEST(CudaBackend, NameAndDevice) {
 }
 
 TEST(CudaBackend, CompleteGraphs) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   for (std::uint64_t n : {3, 4, 5, 17, 101, 260}) expect_all_layouts(testing::complete_graph(n), choose3(n), *gpu);
 }
 
 TEST(CudaBackend, RandomGraphsMatchCpuAndReference) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   for (std::uint64_t seed : {1, 2}) {
     const EdgePairs e = testing::random_graph(800, 12000, seed);
@@ -175,26 +135,26 @@ TEST(CudaBackend, RandomGraphsMatchCpuAndReference) {
 }
 
 TEST(CudaBackend, ThresholdsAndChunkSizes) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   const EdgePairs e = mixed_graph(4);
   const count_t want = reference::count_triangles(e);
   for (std::uint32_t threshold : {0u, 1u, 2u, 5u, 100u, 1000000u})
     for (std::uint32_t chunk : {0u, 1u, 3u, 64u}) {
       SCOPED_TRACE("threshold " + std::to_string(threshold) + " chunk " + std::to_string(chunk));
       auto gpu = cuda_backend(threshold, chunk);
-      for (std::uint32_t n : {1u, 3u}) EXPECT_EQ(count_graph(partition(e, n), 2, *gpu).triangles, want) << "n=" << n;
+      for (std::uint32_t n : {1u, 3u}) EXPECT_EQ(count_graph(testing::partition_graph(e, n), 2, *gpu).triangles, want) << "n=" << n;
     }
 }
 
 TEST(CudaBackend, HubOfDegree100000WithCycle) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   const std::uint64_t leaves = 100000;
   expect_all_layouts(hub_with_cycle(leaves), leaves, *gpu, 3, 2);
 }
 
 TEST(CudaBackend, DegreeZeroAndOneAndNoTriangles) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   expect_all_layouts(testing::star(5000), 0, *gpu);         // leaves of degree 1
   expect_all_layouts(testing::grid_2d(60, 40), 0, *gpu);     // bipartite
@@ -205,19 +165,19 @@ TEST(CudaBackend, DegreeZeroAndOneAndNoTriangles) {
 }
 
 TEST(CudaBackend, ManyTinyComponents) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   expect_all_layouts(disjoint_triangles(100000), 100000, *gpu, 4, 2);
 }
 
 TEST(CudaBackend, CountPastTwoToThe32) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   const std::uint64_t n = 3000;
   const count_t want = choose3(n);  // 4,495,501,000 > 2^32
   ASSERT_GT(want, std::uint64_t{1} << 32);
   for (std::uint32_t parts : {1u, 2u}) {
-    const PartitionedGraph g = partition(testing::complete_graph(n), parts);
+    const PartitionedGraph g = testing::partition_graph(testing::complete_graph(n), parts);
     const Counted c = count_graph(g, 1, *gpu);
     EXPECT_EQ(c.triangles, want) << "parts " << parts;
     std::printf("K_%llu, %u parts: %llu triangles, count %.3f ms, transfer %.3f ms\n", (unsigned long long)n, parts,
@@ -228,7 +188,7 @@ TEST(CudaBackend, CountPastTwoToThe32) {
 // A triangular lattice (a w x h grid with one diagonal per cell): every degree at most 6,
 // so every subtask takes the thread-per-row kernel, with 2 (w - 1)(h - 1) triangles.
 TEST(CudaBackend, TinyRowsOneThreadPerRow) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   const std::uint64_t w = 300, h = 200;
   EdgePairs e;
   for (std::uint64_t y = 0; y < h; ++y)
@@ -325,7 +285,7 @@ void expect_hand_blocks(CountBackend& gpu, const std::string& what) {
 }
 
 TEST(CudaBackend, KeysCongruentModuloLargePowersOfTwo) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   for (std::uint32_t threshold : {100u, 1u}) {
     auto gpu = cuda_backend(threshold);
     expect_hand_blocks(*gpu, "threshold " + std::to_string(threshold));
@@ -391,7 +351,7 @@ const std::vector<ForcedPath>& forced_paths() {
 }
 
 TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   const EdgePairs mixed = mixed_graph(5);
   const count_t mixed_want = reference::count_triangles(mixed);
   const EdgePairs k = testing::complete_graph(400);
@@ -399,8 +359,8 @@ TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {
     SCOPED_TRACE(path.name);
     auto gpu = cuda_backend(path.tuning, path.threshold);
     for (std::uint32_t n : {1u, 2u}) {
-      EXPECT_EQ(count_graph(partition(mixed, n), 2, *gpu).triangles, mixed_want) << "mixed, n=" << n;
-      EXPECT_EQ(count_graph(partition(k, n), 1, *gpu).triangles, choose3(400)) << "K_400, n=" << n;
+      EXPECT_EQ(count_graph(testing::partition_graph(mixed, n), 2, *gpu).triangles, mixed_want) << "mixed, n=" << n;
+      EXPECT_EQ(count_graph(testing::partition_graph(k, n), 1, *gpu).triangles, choose3(400)) << "K_400, n=" << n;
     }
     expect_hand_blocks(*gpu, path.name);
   }
@@ -440,7 +400,7 @@ HandBlocks span_blocks(std::uint64_t kmin, std::uint64_t span) {
 }
 
 TEST(CudaBackend, BitmapSpanBoundaries) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto cpu = cpu_backend();
   for (std::uint32_t words : {1u, 3u, 4096u, 8192u}) {
     SCOPED_TRACE("bitmap words " + std::to_string(words));
@@ -461,7 +421,7 @@ TEST(CudaBackend, BitmapSpanBoundaries) {
 // A skewed graph (hubs whose 2-hop lists dwarf light rows' keys, heavy rows with short key
 // spans): every way of probing must give the CPU backend's count.
 TEST(CudaBackend, KroneckerWithEveryProbePath) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   KroneckerSpec k;
   k.scale = 14;
   std::vector<PartitionedGraph> graphs;
@@ -496,9 +456,9 @@ TEST(CudaBackend, KroneckerWithEveryProbePath) {
 }
 
 TEST(CudaBackend, BlocksOnTheDeviceAreNotCopiedAgain) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
-  const PartitionedGraph g = partition(testing::random_graph(5000, 60000, 9), 1);
+  const PartitionedGraph g = testing::partition_graph(testing::random_graph(5000, 60000, 9), 1);
   const std::uint64_t serial = next_serial_base();
   const BlockView v = view_of(g.block(0, 0), serial);
   const SubtaskBlocks b{v, v, v, 0, 1};
@@ -514,10 +474,10 @@ TEST(CudaBackend, BlocksOnTheDeviceAreNotCopiedAgain) {
 }
 
 TEST(CudaBackend, EvictsUnderAMemoryCapAndStillCounts) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   const EdgePairs e = testing::random_graph(20000, 400000, 11);
   const count_t want = reference::count_triangles(e);
-  const PartitionedGraph g = partition(e, 4);
+  const PartitionedGraph g = testing::partition_graph(e, 4);
   std::uint64_t largest = 0;
   for (const CsrBlock& b : g.blocks) largest = std::max(largest, b.bytes());
   // Room for one triple and working memory, far from all 16 blocks.
@@ -530,9 +490,9 @@ TEST(CudaBackend, EvictsUnderAMemoryCapAndStillCounts) {
 }
 
 TEST(CudaBackend, TripleThatDoesNotFitIsAClearError) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend(CudaTuning{.device_bytes = 100000});
-  const PartitionedGraph g = partition(testing::random_graph(5000, 60000, 12), 1);
+  const PartitionedGraph g = testing::partition_graph(testing::random_graph(5000, 60000, 12), 1);
   const BlockView v = view_of(g.block(0, 0), next_serial_base());
   CountStats s;
   try {
@@ -559,7 +519,7 @@ std::string env_str(const char* name, const char* fallback = "") {
 // TRICOUNT_BENCH_TUNING: the backend's tuning as tricount-count --cuda-tuning takes it.
 // Prints one "BENCH {json}" line with the median count time.
 TEST(CudaBackend, DISABLED_Benchmark) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   using Clock = std::chrono::steady_clock;
   const std::string spec = env_str("TRICOUNT_BENCH_GRAPH");
   const std::string file = env_str("TRICOUNT_BENCH_FILE");

@@ -31,31 +31,9 @@ namespace tricount {
 namespace {
 
 using testing::EdgePairs;
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU: this build or machine has none"; \
-  } while (0)
-
-std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning = {}, std::uint32_t cta_threshold = 100) {
-  BackendOptions o;
-  o.cta_degree_threshold = cta_threshold;
-  o.cuda_tuning = tuning;
-  return make_backend(BackendKind::Cuda, o);
-}
-
-PartitionedGraph partition(const EdgePairs& edges, std::uint32_t parts) {
-  PartitionOptions o;
-  o.parts = parts;
-  return partition_edges(testing::to_raw(edges), o);
-}
-
-std::uint64_t next_serial_base() {
-  static std::uint64_t base = 1;
-  const std::uint64_t b = base;
-  base += 1u << 20;
-  return b;
-}
+using testing::cuda_backend;
+using testing::mixed_graph;
+using testing::next_serial_base;
 
 std::vector<std::uint64_t> class_sizes(const PartitionedGraph& g) {
   std::vector<std::uint64_t> sizes;
@@ -150,7 +128,7 @@ void expect_all_layouts(const EdgePairs& edges, CountBackend& gpu, const std::st
                         std::uint32_t max_splits = 3) {
   const count_t total = reference::count_triangles(edges);
   for (std::uint32_t n = 1; n <= max_parts; ++n) {
-    const PartitionedGraph g = partition(edges, n);
+    const PartitionedGraph g = testing::partition_graph(edges, n);
     const PerVertex want = reference_per_vertex(g);
     ASSERT_EQ(want.triangles, total) << what << ": the per-vertex reference disagrees with reference::count_triangles";
     for (std::uint32_t m = 1; m <= max_splits; ++m)
@@ -167,19 +145,8 @@ EdgePairs wheel(std::uint64_t rim) {  // hub 0 and a cycle 1..rim: the hub in ri
   return e;
 }
 
-// A random graph with a clique (CTA rows), in-links to it and a star.
-EdgePairs mixed_graph(std::uint64_t seed) {
-  EdgePairs e = testing::random_graph(3000, 30000, seed);
-  const EdgePairs k = testing::complete_graph(150, 5000);
-  e.insert(e.end(), k.begin(), k.end());
-  for (std::uint64_t x = 0; x < 400; ++x) e.emplace_back(5000 + x % 150, 10 + x * 7);
-  const EdgePairs s = testing::star(300);
-  for (auto [a, b] : s) e.emplace_back(a + 20000, b + 20000);
-  return e;
-}
-
 TEST(CudaPerVertex, HandMadeGraphs) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   for (std::uint64_t n : {3, 4, 5, 17, 101, 260}) expect_all_layouts(testing::complete_graph(n), *gpu, "K_" + std::to_string(n));
   expect_all_layouts(testing::star(300), *gpu, "star");
@@ -190,12 +157,12 @@ TEST(CudaPerVertex, HandMadeGraphs) {
 }
 
 TEST(CudaPerVertex, ClosedForms) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   // K_n: every vertex in C(n-1, 2) triangles (K_3000: rows of 2999 keys overflow the CTA tally).
   for (std::uint64_t n : {4ull, 260ull, 3000ull})
     for (std::uint32_t parts : {1u, 2u}) {
-      const PartitionedGraph g = partition(testing::complete_graph(n), parts);
+      const PartitionedGraph g = testing::partition_graph(testing::complete_graph(n), parts);
       const PerVertex got = count_per_vertex(g, 1, *gpu);
       EXPECT_EQ(got.triangles, n * (n - 1) * (n - 2) / 6) << "K_" << n;
       ASSERT_EQ(got.counts.size(), n);
@@ -203,7 +170,7 @@ TEST(CudaPerVertex, ClosedForms) {
     }
   // Wheel: the hub in rim triangles, every rim vertex in 2.
   const std::uint64_t rim = 100000;
-  const PartitionedGraph g = partition(wheel(rim), 3);
+  const PartitionedGraph g = testing::partition_graph(wheel(rim), 3);
   const PerVertex got = count_per_vertex(g, 2, *gpu);
   EXPECT_EQ(got.triangles, rim);
   std::vector<count_t> sorted = got.counts;
@@ -213,7 +180,7 @@ TEST(CudaPerVertex, ClosedForms) {
 }
 
 TEST(CudaPerVertex, RandomGraphs) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   for (std::uint64_t seed : {1, 2}) expect_all_layouts(testing::random_graph(800, 12000, seed), *gpu, "random " + std::to_string(seed));
   expect_all_layouts(mixed_graph(3), *gpu, "mixed");
@@ -226,7 +193,7 @@ struct ForcedPath {
 };
 
 TEST(CudaPerVertex, ForcedPaths) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   const std::vector<ForcedPath> paths = {
       {"defaults", {}},
       {"CTA path with bitmaps", {}, 1},
@@ -276,7 +243,7 @@ TEST(CudaPerVertex, ForcedPaths) {
 // A skewed graph: CTA rows with bitmaps and tables, the v side, the reverse search, all
 // with per-vertex counting, at n = 1 and 3 and 2 splits (and 1 and 3 splits at n = 2).
 TEST(CudaPerVertex, KroneckerWithEveryProbePath) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   KroneckerSpec k;
   k.scale = 14;
   std::vector<PartitionedGraph> graphs;
@@ -314,10 +281,10 @@ TEST(CudaPerVertex, KroneckerWithEveryProbePath) {
 }
 
 TEST(CudaPerVertex, UntouchedClassesAreZeroAndCountsStartAgain) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
-  const PartitionedGraph g = partition(testing::complete_graph(30), 3);
-  const PartitionedGraph two = partition({{0, 2}, {2, 4}, {0, 4}, {1, 3}}, 2);  // triangle 0,2,4; edge 1-3
+  const PartitionedGraph g = testing::partition_graph(testing::complete_graph(30), 3);
+  const PartitionedGraph two = testing::partition_graph({{0, 2}, {2, 4}, {0, 4}, {1, 3}}, 2);  // triangle 0,2,4; edge 1-3
   const PerVertex want = reference_per_vertex(two);
   expect_same(count_per_vertex(two, 1, *gpu), want, "two classes");
   // No subtask at all: every class all zero, of its size.
@@ -346,9 +313,9 @@ TEST(CudaPerVertex, UntouchedClassesAreZeroAndCountsStartAgain) {
 }
 
 TEST(CudaPerVertex, ClassSizesThatDisagreeWithTheBlocksAreAnError) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
-  const PartitionedGraph g = partition(testing::complete_graph(10), 2);
+  const PartitionedGraph g = testing::partition_graph(testing::complete_graph(10), 2);
   std::vector<std::uint64_t> sizes = class_sizes(g);
   sizes[1] += 1;
   gpu->start_per_vertex(sizes);
@@ -375,7 +342,7 @@ std::string env_str(const char* name, const char* fallback = "") {
 // the same blocks; every per-vertex run's counts are taken and must sum to 3 x triangles.
 // Prints one "BENCHPV {json}" line with the median count times (kernels only, CUDA events).
 TEST(CudaPerVertex, DISABLED_Benchmark) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   const std::string file = env_str("TRICOUNT_BENCH_FILE");
   const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
   ASSERT_FALSE(file.empty()) << "set TRICOUNT_BENCH_FILE";

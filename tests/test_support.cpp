@@ -163,6 +163,37 @@ EdgePairs star(std::uint64_t leaves) {
   return e;
 }
 
+EdgePairs mixed_graph(std::uint64_t seed) {
+  EdgePairs e = random_graph(3000, 30000, seed);
+  const EdgePairs k = complete_graph(150, 5000);  // degree-149 rows: the CTA path
+  e.insert(e.end(), k.begin(), k.end());
+  for (std::uint64_t x = 0; x < 400; ++x) e.emplace_back(5000 + x % 150, 10 + x * 7);  // links in
+  const EdgePairs s = star(300);  // hub of degree 300, leaves of degree 1
+  for (auto [a, b] : s) e.emplace_back(a + 20000, b + 20000);
+  return e;
+}
+
+PartitionedGraph partition_graph(const EdgePairs& edges, std::uint32_t parts) {
+  PartitionOptions o;
+  o.parts = parts;
+  return partition_edges(to_raw(edges), o);
+}
+
+std::uint64_t next_serial_base() {
+  static std::uint64_t base = 1;
+  const std::uint64_t b = base;
+  base += 1u << 20;
+  return b;
+}
+
+std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold, std::uint32_t chunk, const CudaTuning& tuning) {
+  BackendOptions o;
+  o.cta_degree_threshold = cta_threshold;
+  o.chunk_size = chunk;
+  o.cuda_tuning = tuning;
+  return make_backend(BackendKind::Cuda, o);
+}
+
 count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, CountBackend& backend) {
   const TaskPlan plan(graph.header.parts, splits);
   // Serials unique per process and graph: a backend may keep device copies keyed by them.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,27 @@ EdgePairs complete_graph(std::uint64_t n, std::uint64_t first_id = 0);
 EdgePairs random_graph(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed);
 EdgePairs grid_2d(std::uint64_t w, std::uint64_t h);
 EdgePairs star(std::uint64_t leaves);
+// A random graph with a clique (rows long enough for the CUDA CTA path), links into the clique
+// and a star, so rows of every size class appear.
+EdgePairs mixed_graph(std::uint64_t seed);
+
+// Partitions in memory into parts x parts blocks (default options otherwise).
+PartitionedGraph partition_graph(const EdgePairs& edges, std::uint32_t parts);
+// Block serials unique across every graph of this process, so one backend (whose device
+// cache is keyed by serial) may count several graphs.
+std::uint64_t next_serial_base();
+// The CUDA backend (BackendKind::Cuda) with these thresholds and tuning.
+std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 100, std::uint32_t chunk = 0,
+                                           const CudaTuning& tuning = {});
+inline std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning, std::uint32_t cta_threshold = 100) {
+  return cuda_backend(cta_threshold, 0, tuning);
+}
+
+// Skips a GPU test (visibly) where this build or machine has no CUDA GPU.
+#define TRICOUNT_REQUIRE_GPU()                                                                  \
+  do {                                                                                          \
+    if (!::tricount::cuda_available()) GTEST_SKIP() << "no CUDA GPU: this build or machine has none"; \
+  } while (0)
 
 // Counts every task of TaskPlan(graph.parts, splits) with `backend`, in this process.
 count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, CountBackend& backend);
