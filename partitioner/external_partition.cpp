@@ -300,6 +300,84 @@ class CountCache {
   std::vector<Slot> slots_;
 };
 
+// One writer thread for the blocks built in memory: HDF5 is serial, so the write of one
+// block overlaps the build of the next (at --parts 4, 16 writes one after another otherwise).
+// Blocks wait in a queue bounded in bytes; errors come back on the next call.
+class BlockWriterThread {
+ public:
+  explicit BlockWriterThread(BlockOutput& out) : out_(out), thread_([this] { loop(); }) {}
+  ~BlockWriterThread() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+      queue_.clear();
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // Waits until `bytes` more fit under `limit` beside the blocks not yet written (or none is left).
+  void wait_for_room(std::uint64_t bytes, std::uint64_t limit) {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return error_ || in_flight_ == 0 || in_flight_ + bytes <= limit; });
+    rethrow();
+  }
+  void push(CsrBlock block) {
+    const std::uint64_t bytes = block_bytes(block);
+    std::lock_guard lock(m_);
+    rethrow();
+    in_flight_ += bytes;
+    queue_.push_back(std::move(block));
+    cv_.notify_all();
+  }
+  // Waits until every block pushed is written (the caller may use the file then).
+  void drain() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return error_ || in_flight_ == 0; });
+    rethrow();
+  }
+
+ private:
+  static std::uint64_t block_bytes(const CsrBlock& b) {
+    return b.offsets.size() * sizeof(eoff_t) + b.neighbors.size() * sizeof(vid_t);
+  }
+  void rethrow() {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  void loop() {
+    std::unique_lock lock(m_);
+    while (true) {
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      CsrBlock block = std::move(queue_.front());
+      queue_.pop_front();
+      const std::uint64_t bytes = block_bytes(block);
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        out_.block(std::move(block));
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      in_flight_ -= bytes;
+      if (error && !error_) error_ = error;
+      if (error) {
+        for (const CsrBlock& b : queue_) in_flight_ -= block_bytes(b);
+        queue_.clear();
+      }
+      cv_.notify_all();
+    }
+  }
+  BlockOutput& out_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<CsrBlock> queue_;
+  std::uint64_t in_flight_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
 class Pipeline {
  public:
   // `runs_in_memory`: the runs are memory files, and half the budget is left for them.
@@ -1134,6 +1212,7 @@ class Pipeline {
     progress_.begin("write", edges_, "edges");
     row_degree_files_.assign(std::uint64_t(n) * n, "");
     col_count_files_.assign(std::uint64_t(n) * n, "");
+    BlockWriterThread writer(out);
     for (std::uint32_t i = 0; i < n; ++i)
       for (std::uint32_t j = 0; j < n; ++j) {
         const std::uint64_t b = std::uint64_t(i) * n + j;
@@ -1155,6 +1234,8 @@ class Pipeline {
         std::uint32_t block_max = 0;
         row_degree_files_[b] = scratch_.new_file("rowdeg");
         if (in_memory) {
+          // The blocks still being written count against the budget too.
+          writer.wait_for_room(block_bytes, work_budget_);
           CsrBlock block;
           block.id = {i, j};
           block.rows = rows;
@@ -1179,9 +1260,10 @@ class Pipeline {
           for (std::uint64_t r = 0; r < rows; ++r)
             deg.put(static_cast<std::uint32_t>(block.offsets[r + 1] - block.offsets[r]));
           deg.close();
-          out.block(std::move(block));
+          writer.push(std::move(block));
         } else {
           ++report_.streamed_blocks;
+          writer.drain();  // the file is ours alone again
           BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
           const eoff_t zero = 0;
           stream.write_offsets(0, &zero, 1);
@@ -1214,6 +1296,7 @@ class Pipeline {
         remove_mine(segs, mine);
         progress_.add(nnz);
       }
+    writer.drain();
     // Every block is written: the bucket files go.
     for (const std::string& p : bucket_files_) {
       pool_.forget(p);
