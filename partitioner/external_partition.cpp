@@ -1407,7 +1407,7 @@ ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const Partitio
   check_parts(options.parts);
   bound_malloc_retention();
   raise_open_file_limit();
-  Progress progress(Progress::mode_for(options.progress));
+  Progress progress(Progress::mode_for(options.progress), "[partition]", options.debug_memory);
   Pipeline pipeline(options, tuning, progress, runs_in_memory);
   ExternalReport report = pipeline.run(source, out, source_file, source_size);
   if (options.progress) {
