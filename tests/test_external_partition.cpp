@@ -456,6 +456,37 @@ TEST(ExternalPartition, CsrOffsetsPast2To32DoNotWrap) {
   EXPECT_EQ(b.max_degree(), 1u << 20);
 }
 
+// The k-way merge (a tournament tree since the GPU host runs): every record of every run, in
+// order, for 0 to 300 runs of random lengths (empty ones too) and many equal keys across
+// runs; cursors with tiny buffers so that refills happen mid-merge.
+TEST(ExternalPartition, MergeStreamEveryRecordInOrder) {
+  TempDir dir;
+  std::mt19937_64 rng(5);
+  for (unsigned k : {0u, 1u, 2u, 3u, 5u, 17u, 300u}) {
+    ext::FilePool pool;
+    std::vector<ext::Run> runs;
+    std::vector<std::uint64_t> all;
+    for (unsigned r = 0; r < k; ++r) {
+      std::vector<std::uint64_t> v(rng() % 4 == 0 ? 0 : rng() % 200);
+      for (std::uint64_t& x : v) x = rng() % 97;  // many ties within and across runs
+      std::sort(v.begin(), v.end());
+      const std::string path = dir.file("run" + std::to_string(k) + "-" + std::to_string(r));
+      ext::write_file(path, v.data(), v.size() * 8);
+      runs.push_back(ext::Run{{ext::Span{path, 0, v.size()}}});
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<ext::RunCursor<std::uint64_t>> cursors;
+    for (const ext::Run& run : runs) cursors.emplace_back(pool, run, 0, run.size(), 3);
+    ext::MergeStream<std::uint64_t, std::less<std::uint64_t>> stream(std::move(cursors), std::less<std::uint64_t>{});
+    std::vector<std::uint64_t> got;
+    for (std::uint64_t x; stream.next(x);) got.push_back(x);
+    EXPECT_EQ(got, all) << k << " runs";
+    std::uint64_t x = 0;
+    EXPECT_FALSE(stream.next(x)) << "after the end";
+  }
+}
+
 TEST(ExternalPartition, RunPositionsPast2To32) {
   // A sparse run file of 2^32 + 8 records of 8 bytes (32 GiB apparent, a few KB on disk):
   // reading, binary search and merge cuts at record indices past 2^32.
