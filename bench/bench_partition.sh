@@ -7,7 +7,8 @@
 # For each scale: tricount-generate --kind kronecker --scale S --output kS.bin64 (kept and
 # reused), then for each --parts and --memory-budget: tricount-partition under
 # /usr/bin/time -v (or getrusage). Prints one row per run: wall time, input edges/s, peak RSS,
-# bytes written (the output file and the sorted runs), the graph checksum (every run of a
+# bytes written (the output file and the sorted runs), the sorted runs' bytes alone (temp_GB:
+# to --tmpdir or to memory files), the graph checksum (every run of a
 # scale and --parts must give the same); then one row per stage: seconds, input edges/s,
 # bytes read and written through system calls (input, runs, output) and the process's peak
 # RSS by the stage's end, from the program's stage lines (a binary older than the stage I/O columns shows "-").
@@ -81,7 +82,7 @@ stage_rows() {
 }
 
 echo "host: $(hostname), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM; tmpdir $RUNS"
-printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %s\n' build input parts budget wall_s "input_edges" "Medges/s" peak_RSS_MB written_GB checksum
+printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %8s %s\n' build input parts budget wall_s "input_edges" "Medges/s" peak_RSS_MB written_GB temp_GB checksum
 printf '    %-7s %-9s %8s %10s %10s %10s %10s\n' build stage seconds "Medges/s" read_MB written_MB RSS_peak_so_far_MB
 
 # partition LABEL PROGRAM INPUT INPUT_NAME INPUT_EDGES PARTS BUDGET
@@ -95,14 +96,15 @@ partition() {
     echo "$label $name --parts $p --memory-budget $b failed: see $log" >&2
     return 0
   fi
-  local wall rss scratch written rate sum
+  local wall rss scratch written temp rate sum
   wall=$(wall_of "$log")
   rss=$(rss_of "$log")
   scratch=$(sed -n 's/.* \([0-9.]*\) MiB \(written to the temporary directory\|of sorted runs written to memory\).*/\1/p' "$log")
   written=$(awk -v o="$(stat -c %s "$out")" -v t="${scratch:-0}" 'BEGIN {printf "%.2f", (o + t * 1048576) / 1e9}')
+  temp=$(awk -v t="${scratch:-0}" 'BEGIN {printf "%.2f", t * 1048576 / 1e9}')
   rate=$(awk -v e="$input_edges" -v w="$wall" 'BEGIN {printf "%.1f", (w > 0 ? e / w / 1e6 : 0)}')
   sum=$(command -v h5dump > /dev/null && checksum "$out" || echo "-")
-  printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %s\n' "$label" "$name" "$p" "$b" "$wall" "$input_edges" "$rate" "$rss" "$written" "$sum"
+  printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %8s %s\n' "$label" "$name" "$p" "$b" "$wall" "$input_edges" "$rate" "$rss" "$written" "$temp" "$sum"
   stage_rows "$log" "$input_edges" "$label"
   local key="$name-$p"
   if [[ -n ${reference[$key]:-} && $sum != "-" && $sum != "${reference[$key]}" ]]; then
@@ -128,9 +130,9 @@ for s in $SCALES; do
     if [[ -n $GAPBS_CONVERTER ]]; then
       log=$WORK/k$s-gapbs.log
       if timed "$GAPBS_CONVERTER" -f "$text" -s -b "$WORK/k$s.sg" > "$log.out" 2> "$log"; then
-        printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %s\n' gapbs "k$s.el" - - "$(wall_of "$log")" "$input_edges" \
+        printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %8s %s\n' gapbs "k$s.el" - - "$(wall_of "$log")" "$input_edges" \
           "$(awk -v e="$input_edges" -v w="$(wall_of "$log")" 'BEGIN {printf "%.1f", (w > 0 ? e / w / 1e6 : 0)}')" \
-          "$(rss_of "$log")" - -
+          "$(rss_of "$log")" - - -
       else
         echo "GAPBS converter failed: see $log" >&2
       fi

@@ -131,6 +131,10 @@ using ext::Span;
 
 constexpr std::size_t kMinIo = std::size_t{64} << 10;
 constexpr std::size_t kMaxIo = std::size_t{4} << 20;
+// A merge's cursors read at most 512 KiB at a time: Kronecker 26's clean stage (258 runs, 16
+// threads) took 15.4 s with 2 MiB per cursor (--memory-budget 16G: 8 GB of cursor buffers)
+// and 13.9 s with 0.5 MiB (4G), on the GPU host.
+constexpr std::size_t kMaxCursorIo = std::size_t{512} << 10;
 // Runs of 2^22 edges: Kronecker 26 makes 256 and a few; with a cap of 256 those took a second
 // merge pass over all the edges (17 GB more read and written; measured on the GPU host).
 constexpr std::size_t kMaxFanin = 1024;
@@ -191,12 +195,30 @@ std::function<double()> input_fraction(const std::string& path) {
   };
 }
 
+// Ranges [cut[t], cut[t+1]) of a run of `size` records, for `parts` threads.
+std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) {
+  std::vector<std::uint64_t> cut(parts + 1);
+  for (unsigned t = 0; t <= parts; ++t) cut[t] = static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * t) / parts);
+  return cut;
+}
+
+// Edge records of the runs: 64-bit keys u << 32 | v when every id is below 2^32 (8 bytes an
+// edge), else 16-byte pairs; both ordered by (u, v).
+raw_id_t first_of(const RawEdge& e) { return e.u; }
+raw_id_t second_of(const RawEdge& e) { return e.v; }
+raw_id_t first_of(std::uint64_t key) { return key >> 32; }
+raw_id_t second_of(std::uint64_t key) { return key & 0xFFFFFFFFu; }
+template <class T>
+using LessOf = std::conditional_t<std::is_same_v<T, RawEdge>, EdgeLess, KeyLess>;
+
 // Compact id of an input id: a direct table over [0, largest id] when it fits
 // `direct_bytes` (one load per lookup), else binary search in the sorted ids, narrowed by a
 // table over the ids' high bits (at most one entry per vertex, so at most 4 bytes per vertex).
 class IdIndex {
  public:
-  IdIndex(const std::vector<raw_id_t>& ids, std::uint64_t direct_bytes) : ids_(ids.data()) {
+  // A direct table made elsewhere (the clean stage's degree counters turned into compact ids).
+  explicit IdIndex(std::vector<vid_t> direct) : ids_(nullptr), direct_(std::move(direct)) {}
+  IdIndex(const std::vector<raw_id_t>& ids, std::uint64_t direct_bytes) : ids_(ids.data()), id_count_(ids.size()) {
     const std::uint64_t v = ids.size();
     if (v == 0) return;
     const raw_id_t max = ids.back();
@@ -224,9 +246,22 @@ class IdIndex {
     return static_cast<vid_t>(std::lower_bound(lo, hi, id) - ids_);
   }
   static std::uint64_t bytes_for(std::uint64_t vertices) { return 4 * (vertices + 2); }
+  bool direct() const { return !direct_.empty(); }
+  // Its memory, with the sorted ids that a searching index reads.
+  std::uint64_t bytes() const {
+    return direct() ? direct_.size() * sizeof(vid_t) : table_.size() * 4 + id_count_ * sizeof(raw_id_t);
+  }
+  // Direct table only: entries become new_id[entry], so that one load gives the new id.
+  void compose(const std::vector<vid_t>& new_id, unsigned threads) {
+    const auto cut = even_cuts(direct_.size(), threads);
+    ext::parallel_for(threads, [&](unsigned t) {
+      for (std::uint64_t k = cut[t]; k < cut[t + 1]; ++k) direct_[k] = new_id[direct_[k]];
+    });
+  }
 
  private:
   const raw_id_t* ids_;
+  std::uint64_t id_count_ = 0;
   unsigned shift_ = 0;
   std::vector<std::uint32_t> table_;
   std::vector<vid_t> direct_;
@@ -269,12 +304,83 @@ class CountCache {
   std::vector<Slot> slots_;
 };
 
-// Ranges [cut[t], cut[t+1]) of a run of `size` records, for `parts` threads.
-std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) {
-  std::vector<std::uint64_t> cut(parts + 1);
-  for (unsigned t = 0; t <= parts; ++t) cut[t] = static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * t) / parts);
-  return cut;
-}
+// One writer thread for the blocks built in memory: HDF5 is serial, so the write of one
+// block overlaps the build of the next (at --parts 4, 16 writes one after another otherwise).
+// Blocks wait in a queue bounded in bytes; errors come back on the next call.
+class BlockWriterThread {
+ public:
+  explicit BlockWriterThread(BlockOutput& out) : out_(out), thread_([this] { loop(); }) {}
+  ~BlockWriterThread() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+      queue_.clear();
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // Waits until `bytes` more fit under `limit` beside the blocks not yet written (or none is left).
+  void wait_for_room(std::uint64_t bytes, std::uint64_t limit) {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return error_ || in_flight_ == 0 || in_flight_ + bytes <= limit; });
+    rethrow();
+  }
+  void push(CsrBlock block) {
+    const std::uint64_t bytes = block_bytes(block);
+    std::lock_guard lock(m_);
+    rethrow();
+    in_flight_ += bytes;
+    queue_.push_back(std::move(block));
+    cv_.notify_all();
+  }
+  // Waits until every block pushed is written (the caller may use the file then).
+  void drain() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return error_ || in_flight_ == 0; });
+    rethrow();
+  }
+
+ private:
+  static std::uint64_t block_bytes(const CsrBlock& b) {
+    return b.offsets.size() * sizeof(eoff_t) + b.neighbors.size() * sizeof(vid_t);
+  }
+  void rethrow() {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  void loop() {
+    std::unique_lock lock(m_);
+    while (true) {
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      CsrBlock block = std::move(queue_.front());
+      queue_.pop_front();
+      const std::uint64_t bytes = block_bytes(block);
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        out_.block(std::move(block));
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      in_flight_ -= bytes;
+      if (error && !error_) error_ = error;
+      if (error) {
+        for (const CsrBlock& b : queue_) in_flight_ -= block_bytes(b);
+        queue_.clear();
+      }
+      cv_.notify_all();
+    }
+  }
+  BlockOutput& out_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<CsrBlock> queue_;
+  std::uint64_t in_flight_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
 
 class Pipeline {
  public:
@@ -332,8 +438,12 @@ class Pipeline {
     g.input_id.resize(vertices_);
     if (vertices_) ext::pread_all(pool_.fd(ids_file_), g.input_id.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
     g.edges.reserve(edges_);
-    RunCursor<std::uint64_t> cur(pool_, compact_edges_, 0, edges_, io_ / 8);
-    for (; !cur.empty(); cur.pop()) g.edges.emplace_back(static_cast<vid_t>(cur.head() >> 32), static_cast<vid_t>(cur.head()));
+    ensure_index();
+    for_each_unique([&](auto tag) {
+      using T = decltype(tag);
+      RunCursor<T> cur(pool_, unique_edges_, 0, edges_, io_ / sizeof(T));
+      for (; !cur.empty(); cur.pop()) g.edges.emplace_back((*index_)(first_of(cur.head())), (*index_)(second_of(cur.head())));
+    });
     return g;
   }
 
@@ -347,7 +457,7 @@ class Pipeline {
     return std::clamp<std::size_t>(work_budget_ / 2 / (std::uint64_t(threads_) * kMinIo), 2, most);
   }
   std::size_t cursor_bytes(std::size_t runs, unsigned threads) const {
-    return std::clamp<std::size_t>(work_budget_ / 2 / (std::max<std::size_t>(runs, 1) * threads), kMinIo, kMaxIo);
+    return std::clamp<std::size_t>(work_budget_ / 2 / (std::max<std::size_t>(runs, 1) * threads), kMinIo, kMaxCursorIo);
   }
   // Throws when `vertex_bytes` of vertex arrays plus the stage's minimum buffers exceed the budget.
   void require_vertex_memory(std::uint64_t vertex_bytes, const char* what) const {
@@ -472,12 +582,21 @@ class Pipeline {
         }
         try {
           std::vector<RawEdge>& v = buffers[b];
-          sort_edges(v, scratch);
-          v.erase(std::unique(v.begin(), v.end()), v.end());
           const std::string path = scratch_.new_file("read");
-          ext::write_file(path, v.data(), v.size() * sizeof(RawEdge));
+          // Packed 64-bit keys when the chunk's ids are below 2^32 (8 bytes an edge), else pairs.
+          const bool packed = sort_edges(v, scratch);
+          std::uint64_t count = 0;
+          if (packed) {
+            std::uint64_t* keys = packed_keys(v);
+            count = static_cast<std::uint64_t>(std::unique(keys, keys + v.size()) - keys);
+            ext::write_file(path, keys, count * sizeof(std::uint64_t));
+          } else {
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+            count = v.size();
+            ext::write_file(path, v.data(), count * sizeof(RawEdge));
+          }
           std::lock_guard lock(m);
-          edge_runs_.push_back(Run{{Span{path, 0, v.size()}}});
+          (packed ? key_runs_ : edge_runs_).push_back(Run{{Span{path, 0, count}}});
           v.clear();
           free_list.push_back(b);
           cv.notify_all();
@@ -556,36 +675,78 @@ class Pipeline {
     if (error) std::rethrow_exception(error);
     buffers.clear();
     buffers.shrink_to_fit();
-    report_.runs = edge_runs_.size();
-    progress_.end(std::to_string(edge_runs_.size()) + " sorted runs");
+    report_.runs = edge_runs_.size() + key_runs_.size();
+    progress_.end(std::to_string(report_.runs) + " sorted runs");
   }
 
-  // ---- clean: merge runs, drop duplicates, collect the distinct ids ---------------------------
+  // ---- clean: merge runs, drop duplicates, collect the distinct ids (and count degrees) ---------
   void clean() {
-    std::uint64_t total = 0;
-    for (const Run& r : edge_runs_) total += r.size();
-    progress_.begin("clean", total, "edges");
-    auto [runs, mine] = reduce_fanin<RawEdge>(std::move(edge_runs_), true, true, "merge", EdgeLess{});
+    // Runs of packed keys when every id is below 2^32 (every chunk then packed); else the
+    // packed runs are widened to pairs first (ids of 2^32 and more are rare).
+    if (edge_runs_.empty()) {
+      packed_ = true;
+      clean_as<std::uint64_t>(std::move(key_runs_));
+    } else {
+      packed_ = false;
+      widen_key_runs();
+      clean_as<RawEdge>(std::move(edge_runs_));
+    }
+    key_runs_.clear();
     edge_runs_.clear();
+  }
 
-    // Distinct ids: a bitmap over [0, max id] when it is small, else sorted id runs.
+  // Rewrites every run of packed keys as a run of pairs, appended to edge_runs_.
+  void widen_key_runs() {
+    std::vector<Run> wide(key_runs_.size());
+    std::atomic<std::size_t> next{0};
+    ext::parallel_for(threads_, [&](unsigned) {
+      for (std::size_t r; (r = next.fetch_add(1)) < key_runs_.size();) {
+        const std::uint64_t size = key_runs_[r].size();
+        RunCursor<std::uint64_t> cur(pool_, key_runs_[r], 0, size, io_ / 8);
+        FileWriter out(scratch_.new_file("read"), io_);
+        for (; !cur.empty(); cur.pop()) out.put(RawEdge{first_of(cur.head()), second_of(cur.head())});
+        out.close();
+        wide[r] = Run{{Span{out.path(), 0, size}}};
+      }
+    });
+    ext::remove_run_files(key_runs_, pool_);
+    for (Run& r : wide) edge_runs_.push_back(std::move(r));
+  }
+
+  template <class T>
+  void clean_as(std::vector<Run> input_runs) {
+    using Less = LessOf<T>;
+    std::uint64_t total = 0;
+    for (const Run& r : input_runs) total += r.size();
+    progress_.begin("clean", total, "edges");
+    auto [runs, mine] = reduce_fanin<T>(std::move(input_runs), true, true, "merge", Less{});
+
+    // Distinct ids and degrees: when the input ids are dense and small, one degree counter per
+    // input id, counted during the merge (a nonzero degree marks the id: no degrees pass);
+    // else a bitmap over [0, max id] when it is small, else sorted id runs, and the degrees
+    // stage counts the degrees in a pass of its own. V <= 2 * total, so "dense" is at most
+    // 16 ids per input edge, as IdIndex's table (8 per vertex).
+    const std::uint64_t raw_table_bytes = (max_raw_id_ + 1) * sizeof(std::uint32_t);
+    const bool count_here = total > 0 && max_raw_id_ <= 16 * total + (std::uint64_t{1} << 20) &&
+                            raw_table_bytes <= work_budget_ / 4;
     const std::uint64_t bitmap_words = (max_raw_id_ >> 6) + 1;
-    const bool use_bitmap = total > 0 && bitmap_words * 8 <= work_budget_ / 4;
-    report_.id_collection = use_bitmap ? "bitmap" : "runs";
+    const bool use_bitmap = !count_here && total > 0 && bitmap_words * 8 <= work_budget_ / 4;
+    report_.id_collection = count_here ? "degree table" : use_bitmap ? "bitmap" : "runs";
     std::vector<std::uint64_t> bitmap;
     if (use_bitmap) bitmap.assign(bitmap_words, 0);
+    if (count_here) raw_degree_.assign(max_raw_id_ + 1, 0);
     const std::size_t id_buffer = std::max<std::size_t>(1024, work_budget_ / 4 / sizeof(raw_id_t) / threads_);
     std::vector<Span> unique_parts(threads_), first_id_parts(threads_);
     std::vector<std::vector<Run>> id_runs(threads_);
 
-    ext::parallel_merge<RawEdge>(
-        pool_, runs, threads_, cursor_bytes(runs.size(), threads_), EdgeLess{}, Same{},
-        [&](const MergeRange<RawEdge>& range, ext::MergeStream<RawEdge, EdgeLess>& stream) {
+    ext::parallel_merge<T>(
+        pool_, runs, threads_, cursor_bytes(runs.size(), threads_), Less{}, Same{},
+        [&](const MergeRange<T>& range, ext::MergeStream<T, Less>& stream) {
           const unsigned t = range.part;
           FileWriter out(scratch_.new_file("unique"), io_);
           FileWriter firsts;
           std::vector<raw_id_t> seconds;
-          if (!use_bitmap) {
+          if (!use_bitmap && !count_here) {
             firsts = FileWriter(scratch_.new_file("ids"), io_);
             seconds.reserve(id_buffer);
           }
@@ -604,7 +765,16 @@ class Pipeline {
             if (!(std::atomic_ref<std::uint64_t>(w).load(std::memory_order_relaxed) & bit))
               std::atomic_ref<std::uint64_t>(w).fetch_or(bit, std::memory_order_relaxed);
           };
-          RawEdge e, last{};
+          // Degrees: the first endpoints come in order (counted locally per run of equal
+          // ones), the second through a per-thread cache of counters.
+          std::optional<CountCache> second_degree;
+          if (count_here) second_degree.emplace(raw_degree_);
+          std::uint32_t pending = 0;
+          auto flush_pending = [&](raw_id_t u) {
+            if (pending) std::atomic_ref<std::uint32_t>(raw_degree_[u]).fetch_add(pending, std::memory_order_relaxed);
+            pending = 0;
+          };
+          T e, last{};
           bool have = false;
           std::uint64_t n = 0, firsts_n = 0, since = 0;
           while (stream.next(e)) {
@@ -615,24 +785,34 @@ class Pipeline {
             if (have && e == last) continue;
             out.put(e);
             ++n;
-            if (use_bitmap) {
-              if (!have || e.u != last.u) set_bit(e.u);
-              set_bit(e.v);
+            const raw_id_t u = first_of(e), v = second_of(e);
+            const bool new_first = !have || u != first_of(last);
+            if (count_here) {
+              if (new_first && have) flush_pending(first_of(last));
+              ++pending;
+              second_degree->inc(static_cast<std::uint32_t>(v));
+            } else if (use_bitmap) {
+              if (new_first) set_bit(u);
+              set_bit(v);
             } else {
-              if (!have || e.u != last.u) {
-                firsts.put(e.u);
+              if (new_first) {
+                firsts.put(u);
                 ++firsts_n;
               }
-              seconds.push_back(e.v);
+              seconds.push_back(v);
               if (seconds.size() == id_buffer) flush_seconds();
             }
             last = e;
             have = true;
           }
+          if (count_here) {
+            if (have) flush_pending(first_of(last));
+            second_degree->flush();
+          }
           progress_.add(since);
           out.close();
           unique_parts[t] = Span{out.path(), 0, n};
-          if (!use_bitmap) {
+          if (!use_bitmap && !count_here) {
             flush_seconds();
             firsts.close();
             first_id_parts[t] = Span{firsts.path(), 0, firsts_n};
@@ -647,7 +827,17 @@ class Pipeline {
 
     // Compact ids: the distinct ids in ascending order.
     progress_.begin("ids", 0, "vertices");
-    if (use_bitmap) {
+    if (count_here) {
+      std::uint64_t v = 0;
+      for (std::uint32_t d : raw_degree_) v += d != 0;
+      vertices_ = v;
+      check_vertex_count();
+      require_vertex_memory(12 * v + raw_table_bytes, "the input ids, the degrees and a table over the input ids");
+      input_id_.resize(v);
+      std::uint64_t p = 0;
+      for (std::uint64_t id = 0; id < raw_degree_.size(); ++id)
+        if (raw_degree_[id]) input_id_[p++] = id;
+    } else if (use_bitmap) {
       std::uint64_t v = 0;
       for (std::uint64_t w : bitmap) v += std::popcount(w);
       vertices_ = v;
@@ -679,7 +869,7 @@ class Pipeline {
       ext::remove_run_files({merged}, pool_);
     }
     progress_.add(vertices_);
-    progress_.end(report_.id_collection == "bitmap" ? "distinct ids by bitmap" : "distinct ids by sorted runs");
+    progress_.end("distinct ids by " + report_.id_collection);
   }
 
   void check_vertex_count() const {
@@ -688,56 +878,89 @@ class Pipeline {
                   std::to_string(kMaxVertices) + " (32-bit ids) are supported");
   }
 
-  // ---- degrees: relabel to compact ids, count degrees --------------------------------------
+  // ---- degrees: compact degrees and the index from input ids to compact ids ----------------
   void degrees() {
-    progress_.begin("degrees", edges_, "edges");
-    // The direct table takes at most a quarter of the stage's budget (the bitmap of the
-    // clean stage had as much, in bits).
-    const IdIndex index(input_id_, work_budget_ / 4);
-    degree_.assign(vertices_, 0);
-    const auto cut = even_cuts(edges_, threads_);
-    std::vector<Span> parts(threads_);
-    ext::parallel_for(threads_, [&](unsigned t) {
-      RunCursor<RawEdge> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(RawEdge));
-      FileWriter out(scratch_.new_file("compact"), io_);
-      CountCache second_degree(degree_);
-      raw_id_t last_u = 0;
-      vid_t cu = 0;
-      std::uint32_t pending = 0;  // degree of cu counted locally
-      bool have = false;
-      std::uint64_t since = 0;
-      for (; !cur.empty(); cur.pop()) {
-        const RawEdge e = cur.head();
-        if (!have || e.u != last_u) {
+    if (!raw_degree_.empty()) {
+      // Counted during the merge, per input id: pick the vertices' degrees, then the same table
+      // becomes the direct index (input id -> compact id).
+      progress_.begin("degrees", vertices_, "vertices");
+      degree_.resize(vertices_);
+      const auto cut = even_cuts(vertices_, threads_);
+      ext::parallel_for(threads_, [&](unsigned t) {
+        for (std::uint64_t p = cut[t]; p < cut[t + 1]; ++p) {
+          degree_[p] = raw_degree_[input_id_[p]];
+          raw_degree_[input_id_[p]] = static_cast<vid_t>(p);
+        }
+      });
+      index_.emplace(std::move(raw_degree_));
+      ext::release(raw_degree_);
+      progress_.add(vertices_);
+    } else {
+      progress_.begin("degrees", edges_, "edges");
+      // The direct table takes at most a quarter of the stage's budget (the bitmap of the
+      // clean stage had as much, in bits).
+      index_.emplace(input_id_, work_budget_ / 4);
+      degree_.assign(vertices_, 0);
+      for_each_unique([&](auto tag) {
+        using T = decltype(tag);
+        const auto cut = even_cuts(edges_, threads_);
+        ext::parallel_for(threads_, [&](unsigned t) {
+          RunCursor<T> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(T));
+          CountCache second_degree(degree_);
+          raw_id_t last_u = 0;
+          vid_t cu = 0;
+          std::uint32_t pending = 0;  // degree of cu counted locally
+          bool have = false;
+          std::uint64_t since = 0;
+          for (; !cur.empty(); cur.pop()) {
+            const raw_id_t u = first_of(cur.head());
+            if (!have || u != last_u) {
+              if (pending) std::atomic_ref<vid_t>(degree_[cu]).fetch_add(pending, std::memory_order_relaxed);
+              pending = 0;
+              cu = (*index_)(u);
+              last_u = u;
+              have = true;
+            }
+            ++pending;
+            second_degree.inc((*index_)(second_of(cur.head())));
+            if (++since == 65536) {
+              progress_.add(since);
+              since = 0;
+            }
+          }
           if (pending) std::atomic_ref<vid_t>(degree_[cu]).fetch_add(pending, std::memory_order_relaxed);
-          pending = 0;
-          cu = index(e.u);
-          last_u = e.u;
-          have = true;
-        }
-        const vid_t cv = index(e.v);
-        ++pending;
-        second_degree.inc(cv);
-        out.put((std::uint64_t(cu) << 32) | cv);
-        if (++since == 65536) {
+          second_degree.flush();
           progress_.add(since);
-          since = 0;
-        }
-      }
-      if (pending) std::atomic_ref<vid_t>(degree_[cu]).fetch_add(pending, std::memory_order_relaxed);
-      second_degree.flush();
-      progress_.add(since);
-      out.close();
-      parts[t] = Span{out.path(), 0, cut[t + 1] - cut[t]};
-    });
-    ext::remove_run_files({unique_edges_}, pool_);
-    unique_edges_ = {};
-    for (Span& s : parts) compact_edges_.append(std::move(s));
-    // The input ids wait on disk until the vertex map is written.
+        });
+      });
+    }
+    // The input ids wait on disk until the vertex map is written; an index that searches them
+    // is rebuilt when the edges are relabelled (ensure_index), so that the vertex arrays of the
+    // reorder stage stay within 16 bytes a vertex.
     ids_file_ = scratch_.new_file("input_ids");
     ext::write_file(ids_file_, input_id_.data(), input_id_.size() * sizeof(raw_id_t));
+    if (!index_->direct()) index_.reset();
     ext::release(input_id_);
     progress_.end();
+  }
+
+  // Calls fn(T{}) with the record type of the unique edges: packed keys or pairs.
+  template <class Fn>
+  void for_each_unique(Fn fn) {
+    if (packed_) fn(std::uint64_t{});
+    else fn(RawEdge{});
+  }
+
+  // The index from input ids to compact ids, rebuilt from the input ids on disk when the
+  // degrees stage dropped it.
+  void ensure_index() {
+    if (index_) return;
+    input_id_.resize(vertices_);
+    if (vertices_) ext::pread_all(pool_.fd(ids_file_), input_id_.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
+    index_.emplace(input_id_, work_budget_ / 4);
+  }
+  std::uint64_t index_bytes() const {
+    return index_ ? index_->bytes() : vertices_ * sizeof(raw_id_t) + IdIndex::bytes_for(vertices_);
   }
 
   // ---- orient + reorder -------------------------------------------------------------------
@@ -746,20 +969,24 @@ class Pipeline {
   // Calls fn(x, y) for every oriented edge x -> y (compact ids), in parallel.
   template <class Fn>
   void for_each_oriented(Fn fn) {
+    ensure_index();
     const auto cut = even_cuts(edges_, threads_);
-    ext::parallel_for(threads_, [&](unsigned t) {
-      RunCursor<std::uint64_t> cur(pool_, compact_edges_, cut[t], cut[t + 1], io_ / 8);
-      std::uint64_t since = 0;
-      for (; !cur.empty(); cur.pop()) {
-        const vid_t a = static_cast<vid_t>(cur.head() >> 32), b = static_cast<vid_t>(cur.head());
-        if (lower(a, b)) fn(a, b);
-        else fn(b, a);
-        if (++since == 65536) {
-          progress_.add(since);
-          since = 0;
+    for_each_unique([&](auto tag) {
+      using T = decltype(tag);
+      ext::parallel_for(threads_, [&](unsigned t) {
+        RunCursor<T> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(T));
+        std::uint64_t since = 0;
+        for (; !cur.empty(); cur.pop()) {
+          const vid_t a = (*index_)(first_of(cur.head())), b = (*index_)(second_of(cur.head()));
+          if (lower(a, b)) fn(a, b);
+          else fn(b, a);
+          if (++since == 65536) {
+            progress_.add(since);
+            since = 0;
+          }
         }
-      }
-      progress_.add(since);
+        progress_.add(since);
+      });
     });
   }
 
@@ -767,8 +994,9 @@ class Pipeline {
     order_ = o_.order;
     const std::uint64_t V = vertices_;
     if (order_ == VertexOrder::Collective) {
-      // degree 4 + out-degree 4 + collective 8 + rank 4 + new id 4 bytes a vertex.
-      const std::uint64_t need = 24 * V + std::uint64_t(threads_) * 4 * kMinIo;
+      // degree 4 + out-degree 4 + collective 8 + rank 4 + new id 4 bytes a vertex, and the
+      // index that relabels the edges in the orientation passes.
+      const std::uint64_t need = 24 * V + index_bytes() + std::uint64_t(threads_) * 4 * kMinIo;
       if (need > budget_) {
         order_ = VertexOrder::Degree;
         report_.ordering_fell_back = true;
@@ -838,7 +1066,7 @@ class Pipeline {
     Run ids{{Span{ids_file_, 0, vertices_}}};
     RunCursor<raw_id_t> cur(pool_, ids, 0, vertices_, io_ / sizeof(raw_id_t));
     for (std::uint64_t x = 0; x < vertices_; ++x, cur.pop()) map[new_id_[x]] = cur.head();
-    ext::remove_run_files({ids}, pool_);
+    if (index_) ext::remove_run_files({ids}, pool_);  // else ensure_index reads them once more
     out.vertex_map(std::move(map));
     progress_.add(vertices_);
     progress_.end();
@@ -849,7 +1077,17 @@ class Pipeline {
     const std::uint32_t n = o_.parts;
     const std::uint64_t nb = std::uint64_t(n) * n;
     progress_.begin("blocks", edges_, "edges");
-    const std::uint64_t vertex_bytes = (new_id_.size() + degree_.size()) * sizeof(vid_t);
+    // Relabel while cutting: input id -> compact id (the index) -> new id. In degree order a
+    // direct index is composed with the new ids first: one load per endpoint.
+    ensure_index();
+    ext::remove_run_files({Run{{Span{ids_file_, 0, vertices_}}}}, pool_);
+    const bool degree_order = order_ == VertexOrder::Degree;
+    const bool composed = degree_order && index_->direct();
+    if (composed) {
+      index_->compose(new_id_, threads_);
+      ext::release(new_id_);
+    }
+    const std::uint64_t vertex_bytes = (new_id_.size() + degree_.size()) * sizeof(vid_t) + index_->bytes();
     const std::uint64_t io_bytes = std::uint64_t(threads_) * 2 * io_;
     // 85%: the rest of the budget covers the small buffers and allocations around them.
     const std::uint64_t avail =
@@ -864,53 +1102,61 @@ class Pipeline {
         cap = std::max<std::uint64_t>(avail / 8 / ((nb + 1) * threads), 256);
       }
     }
-    const bool degree_order = order_ == VertexOrder::Degree;
     std::vector<std::vector<std::vector<Span>>> segs(threads, std::vector<std::vector<Span>>(nb));
     const auto cut = even_cuts(edges_, threads);
-    ext::parallel_for(threads, [&](unsigned t) {
-      std::unique_ptr<std::uint64_t[]> buf(new std::uint64_t[nb * cap]);  // untouched until filled
-      std::unique_ptr<std::uint64_t[]> scratch(new std::uint64_t[cap]);
-      std::vector<std::uint64_t> fill(nb, 0);
-      FileWriter out(scratch_.new_file("bucket"), io_);
-      std::uint64_t written = 0;
-      auto flush = [&](std::uint64_t b) {
-        std::uint64_t* p = buf.get() + b * cap;
-        radix_sort<std::uint64_t, KeyDigits>(p, scratch.get(), fill[b]);
-        out.write(p, fill[b] * 8);
-        segs[t][b].push_back(Span{out.path(), written, fill[b]});
-        written += fill[b];
-        fill[b] = 0;
-      };
-      RunCursor<std::uint64_t> cur(pool_, compact_edges_, cut[t], cut[t + 1], io_ / 8);
-      std::uint64_t since = 0;
-      for (; !cur.empty(); cur.pop()) {
-        const vid_t a = static_cast<vid_t>(cur.head() >> 32), c = static_cast<vid_t>(cur.head());
-        vid_t u, v;
-        if (degree_order) {
-          u = std::min(new_id_[a], new_id_[c]);
-          v = std::max(new_id_[a], new_id_[c]);
-        } else if (lower(a, c)) {
-          u = new_id_[a];
-          v = new_id_[c];
-        } else {
-          u = new_id_[c];
-          v = new_id_[a];
+    const IdIndex& index = *index_;
+    for_each_unique([&](auto tag) {
+      using T = decltype(tag);
+      ext::parallel_for(threads, [&](unsigned t) {
+        std::unique_ptr<std::uint64_t[]> buf(new std::uint64_t[nb * cap]);  // untouched until filled
+        std::unique_ptr<std::uint64_t[]> scratch(new std::uint64_t[cap]);
+        std::vector<std::uint64_t> fill(nb, 0);
+        FileWriter out(scratch_.new_file("bucket"), io_);
+        std::uint64_t written = 0;
+        auto flush = [&](std::uint64_t b) {
+          std::uint64_t* p = buf.get() + b * cap;
+          radix_sort<std::uint64_t, KeyDigits>(p, scratch.get(), fill[b]);
+          out.write(p, fill[b] * 8);
+          segs[t][b].push_back(Span{out.path(), written, fill[b]});
+          written += fill[b];
+          fill[b] = 0;
+        };
+        RunCursor<T> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(T));
+        std::uint64_t since = 0;
+        for (; !cur.empty(); cur.pop()) {
+          const vid_t a = index(first_of(cur.head())), c = index(second_of(cur.head()));
+          vid_t u, v;
+          if (composed) {
+            u = std::min(a, c);
+            v = std::max(a, c);
+          } else if (degree_order) {
+            u = std::min(new_id_[a], new_id_[c]);
+            v = std::max(new_id_[a], new_id_[c]);
+          } else if (lower(a, c)) {
+            u = new_id_[a];
+            v = new_id_[c];
+          } else {
+            u = new_id_[c];
+            v = new_id_[a];
+          }
+          const std::uint64_t b = std::uint64_t(u % n) * n + v % n;
+          buf[b * cap + fill[b]++] = (std::uint64_t(u / n) << 32) | (v / n);
+          if (fill[b] == cap) flush(b);
+          if (++since == 65536) {
+            progress_.add(since);
+            since = 0;
+          }
         }
-        const std::uint64_t b = std::uint64_t(u % n) * n + v % n;
-        buf[b * cap + fill[b]++] = (std::uint64_t(u / n) << 32) | (v / n);
-        if (fill[b] == cap) flush(b);
-        if (++since == 65536) {
-          progress_.add(since);
-          since = 0;
-        }
-      }
-      progress_.add(since);
-      for (std::uint64_t b = 0; b < nb; ++b)
-        if (fill[b]) flush(b);
-      out.close();
+        progress_.add(since);
+        for (std::uint64_t b = 0; b < nb; ++b)
+          if (fill[b]) flush(b);
+        out.close();
+      });
     });
-    ext::remove_run_files({compact_edges_}, pool_);
-    compact_edges_ = {};
+    ext::remove_run_files({unique_edges_}, pool_);
+    unique_edges_ = {};
+    index_.reset();
+    ext::release(input_id_);
     ext::release(new_id_);
     ext::release(degree_);
     block_segments_.assign(nb, {});
@@ -970,6 +1216,7 @@ class Pipeline {
     progress_.begin("write", edges_, "edges");
     row_degree_files_.assign(std::uint64_t(n) * n, "");
     col_count_files_.assign(std::uint64_t(n) * n, "");
+    BlockWriterThread writer(out);
     for (std::uint32_t i = 0; i < n; ++i)
       for (std::uint32_t j = 0; j < n; ++j) {
         const std::uint64_t b = std::uint64_t(i) * n + j;
@@ -991,6 +1238,8 @@ class Pipeline {
         std::uint32_t block_max = 0;
         row_degree_files_[b] = scratch_.new_file("rowdeg");
         if (in_memory) {
+          // The blocks still being written count against the budget too.
+          writer.wait_for_room(block_bytes, work_budget_);
           CsrBlock block;
           block.id = {i, j};
           block.rows = rows;
@@ -1015,9 +1264,10 @@ class Pipeline {
           for (std::uint64_t r = 0; r < rows; ++r)
             deg.put(static_cast<std::uint32_t>(block.offsets[r + 1] - block.offsets[r]));
           deg.close();
-          out.block(std::move(block));
+          writer.push(std::move(block));
         } else {
           ++report_.streamed_blocks;
+          writer.drain();  // the file is ours alone again
           BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
           const eoff_t zero = 0;
           stream.write_offsets(0, &zero, 1);
@@ -1050,6 +1300,7 @@ class Pipeline {
         remove_mine(segs, mine);
         progress_.add(nnz);
       }
+    writer.drain();
     // Every block is written: the bucket files go.
     for (const std::string& p : bucket_files_) {
       pool_.forget(p);
@@ -1118,7 +1369,10 @@ class Pipeline {
   raw_id_t max_raw_id_ = 0;
   std::vector<Run> edge_runs_;
   Run unique_edges_;
-  Run compact_edges_;
+  bool packed_ = false;  // unique_edges_ are packed keys (else pairs)
+  std::vector<Run> key_runs_;  // the read stage's runs of packed keys
+  std::vector<std::uint32_t> raw_degree_;  // per input id, when counted in the clean stage
+  std::optional<IdIndex> index_;  // input id -> compact id (composed: -> new id)
   std::uint64_t vertices_ = 0, edges_ = 0;
   std::vector<raw_id_t> input_id_;
   std::string ids_file_;
@@ -1157,7 +1411,7 @@ ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const Partitio
   check_parts(options.parts);
   bound_malloc_retention();
   raise_open_file_limit();
-  Progress progress(Progress::mode_for(options.progress));
+  Progress progress(Progress::mode_for(options.progress), "[partition]", options.debug_memory);
   Pipeline pipeline(options, tuning, progress, runs_in_memory);
   ExternalReport report = pipeline.run(source, out, source_file, source_size);
   if (options.progress) {

@@ -34,6 +34,7 @@ struct PartitionOptions {
   std::uint64_t memory_budget = 0;  // bytes; 0 = half of the machine's memory
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
   bool force_external = false;      // runs on disk even when they fit in memory
+  bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
 };
 
 // The most parts worth making for a graph of `edges` edges: the larger of 32 and sqrt(edges)

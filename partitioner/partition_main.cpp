@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
       ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs when they do not fit in memory (default: $TMPDIR "
        "or /tmp); needs up to about 32 bytes per input edge free")
       ("force-external", "write the sorted runs to --tmpdir even when they fit in memory (for tests)")
+      ("debug-memory", "each progress line also shows the process's resident set (VmRSS) and peak (VmHWM)")
       ("quiet,q", "print nothing but errors");
     cli::po::variables_map vm;
     if (!cli::parse(argc, argv, opts, vm, "tricount-partition --input FILE --output FILE.h5 [--parts N]",
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
     }
     options.tmpdir = tmpdir;
     options.force_external = vm.count("force-external") > 0;
+    options.debug_memory = vm.count("debug-memory") > 0;
     const bool quiet = vm.count("quiet") > 0;
     options.progress = !quiet;
     const auto t0 = std::chrono::steady_clock::now();

@@ -78,8 +78,8 @@ Progress::Mode Progress::mode_for(bool enabled) {
   return ::isatty(2) ? Mode::Bar : Mode::Lines;
 }
 
-Progress::Progress(Mode mode, std::string prefix)
-    : mode_(mode), prefix_(std::move(prefix)), start_all_(Clock::now()), start_(start_all_) {
+Progress::Progress(Mode mode, std::string prefix, bool memory_detail)
+    : mode_(mode), prefix_(std::move(prefix)), memory_detail_(memory_detail), start_all_(Clock::now()), start_(start_all_) {
   if (mode_ == Mode::Bar) thread_ = std::thread([this] { ticker(); });
 }
 
@@ -156,8 +156,6 @@ void Progress::draw(bool final_line, const std::string& note) {
 }
 
 static std::string memory_note() {
-  static const bool on = std::getenv("TRICOUNT_DEBUG_MEMORY") != nullptr;
-  if (!on) return "";
   FILE* f = std::fopen("/proc/self/status", "r");
   if (!f) return "";
   char line[256];
@@ -181,7 +179,7 @@ void Progress::end(const std::string& note) {
     const auto [read, written] = io_bytes();
     std::string io = "[read " + megabytes(read - read_at_begin_) + ", wrote " + megabytes(written - written_at_begin_) +
                      ", peak RSS so far " + megabytes(peak_rss_bytes()) + "]";
-    draw(true, (note.empty() ? io : note + "  " + io) + memory_note());
+    draw(true, (note.empty() ? io : note + "  " + io) + (memory_detail_ ? memory_note() : ""));
   }
   ::malloc_trim(0);  // between stages: give back what the stage's threads freed
 }

@@ -4,8 +4,8 @@
 // Each stage's line ends with what the stage read and wrote through system calls (input,
 // runs in memory or on disk, the output file: /proc/self/io) and the process's peak resident
 // set so far (VmHWM; not reset per stage, which would also reset the rusage peak that callers
-// measure). With TRICOUNT_DEBUG_MEMORY set,
-// each stage line also shows the process's VmHWM and VmRSS.
+// measure). With `memory_detail` (tricount-partition --debug-memory), each stage line also
+// shows the process's VmHWM and VmRSS.
 #pragma once
 
 #include <atomic>
@@ -25,7 +25,7 @@ class Progress {
   // Bar when `enabled` and stderr is a terminal, Lines when enabled, else Off.
   static Mode mode_for(bool enabled);
 
-  explicit Progress(Mode mode, std::string prefix = "[partition]");
+  explicit Progress(Mode mode, std::string prefix = "[partition]", bool memory_detail = false);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -48,6 +48,7 @@ class Progress {
   void draw(bool final_line, const std::string& note = "");
   Mode mode_;
   std::string prefix_;
+  bool memory_detail_ = false;  // VmHWM and VmRSS on every stage line
   std::mutex m_;
   std::condition_variable cv_;
   bool stop_ = false, active_ = false;

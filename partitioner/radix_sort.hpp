@@ -59,19 +59,23 @@ void radix_sort(std::vector<T>& data, std::vector<T>& scratch) {
 }
 
 // Sorts pairs by (u, v). When every id is below 2^32 (checked here) the pairs are packed in
-// place into 64-bit keys u << 32 | v and those are sorted, half the bytes per pass; else the
-// 16-byte pairs are sorted. `scratch` is grown as needed.
-inline void sort_edges(std::vector<RawEdge>& edges, std::vector<RawEdge>& scratch) {
+// place into 64-bit keys u << 32 | v and those are sorted, half the bytes per pass, and left
+// packed: returns true, and packed_keys(edges)[0, n) holds the n sorted keys (the runs keep
+// them so, 8 bytes an edge). Else the 16-byte pairs are sorted and it returns false.
+// `scratch` is grown as needed.
+inline std::uint64_t* packed_keys(std::vector<RawEdge>& edges) { return reinterpret_cast<std::uint64_t*>(edges.data()); }
+
+inline bool sort_edges(std::vector<RawEdge>& edges, std::vector<RawEdge>& scratch) {
   const std::size_t n = edges.size();
   raw_id_t any_high = 0;
   for (const RawEdge& e : edges) any_high |= (e.u | e.v) >> 32;
   if (any_high) {
     radix_sort<RawEdge, RawEdgeDigits>(edges, scratch);
-    return;
+    return false;
   }
   static_assert(sizeof(RawEdge) == 2 * sizeof(std::uint64_t));
   // 1. Pack: key k overwrites 8 bytes of pair k / 2, already read.
-  auto* keys = reinterpret_cast<std::uint64_t*>(edges.data());
+  std::uint64_t* keys = packed_keys(edges);
   for (std::size_t k = 0; k < n; ++k) {
     const RawEdge e = edges[k];
     keys[k] = (e.u << 32) | e.v;
@@ -79,11 +83,7 @@ inline void sort_edges(std::vector<RawEdge>& edges, std::vector<RawEdge>& scratc
   // 2. Sort the keys.
   if (scratch.size() < (n + 1) / 2) scratch.resize((n + 1) / 2);
   radix_sort<std::uint64_t, KeyDigits>(keys, reinterpret_cast<std::uint64_t*>(scratch.data()), n);
-  // 3. Unpack from the end: pair k overwrites keys 2k and 2k + 1, already read.
-  for (std::size_t k = n; k-- > 0;) {
-    const std::uint64_t key = keys[k];
-    edges[k] = RawEdge{key >> 32, key & 0xFFFFFFFFu};
-  }
+  return true;
 }
 
 }  // namespace tricount

@@ -253,45 +253,66 @@ class RunCursor {
   bool pending_refill_ = false;
 };
 
-// Merges cursors into one non-decreasing stream (a binary heap of cursors).
+// Merges cursors into one non-decreasing stream: a tournament (loser) tree over the
+// cursors' head records, held in one array, so that each record costs log2(k) comparisons
+// on that array (a binary heap took two per level, each through its cursor's buffer: the
+// merge was the slowest stage on the GPU host).
 template <class T, class Less>
 class MergeStream {
  public:
   MergeStream(std::vector<RunCursor<T>> cursors, Less less) : cur_(std::move(cursors)), less_(less) {
-    for (unsigned c = 0; c < cur_.size(); ++c)
-      if (!cur_[c].empty()) heap_.push_back(c);
-    for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
+    const std::size_t k = cur_.size();
+    head_.resize(k);
+    done_.assign(k, 0);
+    for (std::size_t c = 0; c < k; ++c) {
+      if (cur_[c].empty()) done_[c] = 1;
+      else head_[c] = cur_[c].head();
+    }
+    if (k == 0) return;
+    // 1. Leaves k..2k-1 are the cursors; node n's winner plays its sibling's, bottom up;
+    //    the loser stays in the node, the winner goes up; node 0 holds the overall winner.
+    loser_.assign(k, 0);
+    std::vector<unsigned> winner(2 * k);
+    for (std::size_t c = 0; c < k; ++c) winner[k + c] = static_cast<unsigned>(c);
+    for (std::size_t n = k - 1; n >= 1; --n) {
+      const unsigned a = winner[2 * n], b = winner[2 * n + 1];
+      const bool a_wins = beats(a, b);
+      winner[n] = a_wins ? a : b;
+      loser_[n] = a_wins ? b : a;
+    }
+    loser_[0] = winner[1];  // k == 1: the one leaf
   }
   bool next(T& out) {
-    if (heap_.empty()) return false;
-    RunCursor<T>& top = cur_[heap_[0]];
-    out = top.head();
-    top.pop();
-    if (top.empty()) {
-      heap_[0] = heap_.back();
-      heap_.pop_back();
-    }
-    if (heap_.size() > 1) sift_down(0);
+    if (cur_.empty()) return false;
+    unsigned w = loser_[0];
+    if (done_[w]) return false;
+    out = head_[w];
+    // 2. Advance the winner's cursor, then replay its path to the root.
+    RunCursor<T>& c = cur_[w];
+    c.pop();
+    if (c.empty()) done_[w] = 1;
+    else head_[w] = c.head();
+    const std::size_t k = cur_.size();
+    for (std::size_t n = (k + w) >> 1; n >= 1; n >>= 1)
+      if (beats(loser_[n], w)) std::swap(loser_[n], w);
+    loser_[0] = w;
     return true;
   }
 
  private:
-  bool before(unsigned a, unsigned b) const { return less_(cur_[a].head(), cur_[b].head()); }
-  void sift_down(std::size_t i) {
-    const std::size_t n = heap_.size();
-    const unsigned x = heap_[i];
-    while (true) {
-      std::size_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && before(heap_[c + 1], heap_[c])) ++c;
-      if (!before(heap_[c], x)) break;
-      heap_[i] = heap_[c];
-      i = c;
-    }
-    heap_[i] = x;
+  // Whether cursor a's head comes before cursor b's (an exhausted cursor comes last; ties go
+  // to the lower index, so that the order is that of a stable merge).
+  bool beats(unsigned a, unsigned b) const {
+    if (done_[a]) return false;
+    if (done_[b]) return true;
+    if (less_(head_[a], head_[b])) return true;
+    if (less_(head_[b], head_[a])) return false;
+    return a < b;
   }
   std::vector<RunCursor<T>> cur_;
-  std::vector<unsigned> heap_;
+  std::vector<T> head_;
+  std::vector<unsigned char> done_;
+  std::vector<unsigned> loser_;
   Less less_;
 };
 

@@ -19,7 +19,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -183,17 +185,77 @@ void write_bin64(const std::string& path, const std::vector<RawEdge>& edges) {
 }  // namespace
 
 // ------------------------------------------------------------------------------------
-// Small graphs: every stage's edge cases, byte for byte against the in-memory path.
+// Small graphs: every stage's edge cases. The one pipeline with its runs on disk and extreme
+// tuning (tiny runs, multi-level merges, tiny bucket buffers, blocks streamed in pieces)
+// against the same pipeline with its runs in memory and the budget's own tuning, byte for
+// byte; and, in degree order, both against a reference built here from the definition
+// (std::set, std::sort), which shares no code with the pipeline.
+
+// The expected partition in degree order, straight from the definition in partition.hpp.
+struct ReferencePartition {
+  std::vector<raw_id_t> vertex_map;                         // new id -> input id
+  std::vector<std::vector<std::vector<vid_t>>> block_rows;  // [i * n + j][local row] -> sorted local columns
+};
+ReferencePartition reference_partition(const std::vector<RawEdge>& raw, std::uint32_t n) {
+  std::set<std::pair<raw_id_t, raw_id_t>> edges;
+  for (const RawEdge& e : raw)
+    if (e.u != e.v) edges.emplace(std::min(e.u, e.v), std::max(e.u, e.v));
+  std::vector<raw_id_t> ids;
+  for (const auto& [a, b] : edges) ids.push_back(a), ids.push_back(b);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto compact = [&](raw_id_t x) { return static_cast<vid_t>(std::lower_bound(ids.begin(), ids.end(), x) - ids.begin()); };
+  std::vector<std::uint64_t> degree(ids.size(), 0);
+  for (const auto& [a, b] : edges) ++degree[compact(a)], ++degree[compact(b)];
+  std::vector<vid_t> by_rank(ids.size());
+  std::iota(by_rank.begin(), by_rank.end(), vid_t{0});
+  std::sort(by_rank.begin(), by_rank.end(), [&](vid_t x, vid_t y) { return std::pair(degree[x], x) < std::pair(degree[y], y); });
+  std::vector<vid_t> new_id(ids.size());
+  ReferencePartition r;
+  r.vertex_map.resize(ids.size());
+  for (std::size_t k = 0; k < by_rank.size(); ++k) {
+    new_id[by_rank[k]] = static_cast<vid_t>(k);
+    r.vertex_map[k] = ids[by_rank[k]];
+  }
+  r.block_rows.resize(std::size_t(n) * n);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) r.block_rows[std::size_t(i) * n + j].resize(rows_in_class(ids.size(), n, i));
+  for (const auto& [a, b] : edges) {
+    const vid_t x = new_id[compact(a)], y = new_id[compact(b)];
+    const vid_t u = std::min(x, y), v = std::max(x, y);
+    r.block_rows[std::size_t(u % n) * n + v % n][u / n].push_back(v / n);
+  }
+  for (auto& block : r.block_rows)
+    for (auto& row : block) std::sort(row.begin(), row.end());
+  return r;
+}
+
+void expect_reference_partition(const std::string& path, const std::vector<RawEdge>& raw) {
+  BlockFileReader f(path);
+  const std::uint32_t n = f.header().parts;
+  const ReferencePartition r = reference_partition(raw, n);
+  EXPECT_EQ(f.read_vertex_map(), r.vertex_map);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const CsrBlock b = f.read_block({i, j});
+      const auto& rows = r.block_rows[std::size_t(i) * n + j];
+      ASSERT_EQ(b.rows, rows.size()) << "block P(" << i << "," << j << ")";
+      for (std::uint64_t row = 0; row < rows.size(); ++row) {
+        const std::vector<vid_t> got(b.neighbors.begin() + b.offsets[row], b.neighbors.begin() + b.offsets[row + 1]);
+        EXPECT_EQ(got, rows[row]) << "block P(" << i << "," << j << ") row " << row;
+      }
+    }
+}
 
 struct Variant {
   const char* name;
   ExternalTuning tuning;
 };
 
-class ExternalMatchesInMemory
+class PipelineTuningAndRunStore
     : public ::testing::TestWithParam<std::tuple<std::uint32_t, VertexOrder, int /*variant*/>> {};
 
-TEST_P(ExternalMatchesInMemory, SameBlocksVertexMapAndTaskWork) {
+TEST_P(PipelineTuningAndRunStore, SameFileAsTheDefaultRunAndTheReference) {
   const auto [n, order, variant] = GetParam();
   const Variant variants[] = {
       {"budget-sized buffers", {}},
@@ -228,6 +290,7 @@ TEST_P(ExternalMatchesInMemory, SameBlocksVertexMapAndTaskWork) {
   const ExternalReport r = partition_external(src, dir.file("ext.h5"), o, "", 0, v.tuning);
   SCOPED_TRACE(v.name);
   expect_same_blocks(dir.file("mem.h5"), dir.file("ext.h5"), true);
+  if (order == VertexOrder::Degree) expect_reference_partition(dir.file("ext.h5"), raw);
   EXPECT_EQ(r.header.input_edges, raw.size());
   if (variant == 1) {
     EXPECT_GT(r.merge_passes, 0u);
@@ -237,10 +300,45 @@ TEST_P(ExternalMatchesInMemory, SameBlocksVertexMapAndTaskWork) {
   EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{"ext.h5", "mem.h5"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Parts, ExternalMatchesInMemory,
+INSTANTIATE_TEST_SUITE_P(Parts, PipelineTuningAndRunStore,
                          ::testing::Combine(::testing::Values(1u, 2u, 3u, 4u),
                                             ::testing::Values(VertexOrder::Degree, VertexOrder::Collective),
                                             ::testing::Values(0, 1, 2)));
+
+// Blocks built in memory are written by one writer thread while the next is merged: an
+// error there (here: the output refuses the third block) comes back from run_pipeline as
+// the output's own error, with no hang and no block written after it.
+TEST(ExternalPartition, BlockWriteErrorFromTheWriterThreadComesBack) {
+  class FailingOutput final : public BlockOutput {
+   public:
+    void open(const GraphHeader&) override {}
+    void vertex_map(std::vector<raw_id_t>) override {}
+    void block(CsrBlock) override {
+      if (++blocks == 3) throw Error("cannot write block 3: disk full (test)");
+    }
+    BlockFileWriter* file() override { return nullptr; }
+    void task_work(std::vector<std::uint64_t>) override { ADD_FAILURE() << "task work after a failed block"; }
+    void commit(std::uint64_t) override { ADD_FAILURE() << "commit after a failed block"; }
+    int blocks = 0;
+  };
+  for (unsigned threads : {1u, 4u}) {
+    TempDir dir;
+    PartitionOptions o;
+    o.parts = 3;
+    o.threads = threads;
+    o.tmpdir = dir.path();
+    o.memory_budget = 64 << 20;
+    VectorSource src(to_raw(random_graph(500, 4000, 11)));
+    FailingOutput out;
+    try {
+      run_pipeline(src, out, o, /*runs_in_memory=*/true);
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), "cannot write block 3")) << e.what();
+    }
+    EXPECT_EQ(out.blocks, 3);
+  }
+}
 
 TEST(ExternalPartition, EmptyAndSelfLoopOnlyGraphs) {
   for (const EdgePairs& pairs : {EdgePairs{}, EdgePairs{{4, 4}, {9, 9}}, EdgePairs{{1, 2}}}) {
@@ -356,6 +454,37 @@ TEST(ExternalPartition, CsrOffsetsPast2To32DoNotWrap) {
   EXPECT_EQ(sink.next_offset_index, rows + 1);
   EXPECT_EQ(sink.rows_past, 3u);  // 2^32, 2^32 + 5 and the empty row after it
   EXPECT_EQ(b.max_degree(), 1u << 20);
+}
+
+// The k-way merge (a tournament tree since the GPU host runs): every record of every run, in
+// order, for 0 to 300 runs of random lengths (empty ones too) and many equal keys across
+// runs; cursors with tiny buffers so that refills happen mid-merge.
+TEST(ExternalPartition, MergeStreamEveryRecordInOrder) {
+  TempDir dir;
+  std::mt19937_64 rng(5);
+  for (unsigned k : {0u, 1u, 2u, 3u, 5u, 17u, 300u}) {
+    ext::FilePool pool;
+    std::vector<ext::Run> runs;
+    std::vector<std::uint64_t> all;
+    for (unsigned r = 0; r < k; ++r) {
+      std::vector<std::uint64_t> v(rng() % 4 == 0 ? 0 : rng() % 200);
+      for (std::uint64_t& x : v) x = rng() % 97;  // many ties within and across runs
+      std::sort(v.begin(), v.end());
+      const std::string path = dir.file("run" + std::to_string(k) + "-" + std::to_string(r));
+      ext::write_file(path, v.data(), v.size() * 8);
+      runs.push_back(ext::Run{{ext::Span{path, 0, v.size()}}});
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<ext::RunCursor<std::uint64_t>> cursors;
+    for (const ext::Run& run : runs) cursors.emplace_back(pool, run, 0, run.size(), 3);
+    ext::MergeStream<std::uint64_t, std::less<std::uint64_t>> stream(std::move(cursors), std::less<std::uint64_t>{});
+    std::vector<std::uint64_t> got;
+    for (std::uint64_t x; stream.next(x);) got.push_back(x);
+    EXPECT_EQ(got, all) << k << " runs";
+    std::uint64_t x = 0;
+    EXPECT_FALSE(stream.next(x)) << "after the end";
+  }
 }
 
 TEST(ExternalPartition, RunPositionsPast2To32) {
@@ -713,6 +842,30 @@ TEST(ExternalPartitionFailure, VertexArraysLargerThanTheBudget) {
 
 // ------------------------------------------------------------------------------------
 // The program: progress lines off a terminal, --quiet, and the automatic choice of path.
+
+// The resident-set detail on the stage lines is an option the caller passes (it was read
+// from the environment, TRICOUNT_DEBUG_MEMORY): set in the environment it changes nothing.
+TEST(ExternalPartitionCli, DebugMemoryIsAnOptionNotTheEnvironment) {
+  TempDir dir;
+  write_bin64(dir.file("k10.bin64"), kronecker_edges(10, 16, 2));
+  Finished f = run_child({"/usr/bin/env", "TRICOUNT_DEBUG_MEMORY=1", prog("tricount-partition"), "--input",
+                          dir.file("k10.bin64"), "--output", dir.file("a.h5")},
+                         dir.file("err.txt"));
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_TRUE(contains(f.err, "[partition] clean")) << f.err;
+  EXPECT_FALSE(contains(f.err, "VmHWM")) << f.err;
+  f = run_child({prog("tricount-partition"), "--input", dir.file("k10.bin64"), "--output", dir.file("b.h5"),
+                 "--debug-memory"},
+                dir.file("err.txt"));
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  for (const char* stage : {"read", "clean", "degrees", "blocks", "write"}) {
+    const std::size_t at = f.err.find(std::string("[partition] ") + stage);
+    ASSERT_NE(at, std::string::npos) << stage << "\n" << f.err;
+    const std::string line = f.err.substr(at, f.err.find('\n', at) - at);
+    EXPECT_TRUE(contains(line, "[VmHWM:") && contains(line, "[VmRSS:")) << line;
+  }
+  expect_same_blocks(dir.file("a.h5"), dir.file("b.h5"), true);
+}
 
 TEST(ExternalPartitionCli, ProgressLinesQuietAndAutomaticChoice) {
   TempDir dir;
