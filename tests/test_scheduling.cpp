@@ -444,3 +444,41 @@ TEST(StaticAssignment, SkipsFinishedTasks) {
   for (const auto& list : a.tasks) seen.insert(list.begin(), list.end());
   EXPECT_EQ(seen, (std::set<std::uint64_t>{0, 2, 3, 5, 7}));
 }
+
+// The static schedule in the simulator: each worker first loads every block of its tasks
+// (the load phase), then counts its share (the count phase lasts as long as the largest).
+TEST(Simulator, StaticScheduleSeparatesTheLoadAndCountPhases) {
+  JournalContents j;
+  j.identity = {1, 2, 2, 10, 10, "x"};  // n = 2, m = 2: 16 tasks, 4 blocks of 100 bytes
+  for (std::uint64_t t = 0; t < 16; ++t) j.records.push_back({t, 0, 1.0, 1, 1.0, 0.0});
+  const BlockLoads loads{std::vector<std::uint64_t>(4, 100), 0.01};  // 1 s per block
+  const StaticSimulationPoint one = simulate_static(j, 1, &loads);
+  EXPECT_DOUBLE_EQ(one.count_phase_seconds, 16.0);
+  EXPECT_DOUBLE_EQ(one.load_phase_seconds, 4.0);  // every block once
+  EXPECT_DOUBLE_EQ(one.count_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(one.efficiency, 1.0);
+  EXPECT_EQ(one.max_bytes, 400u);
+  for (int workers : {2, 4, 8}) {
+    const StaticSimulationPoint p = simulate_static(j, workers, &loads);
+    EXPECT_EQ(p.tasks, 16u);
+    EXPECT_EQ(p.max_tasks, 16u / workers) << "even tasks go evenly";
+    EXPECT_DOUBLE_EQ(p.count_phase_seconds, 16.0 / workers);
+    EXPECT_DOUBLE_EQ(p.count_efficiency, 1.0);
+    EXPECT_DOUBLE_EQ(p.imbalance, 1.0);
+    // A worker holds the blocks of its tasks: at least 1 (task (i,i,i)), at most all 4.
+    EXPECT_GE(p.load_phase_seconds, 1.0);
+    EXPECT_LE(p.load_phase_seconds, 4.0);
+    EXPECT_DOUBLE_EQ(p.load_phase_seconds, 0.01 * static_cast<double>(p.max_bytes));
+    EXPECT_DOUBLE_EQ(p.total_seconds, p.load_phase_seconds + p.count_phase_seconds);
+    EXPECT_NEAR(p.efficiency, 20.0 / (workers * p.total_seconds), 1e-12);
+  }
+  // A slower base read rate for one worker raises the end-to-end efficiency, not the count's.
+  const StaticSimulationPoint slow_base = simulate_static(j, 4, &loads, 0.02);
+  EXPECT_NEAR(slow_base.efficiency, 24.0 / (4 * slow_base.total_seconds), 1e-12);
+  // One costly task: the count phase is at least that task (imbalance above 1).
+  j.records[5].seconds = 9.0, j.records[5].estimate = 9.0;
+  const StaticSimulationPoint skewed = simulate_static(j, 8, &loads);
+  EXPECT_DOUBLE_EQ(skewed.count_phase_seconds, 9.0);
+  EXPECT_GT(skewed.imbalance, 2.0);
+  EXPECT_LT(skewed.count_efficiency, 0.5);
+}
