@@ -507,7 +507,7 @@ void load_resident(CountJob& job, ResidentLoad& load) {
     if (!job.is_worker) return;
     const WorkerOptions& wo = job.worker_options;
     load.cache = std::make_unique<BlockCache>(*job.file, wo.cache_bytes, wo.loader_threads, wo.map_blocks, wo.node_checks);
-    load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, load.tasks, wo.cache_bytes, load.stats);
+    load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, *job.backend, load.tasks, wo.cache_bytes, load.stats);
   });
   MPI_Barrier(job.comm);
 }

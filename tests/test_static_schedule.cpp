@@ -3,6 +3,8 @@
 // runs. The real program under mpiexec at 2, 3 and 5 ranks: the counts equal the dynamic
 // schedule's and the reference (or SNAP's published count), the journal and --resume work,
 // blocks that do not fit and a failing worker end the job with a clear error, never a hang.
+// Built twice: test_static_schedule counts with the CPU backend, test_static_schedule_cuda
+// (TRICOUNT_STATIC_CUDA, label gpu) with --backend cuda, whose load phase uploads the blocks.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "tests/reference_counter.hpp"
+#include "worker/backend.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tricount;
@@ -20,6 +23,17 @@ using namespace tricount::testing;
 namespace {
 
 constexpr double kTimeout = 180;  // seconds; every case here finishes in a few
+
+#ifdef TRICOUNT_STATIC_CUDA
+const std::vector<std::string> kBackend = {"--backend", "cuda"};
+#define REQUIRE_BACKEND()                                                          \
+  do {                                                                             \
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU: --backend cuda cannot run"; \
+  } while (0)
+#else
+const std::vector<std::string> kBackend = {"--backend", "cpu", "--threads", "1"};
+#define REQUIRE_BACKEND() (void)0
+#endif
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -65,8 +79,8 @@ class StaticSchedule : public ::testing::TestWithParam<int> {  // the number of 
 
   // tricount-count at GetParam() ranks: CPU backend, one thread, the JSON report on stdout.
   ProcessResult count(const std::string& input, std::vector<std::string> extra) const {
-    std::vector<std::string> args = {"--input", input, "--backend", "cpu", "--threads", "1", "--json", "-", "-q",
-                                     "--allow-idle-workers"};
+    std::vector<std::string> args = {"--input", input, "--json", "-", "-q", "--allow-idle-workers"};
+    args.insert(args.end(), kBackend.begin(), kBackend.end());
     args.insert(args.end(), extra.begin(), extra.end());
     return run_process(mpi_command(GetParam(), bin_dir() + "/tricount-count", args), kTimeout);
   }
@@ -78,6 +92,7 @@ TempDir* StaticSchedule::dir_ = nullptr;
 std::vector<Graph> StaticSchedule::graphs_;
 
 TEST_P(StaticSchedule, CountsEqualTheDynamicSchedule) {
+  REQUIRE_BACKEND();
   for (const Graph& g : graphs_) {
     for (const std::string m : {"1", "3"}) {
       const ProcessResult dynamic = count(g.path, {"--workload-splits", m});
@@ -104,10 +119,11 @@ TEST_P(StaticSchedule, CountsEqualTheDynamicSchedule) {
 }
 
 TEST_P(StaticSchedule, SummaryLineNamesTheScheduleAndPhases) {
-  const ProcessResult r = run_process(mpi_command(GetParam(), bin_dir() + "/tricount-count",
-                                                  {"--input", graphs_.front().path, "--backend", "cpu", "--threads", "1",
-                                                   "--schedule", "static", "--allow-idle-workers", "--progress-interval", "0"}),
-                                      kTimeout);
+  REQUIRE_BACKEND();
+  std::vector<std::string> args = {"--input", graphs_.front().path, "--schedule", "static", "--allow-idle-workers",
+                                   "--progress-interval", "0"};
+  args.insert(args.end(), kBackend.begin(), kBackend.end());
+  const ProcessResult r = run_process(mpi_command(GetParam(), bin_dir() + "/tricount-count", args), kTimeout);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "static schedule")) << r.out;
   EXPECT_TRUE(contains(r.out, "load phase")) << r.out;
@@ -115,12 +131,14 @@ TEST_P(StaticSchedule, SummaryLineNamesTheScheduleAndPhases) {
 }
 
 TEST_P(StaticSchedule, BadScheduleIsAUsageError) {
+  REQUIRE_BACKEND();
   const ProcessResult r = count(graphs_.front().path, {"--schedule", "round-robin"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_TRUE(contains(r.err, "--schedule: 'round-robin' is not dynamic or static")) << r.err;
 }
 
 TEST_P(StaticSchedule, BlocksThatDoNotFitAreAClearErrorBeforeCounting) {
+  REQUIRE_BACKEND();
   const std::string journal = file("nofit.journal");
   const ProcessResult r = count(graphs_.front().path, {"--schedule", "static", "--cache-size", "1K", "--journal", journal});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
@@ -139,6 +157,7 @@ TEST_P(StaticSchedule, BlocksThatDoNotFitAreAClearErrorBeforeCounting) {
 }
 
 TEST_P(StaticSchedule, FailingWorkerEndsTheJobWithItsError) {
+  REQUIRE_BACKEND();
   const ProcessResult r = count(graphs_.front().path, {"--schedule", "static", "--test-fault-at-task", "5"});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_FALSE(r.timed_out);
@@ -147,6 +166,7 @@ TEST_P(StaticSchedule, FailingWorkerEndsTheJobWithItsError) {
 }
 
 TEST_P(StaticSchedule, JournalAndResumeFinishTheCount) {
+  REQUIRE_BACKEND();
   const Graph& g = graphs_.front();
   const std::string journal = file("resume.journal");
   std::filesystem::remove(journal);
@@ -165,6 +185,7 @@ TEST_P(StaticSchedule, JournalAndResumeFinishTheCount) {
 }
 
 TEST_P(StaticSchedule, PerVertexEqualsTheDynamicSchedule) {
+  REQUIRE_BACKEND();
   const Graph& g = graphs_.front();
   const std::string dynamic_tsv = file("dynamic.tsv"), static_tsv = file("static.tsv");
   const ProcessResult d = count(g.path, {"--workload-splits", "2", "--per-vertex", dynamic_tsv});
@@ -175,7 +196,24 @@ TEST_P(StaticSchedule, PerVertexEqualsTheDynamicSchedule) {
   EXPECT_GT(read_text(static_tsv).size(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, StaticSchedule, ::testing::Values(2, 3, 5),
+#ifdef TRICOUNT_STATIC_CUDA
+// The GPU's own limit: blocks that do not fit the memory the backend may use.
+TEST_P(StaticSchedule, BlocksThatDoNotFitTheGpuAreAClearErrorBeforeCounting) {
+  REQUIRE_BACKEND();
+  const Graph& g = graphs_.back();  // the largest graph here
+  const ProcessResult r = count(g.path, {"--schedule", "static", "--cuda-tuning", "device-bytes=100000"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "CUDA backend: --schedule static: the ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "run more workers")) << r.err;
+}
+#endif
+
+#ifdef TRICOUNT_STATIC_CUDA
+#define RANKS RanksCuda
+#else
+#define RANKS Ranks
+#endif
+INSTANTIATE_TEST_SUITE_P(RANKS, StaticSchedule, ::testing::Values(2, 3, 5),
                          [](const ::testing::TestParamInfo<int>& info) { return "np" + std::to_string(info.param); });
 
 }  // namespace

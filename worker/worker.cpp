@@ -56,7 +56,7 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
 }
 
 std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
-                                                                     const TaskPlan& plan,
+                                                                     const TaskPlan& plan, CountBackend& backend,
                                                                      const std::vector<std::uint64_t>& tasks,
                                                                      std::uint64_t cache_bytes, WorkerStats& stats) {
   const auto start = Clock::now();
@@ -91,6 +91,12 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
   // 3. Load and check them all now, holding each so that nothing is evicted.
   std::vector<std::shared_ptr<const LoadedBlock>> held;
   for (const BlockId& b : blocks) held.push_back(cache.get(b, stats.load_seconds, stats.bytes_loaded));
+  // 4. Onto the device, for a backend that counts there.
+  std::vector<BlockView> views;
+  for (const auto& b : held) views.push_back(b->view());
+  CountStats copies;
+  backend.make_resident(views, copies);
+  stats.transfer_seconds += copies.transfer_seconds;
   stats.resident_bytes = bytes;
   stats.load_phase_seconds = since(start);
   return held;

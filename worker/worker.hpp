@@ -81,12 +81,14 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
                 const WorkerOptions& options, WorkerStats& stats);
 
 // The static schedule's load phase: loads and checks every block of `tasks` into `cache`
-// (whose budget must hold them all: --cache-size), so that counting them reads nothing.
-// Throws Error before loading anything when they do not fit, naming the bytes needed and
-// what to do. Adds the loads to `stats` (load_phase_seconds, resident_bytes). The blocks
+// (whose budget must hold them all: --cache-size), then hands them to the backend
+// (CountBackend::make_resident: the CUDA backend uploads them), so that counting them reads
+// and copies nothing. Throws Error before loading anything when they do not fit the host
+// budget (the backend's when they do not fit the GPU), naming the bytes needed and what to
+// do. Adds the loads and copies to `stats` (load_phase_seconds, resident_bytes). The blocks
 // stay loaded while the returned holders live.
 std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
-                                                                     const TaskPlan& plan,
+                                                                     const TaskPlan& plan, CountBackend& backend,
                                                                      const std::vector<std::uint64_t>& tasks,
                                                                      std::uint64_t cache_bytes, WorkerStats& stats);
 
