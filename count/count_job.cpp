@@ -686,7 +686,7 @@ JsonObject CountResult::to_json() const {
       .add("edges", header.edges)
       .add("parts", header.parts)
       .add("workload_splits", splits)
-      .add("schedule", schedule)
+      .add("scheduling", schedule)
       .add("tasks", tasks)
       .add("ranks", ranks)
       .add("workers", workers)

@@ -403,7 +403,7 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
     JsonObject j;
     std::string sources = "[";
     for (std::size_t i = 0; i < model.calibrated_on.size(); ++i) sources += (i ? ", " : "") + json_escape(model.calibrated_on[i]);
-    j.add("prediction", true).add("label", "PREDICTED").add("schedule", "static").add("model", request.model_path)
+    j.add("prediction", true).add("label", "PREDICTED").add("scheduling", "static").add("model", request.model_path)
         .add("backend", model.backend).add("device", model.device).add_raw("calibrated_on", sources + "]")
         .add("graph", shape.description).add("vertices", shape.vertices).add("edges", shape.edges)
         .add("total_work", shape.total_work()).add("parts", parts).add("workload_splits", splits)

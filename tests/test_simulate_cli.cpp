@@ -189,7 +189,7 @@ TEST_F(RecordedRuns, StaticSchedulePredictsBothPhasesAndNamesItsShape) {
   EXPECT_TRUE(std::regex_search(plan.out, std::regex(R"(\n +1 +[0-9.]+ +1\.000 )"))) << "one GPU: count efficiency 1\n" << plan.out;
   EXPECT_TRUE(std::regex_search(plan.out, std::regex(R"(\n +16 +[0-9.]+ +[01]\.[0-9]+ .* yes +[0-9.]+\n)"))) << plan.out;
   const std::string report = read_text(json);
-  EXPECT_TRUE(contains(report, "\"schedule\": \"static\"")) << report;
+  EXPECT_TRUE(contains(report, "\"scheduling\": \"static\"")) << report;
   EXPECT_EQ(json_numbers(report, "count_phase_seconds").size(), 5u) << "1, 2, 4, 8, 16 GPUs";
   for (double e : json_numbers(report, "count_efficiency")) EXPECT_LE(e, 1.0 + 1e-9);
   // 2. A --like file at the predicted n gives its shape (and says so); at another n, even tasks.

@@ -101,8 +101,8 @@ TEST_P(StaticSchedule, CountsEqualTheDynamicSchedule) {
       ASSERT_EQ(fixed.exit_code, 0) << describe(fixed);
       EXPECT_EQ(json_uint(fixed.out, "triangles"), g.triangles) << g.name << " m=" << m;
       EXPECT_EQ(json_uint(dynamic.out, "triangles"), g.triangles) << g.name << " m=" << m;
-      EXPECT_TRUE(contains(fixed.out, "\"schedule\": \"static\"")) << fixed.out;
-      EXPECT_TRUE(contains(dynamic.out, "\"schedule\": \"dynamic\"")) << dynamic.out;
+      EXPECT_TRUE(contains(fixed.out, "\"scheduling\": \"static\"")) << fixed.out;
+      EXPECT_TRUE(contains(dynamic.out, "\"scheduling\": \"dynamic\"")) << dynamic.out;
       // The ranks' counts sum to the total (the top-level count comes first); every rank has
       // its load and count phase, and some worker held blocks.
       const std::vector<double> triangles = json_numbers(fixed.out, "triangles");
