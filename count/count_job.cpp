@@ -116,6 +116,9 @@ constexpr RankStatField kRankStatFields[] = {
     worker_stat<&WorkerStats::blocks_checked>("blocks_checked"),
     worker_stat<&WorkerStats::bytes_checked>("bytes_checked"),
     worker_stat<&WorkerStats::check_seconds>("check_seconds"),
+    worker_stat<&WorkerStats::load_phase_seconds>("load_phase_seconds"),
+    worker_stat<&WorkerStats::count_phase_seconds>("count_phase_seconds"),
+    worker_stat<&WorkerStats::resident_bytes>("resident_bytes"),
     load_step<&BlockReadTimes::metadata>("metadata"),
     load_step<&BlockReadTimes::read>("read"),
     load_step<&BlockReadTimes::validate>("validate"),
@@ -167,6 +170,8 @@ double f_count(const WorkerStats& s) { return s.count_seconds; }
 double f_idle(const WorkerStats& s) { return s.idle_seconds; }
 double f_busy(const WorkerStats& s) { return s.busy_seconds; }
 double f_tasks(const WorkerStats& s) { return static_cast<double>(s.tasks); }
+double f_load_phase(const WorkerStats& s) { return s.load_phase_seconds; }
+double f_count_phase(const WorkerStats& s) { return s.count_phase_seconds; }
 
 }  // namespace
 
@@ -455,17 +460,79 @@ std::string check_recount(const CountJob& job, const std::vector<FinishedTask>& 
   return "";
 }
 
+// Step 5a, static schedule: rank 0 assigns every task (TaskQueue::assign_static) and sends
+// each worker its list; every worker loads and checks all the blocks of its tasks (an error
+// on any rank, such as blocks that do not fit, ends the call on every rank before counting);
+// then all ranks meet, so that the count phase after it reads no block.
+struct ResidentLoad {
+  std::vector<std::vector<std::uint64_t>> assigned;  // rank 0: each rank's list (rank 0's empty)
+  std::vector<std::uint64_t> tasks;                  // a worker's own list
+  std::unique_ptr<BlockCache> cache;                 // a worker's, holding its blocks
+  std::vector<std::shared_ptr<const LoadedBlock>> held;
+  WorkerStats stats;                                 // a worker's load phase
+};
+
+void load_resident(CountJob& job, ResidentLoad& load) {
+  // 1. The assignment, on rank 0.
+  std::vector<int> counts(static_cast<std::size_t>(job.size), 0), offsets(static_cast<std::size_t>(job.size), 0);
+  std::vector<std::uint64_t> all;
+  collective_step(job.comm, [&] {
+    if (job.rank != 0) return;
+    TaskQueue::StaticAssignment a = job.queue->assign_static(job.workers);
+    if (job.size == 1) {
+      load.tasks = std::move(a.tasks.front());
+      return;
+    }
+    load.assigned.assign(static_cast<std::size_t>(job.size), {});
+    for (int r = 1; r < job.size; ++r) {
+      std::vector<std::uint64_t>& list = a.tasks[static_cast<std::size_t>(r - 1)];
+      if (all.size() + list.size() > static_cast<std::size_t>(INT_MAX))
+        throw Error("--schedule static: more than 2^31 tasks; use --schedule dynamic");
+      counts[static_cast<std::size_t>(r)] = static_cast<int>(list.size());
+      offsets[static_cast<std::size_t>(r)] = static_cast<int>(all.size());
+      all.insert(all.end(), list.begin(), list.end());
+      load.assigned[static_cast<std::size_t>(r)] = std::move(list);
+    }
+  });
+  // 2. Each worker's list from rank 0.
+  if (job.size > 1) {
+    int mine = 0;
+    MPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, 0, job.comm);
+    if (job.rank != 0) load.tasks.resize(static_cast<std::size_t>(mine));
+    MPI_Scatterv(all.data(), counts.data(), offsets.data(), MPI_UINT64_T, job.rank != 0 ? load.tasks.data() : nullptr, mine,
+                 MPI_UINT64_T, 0, job.comm);
+  }
+  // 3. Every worker loads its blocks; 4. all ranks meet.
+  collective_step(job.comm, [&] {
+    if (!job.is_worker) return;
+    const WorkerOptions& wo = job.worker_options;
+    load.cache = std::make_unique<BlockCache>(*job.file, wo.cache_bytes, wo.loader_threads, wo.map_blocks, wo.node_checks);
+    load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, *job.backend, load.tasks, wo.cache_bytes, load.stats);
+  });
+  MPI_Barrier(job.comm);
+}
+
 // Step 5: counting, by dynamic hand-out of task ids (rank 0 serves, the others count; one
-// rank does both).
-CountOutcome count_tasks(CountJob& job) {
+// rank does both), or by the static lists with the blocks already loaded (`resident`).
+CountOutcome count_tasks(CountJob& job, ResidentLoad* resident) {
   CountOutcome out;
   out.mine.rank = job.rank;
   out.mine.worker = job.is_worker;
   const ProgressOptions progress{job.options.progress_interval_seconds, job.result.tasks, job.result.resumed_tasks};
+  // The worker's loop, over the cache of the load phase when there was one.
+  auto work = [&](TaskSource& source) {
+    if (resident) {
+      out.mine.stats = resident->stats;
+      run_worker(*resident->cache, *job.plan, *job.backend, source, job.worker_options, out.mine.stats);
+    } else {
+      out.mine.stats = run_worker(*job.file, *job.plan, *job.backend, source, job.worker_options);
+    }
+  };
   if (job.size == 1) {
+    // One worker: its static list is the queue's whole order, so the queue serves it.
     LocalTaskSource source(*job.queue, job.journal.get(), progress);
     try {
-      out.mine.stats = run_worker(*job.file, *job.plan, *job.backend, source, job.worker_options);
+      work(source);
     } catch (const std::exception& e) {
       out.failure = e.what();
       out.failed_rank = 0;
@@ -474,17 +541,21 @@ CountOutcome count_tasks(CountJob& job) {
     for (const FinishedTask& f : source.finished) out.reported += f.report.triangles;
     out.recount_failure = check_recount(job, source.finished);
   } else if (job.rank == 0) {
-    const SchedulerResult served = serve_tasks(job.comm, *job.queue, job.journal.get(), progress);
+    const SchedulerResult served =
+        serve_tasks(job.comm, *job.queue, job.journal.get(), progress, resident ? &resident->assigned : nullptr);
     out.failure = served.failure;
     out.failed_rank = served.failed_rank;
     out.scheduler_failure = served.scheduler_failure;
     for (const FinishedTask& f : served.finished) out.reported += f.report.triangles;
     out.recount_failure = check_recount(job, served.finished);
   } else {
-    MpiTaskSource mpi_source(job.comm);
-    StoppingTaskSource source(mpi_source, job.options.test_stop_at_task);
+    MpiTaskSource dynamic_source(job.comm);
+    std::optional<StaticTaskSource> static_source;
+    if (resident) static_source.emplace(job.comm, resident->tasks);
+    TaskSource& source_of_ids = resident ? static_cast<TaskSource&>(*static_source) : dynamic_source;
+    StoppingTaskSource source(source_of_ids, job.options.test_stop_at_task);
     try {
-      out.mine.stats = run_worker(*job.file, *job.plan, *job.backend, source, job.worker_options);
+      work(source);
     } catch (const std::exception&) {
       // reported to rank 0 through the source; rank 0 tells everyone in step 7
     }
@@ -541,10 +612,18 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   share_backend_and_shape(job);    // 4.
   const double t_ready = MPI_Wtime();
   job.result.setup_seconds = t_ready - t_start;
-  const CountOutcome outcome = count_tasks(job);  // 5.
+  std::optional<ResidentLoad> resident;
+  if (options.static_schedule) {
+    job.result.schedule = "static";
+    load_resident(job, resident.emplace());  // 5a. static: every worker's blocks loaded, then a barrier
+  }
+  const double t_count = MPI_Wtime();
+  const CountOutcome outcome = count_tasks(job, resident ? &*resident : nullptr);  // 5.
   count_t total = 0;  // 6. 64-bit counts meet at rank 0
   MPI_Reduce(&outcome.mine.stats.triangles, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
   job.result.schedule_seconds = MPI_Wtime() - t_ready;
+  job.result.load_phase_seconds = t_count - t_ready;
+  job.result.count_phase_seconds = MPI_Wtime() - t_count;
   end_on_failure(job, outcome, total);  // 7.
   if (!options.per_vertex.empty()) write_per_vertex(job, total);  // 8.
   gather_rank_stats(job, outcome.mine);  // 9.
@@ -572,6 +651,8 @@ JsonObject CountResult::to_json() const {
       .add("transfer", max_of(per_rank, f_transfer))
       .add("count", max_of(per_rank, f_count))
       .add("schedule", schedule_seconds)
+      .add("load_phase", load_phase_seconds)
+      .add("count_phase", count_phase_seconds)
       .add("total", total_seconds);
   JsonObject timers;
   timers.add("load", min_mean_max(per_rank, f_load))
@@ -580,7 +661,9 @@ JsonObject CountResult::to_json() const {
       .add("count", min_mean_max(per_rank, f_count))
       .add("idle", min_mean_max(per_rank, f_idle))
       .add("busy", min_mean_max(per_rank, f_busy))
-      .add("tasks", min_mean_max(per_rank, f_tasks));
+      .add("tasks", min_mean_max(per_rank, f_tasks))
+      .add("load_phase", min_mean_max(per_rank, f_load_phase))
+      .add("count_phase", min_mean_max(per_rank, f_count_phase));
   std::vector<JsonObject> ranks_json;
   for (const RankStats& r : per_rank) {
     JsonObject o, steps;
@@ -603,6 +686,7 @@ JsonObject CountResult::to_json() const {
       .add("edges", header.edges)
       .add("parts", header.parts)
       .add("workload_splits", splits)
+      .add("scheduling", schedule)
       .add("tasks", tasks)
       .add("ranks", ranks)
       .add("workers", workers)
@@ -623,13 +707,18 @@ std::string CountResult::summary() const {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "%llu triangles | %llu vertices, %llu edges | %u parts, %u splits, %llu tasks | %d ranks (%d workers, %s: %s) | "
-                "load %.3f s, count %.3f s, total %.3f s",
+                "%s schedule | load %.3f s, count %.3f s, total %.3f s",
                 static_cast<unsigned long long>(triangles), static_cast<unsigned long long>(header.vertices),
                 static_cast<unsigned long long>(header.edges), header.parts, splits, static_cast<unsigned long long>(tasks),
-                ranks, workers, backend.c_str(), device.c_str(), max_of(per_rank, f_load), max_of(per_rank, f_count),
-                total_seconds);
-  if (per_vertex) return std::string(buf) + " | " + per_vertex->summary();
-  return buf;
+                ranks, workers, backend.c_str(), device.c_str(), schedule.c_str(), max_of(per_rank, f_load),
+                max_of(per_rank, f_count), total_seconds);
+  std::string line = buf;
+  if (schedule == "static") {
+    std::snprintf(buf, sizeof buf, " | load phase %.3f s, count phase %.3f s", load_phase_seconds, count_phase_seconds);
+    line += buf;
+  }
+  if (per_vertex) return line + " | " + per_vertex->summary();
+  return line;
 }
 
 }  // namespace tricount

@@ -22,6 +22,9 @@ namespace tricount {
 struct CountOptions {
   std::string input;                 // HDF5 block file
   std::uint32_t splits = 1;          // --workload-splits m; 0 = auto (from the number of workers)
+  // --schedule static: rank 0 assigns every task before counting, each worker loads all its
+  // blocks, then all ranks meet and the timed count phase runs (false: dynamic hand-out).
+  bool static_schedule = false;
   BackendKind backend = BackendKind::Auto;
   BackendOptions backend_options;
   WorkerOptions worker_options;
@@ -76,7 +79,10 @@ struct CountResult {  // complete on rank 0 only
   int workers = 1;
   std::string backend;
   std::string device;
+  std::string schedule = "dynamic";  // or "static"
   double setup_seconds = 0;     // opening the file, creating backends
+  double load_phase_seconds = 0;   // static: assignment sent to the barrier after every worker loaded its blocks
+  double count_phase_seconds = 0;  // static: barrier to the last count reported (dynamic: = schedule_seconds)
   double schedule_seconds = 0;  // first task handed out to last count reported
   double total_seconds = 0;
   std::vector<RankStats> per_rank;

@@ -22,11 +22,16 @@ int main(int argc, char** argv) {
     CountOptions options;
     std::string backend, json, splits = "1", cuda_tuning;
     std::uint64_t fault_task = kNoTask;
-    std::string cache = "4G";
+    std::string cache = "4G", schedule = "dynamic";
     opts.add_options()
       ("input,i", cli::po::value(&options.input)->required(), "HDF5 block file written by tricount-partition")
       ("workload-splits,m", cli::po::value(&splits)->default_value("1"),
        "split each (i,j,k) subtask into m tasks (m * n^3 in all); auto: about 4 tasks per worker")
+      ("schedule", cli::po::value(&schedule)->default_value("dynamic"),
+       "dynamic: rank 0 hands out task ids as workers ask, blocks loaded on demand; static: rank 0 assigns every task "
+       "before counting (costliest first, to the least loaded worker, preferring one holding the task's blocks), each "
+       "worker loads and checks all its blocks (they must fit --cache-size), all ranks meet, then the count phase runs "
+       "with the blocks resident (the report gives both phases)")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
       ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = all cores)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
@@ -91,6 +96,9 @@ int main(int argc, char** argv) {
     if (!(options.progress_interval_seconds >= 0 && options.progress_interval_seconds <= 86400))
       throw UsageError("--progress-interval must be between 0 (no progress lines) and 86400 seconds");
     if (vm.count("quiet")) options.progress_interval_seconds = 0;
+    if (schedule != "dynamic" && schedule != "static")
+      throw UsageError("--schedule: '" + schedule + "' is not dynamic or static");
+    options.static_schedule = schedule == "static";
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
     options.worker_options.map_blocks = vm.count("no-mmap") == 0;

@@ -490,3 +490,26 @@ std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request) {
 }
 
 }  // namespace tricount
+
+namespace tricount {
+
+// (added by the `resident` branch) Step 1 of predict_runs, for the static schedule.
+JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits) {
+  check_workload_splits(splits);
+  JournalContents run;
+  run.identity.parts = shape.parts;
+  run.identity.splits = splits;
+  run.identity.vertices = shape.vertices;
+  const TaskPlan plan(shape.parts, splits);
+  run.records.reserve(plan.num_tasks());
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    const double work = static_cast<double>(shape.subtask_work[(std::size_t(t.i) * shape.parts + t.j) * shape.parts + t.k]) / splits;
+    const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, t.i));
+    run.records.push_back(
+        {id, 0, model.task_overhead_seconds + model.seconds_per_work * work + model.seconds_per_row * rows, 0, work, 0.0});
+  }
+  return run;
+}
+
+}  // namespace tricount

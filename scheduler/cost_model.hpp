@@ -133,4 +133,10 @@ struct PlanRequest {
 std::uint64_t triple_bytes(const GraphShape& shape, double table_factor);
 std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request);
 
+
+// (issue 21, resident mode; added by the `resident` branch) The run predict_runs simulates,
+// as a journal: each task's model seconds (overhead, work, row walk; no loads) and its work
+// estimate, for simulate_static.
+JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits);
+
 }  // namespace tricount

@@ -143,14 +143,16 @@ class ProgressLine {
   Clock::time_point start_, next_;
 };
 
-SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress) {
+SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress,
+                            const std::vector<std::vector<std::uint64_t>>* assigned) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   SchedulerResult result;
   struct WorkerState {
     bool told_done = false;
     bool finished = false;
-    int in_flight = 0;
+    std::int64_t in_flight = 0;
+    std::size_t next_static = 0;  // static schedule: its next task not yet started
   };
   std::vector<WorkerState> workers(static_cast<std::size_t>(size));
   const InFlightReport report_on_signal(size, journal);
@@ -160,17 +162,43 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
     Clock::time_point since;
   };
   std::map<std::uint64_t, Handout> out;  // tasks in flight
+  // Static schedule: every worker's list is out from the start, its tasks counted in order,
+  // so the one in flight is the first not yet reported.
+  std::uint64_t static_waiting = 0;
+  auto start_static = [&](int worker) {
+    WorkerState& w = workers[static_cast<std::size_t>(worker)];
+    const std::vector<std::uint64_t>& list = (*assigned)[static_cast<std::size_t>(worker)];
+    if (w.next_static >= list.size()) return;
+    const std::uint64_t task = list[w.next_static++];
+    track(worker, task, true);
+    out[task] = {worker, Clock::now()};
+    --static_waiting;
+  };
+  if (assigned) {
+    if (assigned->size() != static_cast<std::size_t>(size))
+      throw Error("internal error: a static schedule of " + std::to_string(assigned->size()) + " lists for " +
+                  std::to_string(size) + " ranks");
+    for (int r = 1; r < size; ++r) {
+      WorkerState& w = workers[static_cast<std::size_t>(r)];
+      w.told_done = true;
+      w.in_flight = static_cast<std::int64_t>((*assigned)[static_cast<std::size_t>(r)].size());
+      static_waiting += (*assigned)[static_cast<std::size_t>(r)].size();
+      start_static(r);
+      if (w.in_flight == 0) w.finished = true;
+    }
+  }
   auto print_progress = [&](Clock::time_point now) {
     auto longest = out.end();
     for (auto it = out.begin(); it != out.end(); ++it)
       if (longest == out.end() || it->second.since < longest->second.since) longest = it;
     std::optional<std::pair<std::uint64_t, int>> who;
     if (longest != out.end()) who = std::pair(longest->first, longest->second.rank);
-    progress_line.print(now, result.finished.size(), out.size(), queue.remaining(), who,
+    progress_line.print(now, result.finished.size(), out.size(), assigned ? static_waiting : queue.remaining(), who,
                         longest != out.end() ? longest->second.since : now);
   };
 
-  int active = size - 1;
+  int active = 0;
+  for (int r = 1; r < size; ++r) active += workers[static_cast<std::size_t>(r)].finished ? 0 : 1;
   auto backoff = std::chrono::microseconds(20);
   while (active > 0) {
     if (const auto now = Clock::now(); progress_line.due(now)) print_progress(now);
@@ -209,6 +237,7 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
       track(worker, done.report.task, false);
       out.erase(done.report.task);
       --w.in_flight;
+      if (assigned) start_static(worker);
       // A journal that cannot be written (disk full) stops the hand-out; the workers still
       // running are told there is no more work, so every rank reaches the end and fails.
       if (journal && result.scheduler_failure.empty()) {
@@ -222,7 +251,7 @@ SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* jour
     }
     if (request[0] & kWantsTask) {
       std::uint64_t answer = kNoMoreTasks;
-      if (result.failed_rank < 0 && result.scheduler_failure.empty())
+      if (result.failed_rank < 0 && result.scheduler_failure.empty() && !assigned)
         if (auto id = queue.pop(worker)) answer = *id;
       MPI_Send(&answer, 1, MPI_UINT64_T, worker, kTagAssign, comm);
       if (answer == kNoMoreTasks) {
@@ -269,6 +298,12 @@ std::optional<std::uint64_t> MpiTaskSource::next(const TaskReport* finished) {
   wait_politely(pending);
   if (answer == kNoMoreTasks) return std::nullopt;
   return answer;
+}
+
+std::optional<std::uint64_t> StaticTaskSource::next(const TaskReport* finished) {
+  if (finished) mpi_.report(*finished);
+  if (next_ >= tasks_.size()) return std::nullopt;
+  return tasks_[next_++];
 }
 
 void MpiTaskSource::report(const TaskReport& finished) {

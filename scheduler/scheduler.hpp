@@ -10,6 +10,11 @@
 //   worker -> 0  kTagFailure  char[]    the error message; the worker then sends nothing
 // A worker asks for its next task when it starts counting the current one (so it can load
 // the next blocks meanwhile); its last report comes without a request.
+// Static schedule (tricount-count --schedule static): every worker got its list of tasks
+// before counting (TaskQueue::assign_static); it counts them in order and sends only reports
+// (no kWantsTask), and is done when all its tasks are reported, or when it failed. After a
+// failure the other workers finish their lists (their tasks are journaled), then the job
+// ends with the error.
 #pragma once
 
 #include <mpi.h>
@@ -61,8 +66,10 @@ struct SchedulerResult {
 // journal write), workers that ask are told to stop, so every rank gets to the end of the
 // count promptly. Each finished task is appended to `journal` if given. While serving,
 // SIGTERM (what mpirun sends when another rank dies) prints the tasks in flight before the
-// rank exits.
-SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress = {});
+// rank exits. `assigned` (static schedule): each worker rank's task list, indexed by rank
+// (rank 0's empty); then nothing is handed out.
+SchedulerResult serve_tasks(MPI_Comm comm, TaskQueue& queue, JournalWriter* journal, const ProgressOptions& progress = {},
+                            const std::vector<std::vector<std::uint64_t>>* assigned = nullptr);
 
 // Worker end: asks rank 0.
 class MpiTaskSource final : public TaskSource {
@@ -74,6 +81,20 @@ class MpiTaskSource final : public TaskSource {
 
  private:
   MPI_Comm comm_;
+};
+
+// Worker end of the static schedule: its own list, in order; reports go to rank 0.
+class StaticTaskSource final : public TaskSource {
+ public:
+  StaticTaskSource(MPI_Comm comm, std::vector<std::uint64_t> tasks) : mpi_(comm), tasks_(std::move(tasks)) {}
+  std::optional<std::uint64_t> next(const TaskReport* finished) override;
+  void report(const TaskReport& finished) override { mpi_.report(finished); }
+  void fail(const std::string& message) override { mpi_.fail(message); }
+
+ private:
+  MpiTaskSource mpi_;
+  std::vector<std::uint64_t> tasks_;
+  std::size_t next_ = 0;
 };
 
 class ProgressLine;

@@ -109,4 +109,61 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
   return p;
 }
 
+StaticSimulationPoint simulate_static(const JournalContents& journal, int workers, const BlockLoads* loads,
+                                      double one_worker_seconds_per_byte) {
+  if (workers < 1) throw UsageError("the simulator needs at least one worker");
+  // 1. Each task's seconds and estimate, as simulate_schedule takes them.
+  const TaskPlan plan(journal.identity.parts, journal.identity.splits);
+  std::vector<double> estimate(plan.num_tasks(), 0), seconds(plan.num_tasks(), 0);
+  std::vector<bool> present(plan.num_tasks(), false);
+  for (const JournalRecord& r : journal.records) {
+    if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
+    estimate[r.task] = r.estimate;
+    seconds[r.task] = loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds;
+    present[r.task] = true;
+  }
+  const double rate = loads ? loads->seconds_per_byte : 0.0;
+  // 2. One worker: every task, every block read once.
+  double one_count = 0;
+  std::uint64_t one_bytes = 0;
+  std::vector<bool> used;
+  for (std::uint64_t task = 0; task < plan.num_tasks(); ++task)
+    if (present[task]) {
+      one_count += seconds[task];
+      if (loads) one_bytes += newly_read_bytes(plan, task, loads->block_bytes, used);
+    }
+  // 3. The runtime's assignment; each worker's blocks and share.
+  const TaskQueue::StaticAssignment a = TaskQueue(plan, estimate, present).assign_static(workers);
+  StaticSimulationPoint p;
+  p.workers = workers;
+  double share_sum = 0;
+  std::uint64_t all_bytes = 0;
+  for (const std::vector<std::uint64_t>& list : a.tasks) {
+    double share = 0;
+    std::uint64_t bytes = 0;
+    std::vector<bool> held;
+    for (std::uint64_t task : list) {
+      share += seconds[task];
+      if (loads) bytes += newly_read_bytes(plan, task, loads->block_bytes, held);
+    }
+    p.count_phase_seconds = std::max(p.count_phase_seconds, share);
+    p.load_phase_seconds = std::max(p.load_phase_seconds, static_cast<double>(bytes) * rate);
+    p.max_bytes = std::max(p.max_bytes, bytes);
+    p.max_tasks = std::max<std::uint64_t>(p.max_tasks, list.size());
+    p.tasks += list.size();
+    share_sum += share;
+    all_bytes += bytes;
+  }
+  // 4. Speedups against one worker, of the count phase and end to end.
+  p.total_seconds = p.load_phase_seconds + p.count_phase_seconds;
+  p.mean_bytes = all_bytes / static_cast<std::uint64_t>(workers);
+  p.count_speedup = p.count_phase_seconds > 0 ? one_count / p.count_phase_seconds : 1.0;
+  p.count_efficiency = p.count_speedup / workers;
+  const double one_total = one_count + static_cast<double>(one_bytes) * (one_worker_seconds_per_byte < 0 ? rate : one_worker_seconds_per_byte);
+  p.speedup = p.total_seconds > 0 ? one_total / p.total_seconds : 1.0;
+  p.efficiency = p.speedup / workers;
+  p.imbalance = share_sum > 0 ? p.count_phase_seconds / (share_sum / workers) : 1.0;
+  return p;
+}
+
 }  // namespace tricount

@@ -48,4 +48,25 @@ std::optional<BlockLoads> measured_block_loads(const JournalContents& journal, s
 SimulationPoint simulate_schedule(const JournalContents& journal, int workers, double task_overhead_seconds = 0,
                                   const BlockLoads* loads = nullptr);
 
+// The static schedule (tricount-count --schedule static): the tasks assigned before counting
+// by the runtime's own policy (TaskQueue::assign_static on the journal's estimates); each
+// worker first loads every block of its tasks (the load phase), then all meet, then each
+// counts its list (the count phase lasts as long as the slowest worker's share). Task
+// seconds as in simulate_schedule (less the measured load when `loads` is given).
+struct StaticSimulationPoint {
+  int workers = 1;
+  double load_phase_seconds = 0;   // the slowest worker's loading of its blocks
+  double count_phase_seconds = 0;  // the slowest worker's share of the task seconds
+  double total_seconds = 0;        // load phase + count phase
+  double count_speedup = 1, count_efficiency = 1;  // count phase vs one worker counting every task
+  double speedup = 1, efficiency = 1;              // end to end vs one worker reading every block once and counting
+  double imbalance = 1;            // count phase / mean share
+  std::uint64_t tasks = 0, max_tasks = 0;
+  std::uint64_t max_bytes = 0, mean_bytes = 0;  // of the blocks each worker holds (with `loads`)
+};
+// `one_worker_seconds_per_byte`: the read rate of the one-worker base (< 0: the loads' rate;
+// at scale a GPU's share of the file system is slower than one GPU alone).
+StaticSimulationPoint simulate_static(const JournalContents& journal, int workers, const BlockLoads* loads = nullptr,
+                                      double one_worker_seconds_per_byte = -1);
+
 }  // namespace tricount

@@ -3,11 +3,13 @@
 //   --fit MODEL --journal J… fit a cost model (scheduler/cost_model.hpp) and save it;
 //   --model MODEL GRAPH      predict runs of a graph (block file, or its size) not measured;
 //   --plan --model MODEL …   recommend --parts and --workload-splits, with the predictions.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -67,6 +69,35 @@ GraphShape file_shape(const std::string& path) {
   if (g.subtask_work.empty())
     throw Error("'" + path + "' has no /task_work estimates: partition it again with this tricount-partition");
   g.block_bytes = file_block_bytes(file);
+  return g;
+}
+
+// The shape of a graph of `size` at the parts of the real block file `like` (a smaller
+// graph of the same family, partitioned at the same n; Kronecker graphs are self-similar):
+// its /task_work scaled to the size's total work, its blocks' neighbours to the size's edges.
+GraphShape like_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges, std::uint64_t total_work,
+                      const std::string& like) {
+  const BlockFileReader file(like);
+  const std::uint32_t n = file.header().parts;
+  GraphShape g;
+  g.description = description + ", task and block shape of '" + like + "'";
+  g.vertices = vertices, g.edges = edges, g.parts = n;
+  const std::vector<std::uint64_t> work = file.read_task_work();
+  if (work.empty()) throw Error("--like '" + like + "' has no /task_work estimates: partition it again with this tricount-partition");
+  double like_work = 0, like_nnz = 0;
+  for (std::uint64_t w : work) like_work += static_cast<double>(w);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) like_nnz += static_cast<double>(file.block_nnz({i, j}));
+  if (like_work <= 0 || like_nnz <= 0) throw Error("--like '" + like + "' has no work or no edges");
+  for (std::uint64_t w : work) g.subtask_work.push_back(static_cast<std::uint64_t>(static_cast<double>(w) * total_work / like_work));
+  char skew[96];
+  std::snprintf(skew, sizeof skew, " (largest subtask %.2f x the mean)",
+                static_cast<double>(*std::max_element(work.begin(), work.end())) * static_cast<double>(work.size()) / like_work);
+  g.description += skew;
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j)
+      g.block_bytes.push_back(block_bytes_of(
+          vertices, n, i, static_cast<std::uint64_t>(static_cast<double>(file.block_nnz({i, j})) * static_cast<double>(edges) / like_nnz)));
   return g;
 }
 
@@ -290,7 +321,100 @@ struct PredictRequest {
   MachineParameters machine;
   bool plan = false;
   PlanRequest plan_request;
+  bool static_schedule = false;    // --schedule static: the resident mode's two phases
+  std::vector<std::string> like;   // --like: block files whose shapes stand in for a graph given by size
 };
+
+// The static schedule at each GPU count: the runtime's assignment, the blocks each GPU holds,
+// the load phase at the rate predict_runs charges at that count, then the count phase.
+struct StaticPrediction {
+  PredictedPoint dynamic;        // the dynamic schedule's prediction at the same count
+  StaticSimulationPoint point;
+  bool fits = true;              // the GPU's blocks and the hash tables of its largest block fit
+};
+
+std::vector<StaticPrediction> predict_static(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
+                                             const std::vector<int>& counts, const MachineParameters& machine,
+                                             const PlanRequest& memory) {
+  const JournalContents run = model_task_run(model, shape, splits);
+  const std::vector<PredictedPoint> dynamic = predict_runs(model, shape, splits, counts, machine);
+  const double one_rate = predict_runs(model, shape, splits, {1}, machine).front().load_seconds_per_byte;
+  const double budget = memory.memory_headroom * static_cast<double>(memory.gpu_memory_bytes);
+  std::vector<StaticPrediction> out;
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    StaticPrediction p;
+    p.dynamic = dynamic[c];
+    const BlockLoads loads{shape.block_bytes, dynamic[c].load_seconds_per_byte};
+    p.point = simulate_static(run, counts[c], &loads, one_rate);
+    p.fits = memory.gpu_memory_bytes == 0 ||
+             static_cast<double>(p.point.max_bytes) + memory.table_factor * static_cast<double>(shape.max_block_bytes()) <= budget;
+    out.push_back(p);
+  }
+  return out;
+}
+
+void print_static(std::FILE* out, const std::vector<StaticPrediction>& points, bool memory_given) {
+  std::fprintf(out, "%7s %13s %10s %13s %13s %10s %10s %16s %5s %10s\n", "gpus", "count_phase_s", "count_eff", "load_phase_s",
+               "total_s", "total_eff", "imbalance", "max_GB_per_gpu", "fits", "dyn_eff");
+  for (const StaticPrediction& s : points) {
+    const StaticSimulationPoint& p = s.point;
+    std::fprintf(out, "%7d %13.4f %10.3f %13.4f %13.4f %10.3f %10.3f %16.3f %5s %10.3f\n", p.workers, p.count_phase_seconds,
+                 p.count_efficiency, p.load_phase_seconds, p.total_seconds, p.efficiency, p.imbalance,
+                 1e-9 * static_cast<double>(p.max_bytes), memory_given ? (s.fits ? "yes" : "NO") : "-", s.dynamic.efficiency);
+  }
+}
+
+std::vector<JsonObject> static_json(const std::vector<StaticPrediction>& points) {
+  std::vector<JsonObject> out;
+  for (const StaticPrediction& s : points) {
+    const StaticSimulationPoint& p = s.point;
+    JsonObject o;
+    o.add("gpus", p.workers).add("count_phase_seconds", p.count_phase_seconds).add("count_efficiency", p.count_efficiency)
+        .add("load_phase_seconds", p.load_phase_seconds).add("total_seconds", p.total_seconds).add("efficiency", p.efficiency)
+        .add("imbalance", p.imbalance).add("max_bytes_per_gpu", p.max_bytes).add("mean_bytes_per_gpu", p.mean_bytes)
+        .add("max_tasks_per_gpu", p.max_tasks).add("tasks", p.tasks).add("resident_fits", s.fits)
+        .add("load_seconds_per_byte", s.dynamic.load_seconds_per_byte).add("dynamic_seconds", s.dynamic.seconds)
+        .add("dynamic_efficiency", s.dynamic.efficiency);
+    out.push_back(o);
+  }
+  return out;
+}
+
+// The static schedule's predictions: both phases, count-phase and end-to-end efficiency.
+int predict_static_and_print(const PredictRequest& request, const CostModel& model, const GraphShape& shape, std::uint32_t parts,
+                             std::uint32_t splits, const std::vector<int>& counts, const std::string& plan_note, std::FILE* out) {
+  const std::vector<StaticPrediction> points =
+      predict_static(model, shape, splits, counts, request.machine, request.plan_request);
+  if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
+  std::fprintf(out,
+               "PREDICTED, not measured, STATIC schedule (resident mode: every GPU loads the blocks of its assigned tasks, "
+               "then all meet, then the timed count phase): %s (%llu vertices, %llu edges, work %.4g) at --parts %u "
+               "--workload-splits %u;\n%s; %d GPUs per node, %.3g GB/s network per node, %.3g TB/s shared file system.\n"
+               "count_eff: one GPU counting every task / (GPUs x count phase); total_eff: one GPU reading every block once and "
+               "counting / (GPUs x (load + count phase)); fits: the GPU's blocks and the tables of its largest block within "
+               "%.0f%% of --gpu-memory; dyn_eff: the dynamic schedule's end-to-end efficiency.\n",
+               shape.description.c_str(), static_cast<unsigned long long>(shape.vertices),
+               static_cast<unsigned long long>(shape.edges), static_cast<double>(shape.total_work()), parts, splits,
+               calibration_note(model, request.model_path).c_str(), request.machine.gpus_per_node,
+               1e-9 * request.machine.network_bytes_per_second, 1e-12 * request.machine.file_system_bytes_per_second,
+               100 * request.plan_request.memory_headroom);
+  print_static(out, points, request.plan_request.gpu_memory_bytes > 0);
+  if (!request.json.empty()) {
+    JsonObject j;
+    std::string sources = "[";
+    for (std::size_t i = 0; i < model.calibrated_on.size(); ++i) sources += (i ? ", " : "") + json_escape(model.calibrated_on[i]);
+    j.add("prediction", true).add("label", "PREDICTED").add("scheduling", "static").add("model", request.model_path)
+        .add("backend", model.backend).add("device", model.device).add_raw("calibrated_on", sources + "]")
+        .add("graph", shape.description).add("vertices", shape.vertices).add("edges", shape.edges)
+        .add("total_work", shape.total_work()).add("parts", parts).add("workload_splits", splits)
+        .add("gpus_per_node", request.machine.gpus_per_node)
+        .add("network_bytes_per_second", request.machine.network_bytes_per_second)
+        .add("file_system_bytes_per_second", request.machine.file_system_bytes_per_second)
+        .add("gpu_memory_bytes", request.plan_request.gpu_memory_bytes).add("points", static_json(points));
+    output::write_text_file(request.json, "--json", j.str() + "\n");
+  }
+  return cli::kExitOk;
+}
 
 int predict(const PredictRequest& request) {
   // 1. The model and the graph's shape (at the requested parts, or the file's own).
@@ -309,8 +433,20 @@ int predict(const PredictRequest& request) {
   } else {
     size = graph_size(request.graph, model);
   }
+  // --like files by their parts (the one with the most edges where several share n).
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> like_at;
+  for (const std::string& path : request.like) {
+    const BlockFileReader file(path);
+    auto& slot = like_at[file.header().parts];
+    if (file.header().edges > slot.first) slot = {file.header().edges, path};
+  }
   auto shape_at = [&](std::uint32_t n) {
-    return from_file ? *from_file : synthetic_shape(size->description, size->vertices, size->edges, size->total_work, n);
+    if (from_file) return *from_file;
+    if (const auto like = like_at.find(n); like != like_at.end())
+      return like_shape(size->description, size->vertices, size->edges, size->total_work, like->second.second);
+    GraphShape even = synthetic_shape(size->description, size->vertices, size->edges, size->total_work, n);
+    even.description += ", even tasks and blocks";
+    return even;
   };
   // 2. The plan: smallest n whose triple fits, then splits for enough tasks; among n, 2n, ...
   // up to 128 (more parts: smaller blocks read per GPU, more tasks) while the subtasks are at
@@ -329,12 +465,31 @@ int predict(const PredictRequest& request) {
       throw UsageError("--gpu-memory: no --parts up to " + std::to_string(kMaxParts) + " fits a block triple in it");
     double best = -1;
     const std::uint64_t most_subtasks = 16ull * pr.tasks_per_gpu * static_cast<std::uint64_t>(pr.gpus);
-    for (std::uint32_t n = fit; n == fit || (n <= 128 && std::uint64_t(n) * n * n <= most_subtasks); n *= 2) {
+    std::uint64_t resident_bytes = 0;
+    // (Static: also beyond that, up to 128, while no n has fitted a GPU's blocks yet.)
+    for (std::uint32_t n = fit;
+         n == fit || (n <= 128 && (std::uint64_t(n) * n * n <= most_subtasks || (request.static_schedule && best < 0))); n *= 2) {
       PlanRequest for_n = pr;
       const std::uint32_t m = splits_for(n, for_n);
-      const double t = predict_runs(model, shape_at(n), m, {pr.gpus}, request.machine).front().seconds;
-      if (best < 0 || t < best * 0.98) best = t, parts = n, splits = m;  // more parts only for a clear gain
+      if (!request.static_schedule) {
+        const double t = predict_runs(model, shape_at(n), m, {pr.gpus}, request.machine).front().seconds;
+        if (best < 0 || t < best * 0.98) best = t, parts = n, splits = m;  // more parts only for a clear gain
+        continue;
+      }
+      // Static: the shortest count phase whose blocks fit each GPU, over m, 2m, 4m (more
+      // splits even out hub tasks but repeat the row walk); more parts or splits only for a
+      // clear gain.
+      const GraphShape shape = shape_at(n);
+      for (std::uint32_t more = m; more <= std::min<std::uint32_t>(4 * m, kMaxWorkloadSplits); more *= 2) {
+        const StaticPrediction p = predict_static(model, shape, more, {pr.gpus}, request.machine, pr).front();
+        if (!p.fits) continue;
+        if (best < 0 || p.point.count_phase_seconds < best * 0.98)
+          best = p.point.count_phase_seconds, parts = n, splits = more, resident_bytes = p.point.max_bytes;
+      }
     }
+    if (request.static_schedule && best < 0)
+      throw UsageError("--schedule static: at no --parts from " + std::to_string(fit) + " do the blocks of a GPU's tasks fit " +
+                       "--gpu-memory at " + std::to_string(pr.gpus) + " GPUs: give more GPUs or count with the dynamic schedule");
     char note[256];
     std::snprintf(note, sizeof note,
                   "PLAN: --parts %u --workload-splits %u (smallest n whose block triple fits: %u; at n = %u the triple + tables "
@@ -343,13 +498,21 @@ int predict(const PredictRequest& request) {
                   static_cast<unsigned long long>(std::uint64_t(parts) * parts * parts * splits),
                   static_cast<double>(std::uint64_t(parts) * parts * parts * splits) / pr.gpus, pr.gpus);
     plan_note = note;
+    if (request.static_schedule) {
+      std::snprintf(note, sizeof note,
+                    "; resident (static schedule): the shortest count phase at %d GPUs whose blocks fit, %.3g GB of blocks on "
+                    "the fullest GPU",
+                    pr.gpus, 1e-9 * static_cast<double>(resident_bytes));
+      plan_note += note;
+    }
   }
   if (parts == 0) throw UsageError("--parts: give the parts to predict for (or --plan)");
   // 3. The predictions.
   const GraphShape shape = shape_at(parts);
   const std::vector<int> counts = request.plan ? powers_of_two_up_to(request.plan_request.gpus) : request.gpus;
-  const std::vector<PredictedPoint> points = predict_runs(model, shape, splits, counts, request.machine);
   std::FILE* out = request.json == "-" ? stderr : stdout;
+  if (request.static_schedule) return predict_static_and_print(request, model, shape, parts, splits, counts, plan_note, out);
+  const std::vector<PredictedPoint> points = predict_runs(model, shape, splits, counts, request.machine);
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
   std::fprintf(out,
                "PREDICTED, not measured: %s (%llu vertices, %llu edges, work %.4g) at --parts %u --workload-splits %u;\n"
@@ -402,7 +565,7 @@ int main(int argc, char** argv) {
     cli::po::options_description opts("options");
     std::vector<std::string> journals, reports, samples;
     std::string json, workers_list, input, fit_path, model_path, gpus_list, gpu_memory, network = "25G", file_system = "2.5T";
-    std::string backend = "cuda", device = "unnamed device", storage = "page cache";
+    std::string backend = "cuda", device = "unnamed device", storage = "page cache", schedule = "dynamic";
     int max_workers = 1024, kronecker_scale = 0;
     double overhead = 0, edges = 0, vertices = 0;
     PredictRequest request;
@@ -434,6 +597,14 @@ int main(int argc, char** argv) {
       ("gpus-per-node", cli::po::value(&request.machine.gpus_per_node)->default_value(6), "GPUs sharing a node's network link")
       ("network", cli::po::value(&network)->default_value(network), "network bandwidth per node, bytes/s (25G)")
       ("file-system", cli::po::value(&file_system)->default_value(file_system), "shared file system bandwidth, bytes/s (2.5T: GPFS-like)")
+      ("schedule", cli::po::value(&schedule)->default_value(schedule),
+       "with --model/--plan: dynamic (tasks handed out as GPUs ask, blocks loaded on demand) or static (tricount-count "
+       "--schedule static: each GPU loads the blocks of its assigned tasks, then the timed count phase; predicts both "
+       "phases, and --plan picks n and m whose blocks fit each GPU)")
+      ("like", cli::po::value(&request.like)->composing(),
+       "with --kronecker-scale or --edges/--vertices: a block file of a smaller graph of the same family; at its --parts the "
+       "prediction takes its task-work and block-size shape, scaled to the graph's total work and edges (repeat for other "
+       "n; without one, tasks and blocks are even)")
       ("plan", "recommend --parts and --workload-splits for --gpus of --gpu-memory each, with the predictions")
       ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
       ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(8), "with --plan: the fewest tasks per GPU")
@@ -477,6 +648,9 @@ int main(int argc, char** argv) {
       request.machine.network_bytes_per_second = parse_rate(network, "--network");
       request.machine.file_system_bytes_per_second = parse_rate(file_system, "--file-system");
       request.plan = vm.count("plan") > 0;
+      if (schedule != "dynamic" && schedule != "static") throw UsageError("--schedule: '" + schedule + "' is not dynamic or static");
+      request.static_schedule = schedule == "static";
+      if (!request.like.empty() && !input.empty()) throw UsageError("--like: the graph is given by --input already");
       if (gpus_list.empty()) throw UsageError(request.plan ? "--plan needs --gpus (the most GPUs)" : "--model needs --gpus (e.g. 1,2,4)");
       request.gpus = parse_counts(gpus_list, "--gpus");
       if (request.plan) {
@@ -488,6 +662,8 @@ int main(int argc, char** argv) {
         if (!(request.plan_request.table_factor >= 0 && request.plan_request.table_factor <= 64))
           throw UsageError("--table-factor must be between 0 and 64");
         request.plan_request.gpus = request.gpus.front();
+        request.plan_request.gpu_memory_bytes = static_cast<std::uint64_t>(positive_size(gpu_memory, "--gpu-memory"));
+      } else if (!gpu_memory.empty()) {
         request.plan_request.gpu_memory_bytes = static_cast<std::uint64_t>(positive_size(gpu_memory, "--gpu-memory"));
       }
       return predict(request);

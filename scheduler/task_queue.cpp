@@ -1,7 +1,10 @@
 #include "scheduler/task_queue.hpp"
 
+#include <array>
 #include <algorithm>
 #include <numeric>
+#include <set>
+#include <utility>
 
 namespace tricount {
 
@@ -95,6 +98,71 @@ std::optional<std::uint64_t> TaskQueue::pop(int worker) {
     }
   }
   return id;
+}
+
+}  // namespace tricount
+
+namespace tricount {
+
+TaskQueue::StaticAssignment TaskQueue::assign_static(int workers) const {
+  if (workers < 1) throw Error("a static schedule needs at least one worker");
+  StaticAssignment a;
+  a.tasks.resize(static_cast<std::size_t>(workers));
+  a.cost.assign(static_cast<std::size_t>(workers), 0.0);
+  // 1. The capacity: the ideal share (or the costliest task), with a little slack.
+  double total = 0, costliest = 0;
+  for (std::size_t p = 0; p < order_.size(); ++p)
+    if (!taken_[p]) total += estimate(order_[p]), costliest = std::max(costliest, estimate(order_[p]));
+  const double capacity = (1 + kStaticCapacitySlack) * std::max(total / workers, costliest);
+  // 2. Workers by (assigned cost, index), and per block the workers holding it.
+  std::set<std::pair<double, int>> by_load;
+  for (int w = 0; w < workers; ++w) by_load.insert({0.0, w});
+  const std::uint64_t n = plan_ ? plan_->parts() : 0;
+  std::vector<std::vector<int>> holders(n * n);
+  std::vector<std::vector<bool>> held(plan_ ? static_cast<std::size_t>(workers) : 0);  // per worker: n x n flags
+  auto holds = [&](int w, std::uint64_t b) {
+    const std::vector<bool>& h = held[static_cast<std::size_t>(w)];
+    return !h.empty() && h[b];
+  };
+  auto blocks_of = [&](std::uint64_t id) {
+    const Task t = plan_->decode(id);
+    const BlockId need[3] = {t.hash_block(), t.one_hop_block(), t.two_hop_block()};
+    std::array<std::uint64_t, 3> b{};
+    for (int r = 0; r < 3; ++r) b[static_cast<std::size_t>(r)] = std::uint64_t(need[r].row_class) * n + need[r].col_class;
+    return b;
+  };
+  // 3. Costliest first: to the worker holding most of the task's blocks that stays within
+  // the capacity (ties: least loaded, then lowest index), else to the least loaded.
+  for (std::size_t p = 0; p < order_.size(); ++p) {
+    if (taken_[p]) continue;
+    const std::uint64_t id = order_[p];
+    const double c = estimate(id);
+    int w = by_load.begin()->second;
+    if (plan_) {
+      const auto need = blocks_of(id);
+      int best_score = 0;
+      for (std::uint64_t b : need)
+        for (int h : holders[b]) {
+          const double load = a.cost[static_cast<std::size_t>(h)];
+          if (load + c > capacity) continue;
+          int score = 0;
+          for (std::uint64_t other : need) score += holds(h, other) ? 1 : 0;
+          const double best_load = a.cost[static_cast<std::size_t>(w)];
+          if (score > best_score || (score == best_score && (load < best_load || (load == best_load && h < w))))
+            best_score = score, w = h;
+        }
+      std::vector<bool>& h = held[static_cast<std::size_t>(w)];
+      if (h.empty()) h.assign(n * n, false);
+      for (std::uint64_t b : need)
+        if (!h[b]) h[b] = true, holders[b].push_back(w);
+    }
+    double& load = a.cost[static_cast<std::size_t>(w)];
+    by_load.erase({load, w});
+    load += c;
+    by_load.insert({load, w});
+    a.tasks[static_cast<std::size_t>(w)].push_back(id);
+  }
+  return a;
 }
 
 }  // namespace tricount

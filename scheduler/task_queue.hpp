@@ -11,6 +11,13 @@
 // lighter ones: nothing starves. It widens with the workers (kAffinityWindowPerWorker per
 // worker seen so far): with more workers asking, each needs more choice to stay on its
 // blocks, so that the bytes each worker loads fall as workers are added.
+//
+// The static schedule (tricount-count --schedule static) assigns every task before counting,
+// by the same costs, costliest first: to the worker that holds most of the task's blocks and
+// stays within a capacity (the ideal share, total / workers, or the costliest task, plus
+// kStaticCapacitySlack), else to the least loaded (as longest-processing-time-first would).
+// So a worker's tasks share blocks (fewer to load and hold) and no worker ends above
+// (1 + slack) x the ideal share, or the least loaded's share plus one task.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +42,15 @@ class TaskQueue {
   explicit TaskQueue(std::uint64_t num_tasks);
 
   std::optional<std::uint64_t> pop(int worker);
+
+  // Every task not yet handed out, assigned to `workers` workers (index 0 .. workers-1), each
+  // list in the order its worker counts it (costliest first). Deterministic: the same
+  // queue and count give the same lists. Leaves the queue as it is.
+  struct StaticAssignment {
+    std::vector<std::vector<std::uint64_t>> tasks;  // per worker
+    std::vector<double> cost;                       // per worker: the summed estimates
+  };
+  StaticAssignment assign_static(int workers) const;
   std::uint64_t remaining() const { return remaining_; }
   double estimate(std::uint64_t task) const;  // the cost used for ordering
 
@@ -42,6 +58,7 @@ class TaskQueue {
   static constexpr std::size_t kAffinityWindowPerWorker = 2;
   static constexpr double kAffinityCostFactor = 0.5;
   static constexpr std::size_t kAffinityMemory = 16;  // tasks whose blocks count as held
+  static constexpr double kStaticCapacitySlack = 0.02;  // above the ideal share (see above)
 
  private:
   std::optional<TaskPlan> plan_;

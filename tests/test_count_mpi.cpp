@@ -128,6 +128,34 @@ TEST(MpiCount, EveryPartsAndSplitsGiveTheReferenceCount) {
   }
 }
 
+// --schedule static: the same counts, every task once, rank 0 counting nothing, and each
+// worker's blocks loaded before the count phase.
+TEST(MpiCount, StaticScheduleGivesTheReferenceCount) {
+  SharedDir dir;
+  const EdgePairs g = random_graph(1500, 20000, 78);
+  const std::uint64_t expected = world_rank() == 0 ? reference::count_triangles(g) : 0;
+  for (std::uint32_t n = 1; n <= 3; ++n) {
+    const std::string path = dir.file("s" + std::to_string(n) + ".h5");
+    write_graph(g, n, path);
+    for (std::uint32_t m = 1; m <= 3; ++m) {
+      CountOptions o = cpu_options(path, m);
+      o.static_schedule = true;
+      const CountResult r = run_count(MPI_COMM_WORLD, o);
+      if (world_rank() == 0) {
+        EXPECT_EQ(r.triangles, expected) << "n=" << n << " m=" << m;
+        EXPECT_EQ(r.schedule, "static");
+        std::uint64_t done = 0;
+        for (const RankStats& s : r.per_rank) {
+          done += s.stats.tasks;
+          if (s.worker && s.stats.tasks > 0) EXPECT_GT(s.stats.resident_bytes, 0u) << "rank " << s.rank;
+        }
+        EXPECT_EQ(done, r.tasks) << "every task counted exactly once";
+        if (world_size() > 1) EXPECT_EQ(r.per_rank[0].stats.tasks, 0u) << "the scheduler never counts";
+      }
+    }
+  }
+}
+
 TEST(MpiCount, MoreWorkersThanTasksIsAClearErrorOnEveryRank) {
   if (world_size() < 3) GTEST_SKIP() << "needs at least 2 workers";
   SharedDir dir;

@@ -618,5 +618,51 @@ TEST(CudaBackend, DISABLED_Benchmark) {
               first_wall * 1e3, load_s, (unsigned long long)probes, gpu->device_name().c_str());
 }
 
+// The static schedule's load phase (CountBackend::make_resident): every block uploaded before
+// counting, so that counting copies nothing; blocks that do not fit the GPU are a clear error.
+TEST(CudaBackend, ResidentBlocksAreUploadedOnceBeforeCounting) {
+  REQUIRE_GPU();
+  auto gpu = cuda_backend();
+  const EdgePairs e = testing::random_graph(6000, 80000, 21);
+  const PartitionedGraph g = partition(e, 3);
+  const std::uint64_t serial = next_serial_base();
+  std::vector<BlockView> views;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = 0; i < 3; ++i)
+    for (std::uint32_t j = 0; j < 3; ++j) {
+      views.push_back(view_of(g.block(i, j), serial + i * 3 + j));
+      bytes += (views.back().rows + 1) * sizeof(eoff_t) + views.back().nnz * sizeof(vid_t);
+    }
+  CountStats load;
+  gpu->make_resident(views, load);
+  EXPECT_EQ(load.bytes_transferred, bytes);
+  EXPECT_GT(load.transfer_seconds, 0.0);
+  CountStats again;
+  gpu->make_resident(views, again);
+  EXPECT_EQ(again.bytes_transferred, 0u) << "already on the device";
+  count_t total = 0;
+  CountStats counting;
+  const TaskPlan plan(3, 2);
+  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
+    const Task t = plan.decode(id);
+    const SubtaskBlocks b{views[t.i * 3 + t.k], views[t.i * 3 + t.j], views[t.j * 3 + t.k], t.split, 2};
+    total += gpu->count(b, counting);
+  }
+  EXPECT_EQ(total, reference::count_triangles(e));
+  EXPECT_EQ(counting.bytes_transferred, 0u) << "the count phase copies no block";
+
+  auto small = cuda_backend(CudaTuning{.device_bytes = bytes / 2});
+  CountStats unused;
+  try {
+    small->make_resident(views, unused);
+    ADD_FAILURE() << "expected the does-not-fit error";
+  } catch (const Error& err) {
+    const std::string what = err.what();
+    EXPECT_NE(what.find("--schedule static"), std::string::npos) << what;
+    EXPECT_NE(what.find(std::to_string(bytes) + " bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("run more workers"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace tricount

@@ -375,3 +375,110 @@ TEST(TaskQueue, BlocksPerWorkerFallAsWorkersAreAdded) {
   }
   EXPECT_LE(blocks_per_worker.back(), 0.40) << "15 workers each hold at most 40% of the blocks";
 }
+
+// The static schedule (tricount-count --schedule static): every task once, the same lists
+// for the same queue, the costs balanced within LPT's bound, and fewer blocks per worker
+// than dealing the tasks out in id order.
+TEST(StaticAssignment, EveryTaskOnceDeterministicAndBalanced) {
+  const TaskPlan plan(5, 3);
+  std::vector<std::uint64_t> work(125);
+  for (std::size_t x = 0; x < work.size(); ++x) work[x] = (x * 7919) % 997 + 1 + (x % 17 == 0 ? 20000 : 0);  // a few hubs
+  const TaskQueue q(plan, work, {});
+  for (int workers : {1, 2, 3, 7, 64, 500}) {
+    const TaskQueue::StaticAssignment a = q.assign_static(workers);
+    ASSERT_EQ(a.tasks.size(), static_cast<std::size_t>(workers));
+    std::set<std::uint64_t> seen;
+    double total = 0, most = 0, largest_task = 0;
+    for (int w = 0; w < workers; ++w) {
+      double sum = 0, previous = 1e300;
+      for (std::uint64_t id : a.tasks[static_cast<std::size_t>(w)]) {
+        EXPECT_TRUE(seen.insert(id).second) << "task " << id << " twice";
+        EXPECT_LE(q.estimate(id), previous) << "a worker counts its costliest first";
+        previous = q.estimate(id);
+        sum += q.estimate(id);
+        largest_task = std::max(largest_task, q.estimate(id));
+      }
+      EXPECT_DOUBLE_EQ(a.cost[static_cast<std::size_t>(w)], sum);
+      total += sum;
+      most = std::max(most, sum);
+    }
+    EXPECT_EQ(seen.size(), plan.num_tasks()) << workers << " workers";
+    // Each task went to a worker within the capacity, or to the least loaded: no worker ends
+    // above the capacity or the mean plus the largest task.
+    const double capacity = (1 + TaskQueue::kStaticCapacitySlack) * std::max(total / workers, largest_task);
+    EXPECT_LE(most, std::max(capacity, total / workers + largest_task) + 1e-9) << workers << " workers";
+    const TaskQueue::StaticAssignment again = q.assign_static(workers);
+    EXPECT_EQ(again.tasks, a.tasks) << "deterministic";
+  }
+}
+
+TEST(StaticAssignment, EvenTasksGoEvenlyAndKeepWorkersOnTheirBlocks) {
+  const TaskPlan plan(4, 2);
+  const TaskQueue q(plan, std::vector<std::uint64_t>(64, 100), {});
+  const int workers = 8;
+  const TaskQueue::StaticAssignment a = q.assign_static(workers);
+  auto distinct_blocks = [&](const std::vector<std::uint64_t>& tasks) {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> blocks;
+    for (std::uint64_t id : tasks) {
+      const Task t = plan.decode(id);
+      for (const BlockId& b : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) blocks.insert({b.row_class, b.col_class});
+    }
+    return blocks.size();
+  };
+  std::size_t held = 0, dealt = 0;
+  for (int w = 0; w < workers; ++w) {
+    EXPECT_EQ(a.tasks[static_cast<std::size_t>(w)].size(), plan.num_tasks() / workers) << "worker " << w;
+    held += distinct_blocks(a.tasks[static_cast<std::size_t>(w)]);
+    std::vector<std::uint64_t> by_id;
+    for (std::uint64_t id = static_cast<std::uint64_t>(w); id < plan.num_tasks(); id += workers) by_id.push_back(id);
+    dealt += distinct_blocks(by_id);
+  }
+  EXPECT_LT(held, dealt) << "block preference: " << held << " blocks held in all, " << dealt << " dealt in id order";
+}
+
+TEST(StaticAssignment, SkipsFinishedTasks) {
+  const TaskPlan plan(2, 1);
+  const TaskQueue q(plan, std::vector<std::uint64_t>(8, 5), {}, {1, 4, 6});
+  const TaskQueue::StaticAssignment a = q.assign_static(3);
+  std::set<std::uint64_t> seen;
+  for (const auto& list : a.tasks) seen.insert(list.begin(), list.end());
+  EXPECT_EQ(seen, (std::set<std::uint64_t>{0, 2, 3, 5, 7}));
+}
+
+// The static schedule in the simulator: each worker first loads every block of its tasks
+// (the load phase), then counts its share (the count phase lasts as long as the largest).
+TEST(Simulator, StaticScheduleSeparatesTheLoadAndCountPhases) {
+  JournalContents j;
+  j.identity = {1, 2, 2, 10, 10, "x"};  // n = 2, m = 2: 16 tasks, 4 blocks of 100 bytes
+  for (std::uint64_t t = 0; t < 16; ++t) j.records.push_back({t, 0, 1.0, 1, 1.0, 0.0});
+  const BlockLoads loads{std::vector<std::uint64_t>(4, 100), 0.01};  // 1 s per block
+  const StaticSimulationPoint one = simulate_static(j, 1, &loads);
+  EXPECT_DOUBLE_EQ(one.count_phase_seconds, 16.0);
+  EXPECT_DOUBLE_EQ(one.load_phase_seconds, 4.0);  // every block once
+  EXPECT_DOUBLE_EQ(one.count_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(one.efficiency, 1.0);
+  EXPECT_EQ(one.max_bytes, 400u);
+  for (int workers : {2, 4, 8}) {
+    const StaticSimulationPoint p = simulate_static(j, workers, &loads);
+    EXPECT_EQ(p.tasks, 16u);
+    EXPECT_EQ(p.max_tasks, 16u / workers) << "even tasks go evenly";
+    EXPECT_DOUBLE_EQ(p.count_phase_seconds, 16.0 / workers);
+    EXPECT_DOUBLE_EQ(p.count_efficiency, 1.0);
+    EXPECT_DOUBLE_EQ(p.imbalance, 1.0);
+    // A worker holds the blocks of its tasks: at least 1 (task (i,i,i)), at most all 4.
+    EXPECT_GE(p.load_phase_seconds, 1.0);
+    EXPECT_LE(p.load_phase_seconds, 4.0);
+    EXPECT_DOUBLE_EQ(p.load_phase_seconds, 0.01 * static_cast<double>(p.max_bytes));
+    EXPECT_DOUBLE_EQ(p.total_seconds, p.load_phase_seconds + p.count_phase_seconds);
+    EXPECT_NEAR(p.efficiency, 20.0 / (workers * p.total_seconds), 1e-12);
+  }
+  // A slower base read rate for one worker raises the end-to-end efficiency, not the count's.
+  const StaticSimulationPoint slow_base = simulate_static(j, 4, &loads, 0.02);
+  EXPECT_NEAR(slow_base.efficiency, 24.0 / (4 * slow_base.total_seconds), 1e-12);
+  // One costly task: the count phase is at least that task (imbalance above 1).
+  j.records[5].seconds = 9.0, j.records[5].estimate = 9.0;
+  const StaticSimulationPoint skewed = simulate_static(j, 8, &loads);
+  EXPECT_DOUBLE_EQ(skewed.count_phase_seconds, 9.0);
+  EXPECT_GT(skewed.imbalance, 2.0);
+  EXPECT_LT(skewed.count_efficiency, 0.5);
+}

@@ -172,6 +172,37 @@ TEST_F(RecordedRuns, PlanPartsFitTheMemoryAndSplitsGiveEnoughTasks) {
   EXPECT_EQ(parts_for("64G"), 1);
 }
 
+// --schedule static (issue 21, resident mode): both phases, count-phase and end-to-end
+// efficiency, the plan's n and m whose blocks fit each GPU, and the shape of a --like file.
+TEST_F(RecordedRuns, StaticSchedulePredictsBothPhasesAndNamesItsShape) {
+  const std::string model = dir_->file("static-model.json");
+  ASSERT_EQ(fit(model, {"k15_n2_m1", "k15_n4_m3"}).exit_code, 0);
+  // 1. The plan: n and m for the resident mode; synthetic graphs say their tasks are even.
+  const std::string json = dir_->file("static-plan.json");
+  const ProcessResult plan = simulate({"--plan", "--model", model, "--kronecker-scale", "20", "--gpus", "16", "--gpu-memory",
+                                       "256M", "--schedule", "static", "--json", json});
+  ASSERT_EQ(plan.exit_code, 0) << describe(plan);
+  EXPECT_TRUE(contains(plan.out, "PREDICTED, not measured, STATIC schedule")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "resident (static schedule)")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "even tasks and blocks")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "count_eff")) << plan.out;
+  EXPECT_TRUE(std::regex_search(plan.out, std::regex(R"(\n +1 +[0-9.]+ +1\.000 )"))) << "one GPU: count efficiency 1\n" << plan.out;
+  EXPECT_TRUE(std::regex_search(plan.out, std::regex(R"(\n +16 +[0-9.]+ +[01]\.[0-9]+ .* yes +[0-9.]+\n)"))) << plan.out;
+  const std::string report = read_text(json);
+  EXPECT_TRUE(contains(report, "\"scheduling\": \"static\"")) << report;
+  EXPECT_EQ(json_numbers(report, "count_phase_seconds").size(), 5u) << "1, 2, 4, 8, 16 GPUs";
+  for (double e : json_numbers(report, "count_efficiency")) EXPECT_LE(e, 1.0 + 1e-9);
+  // 2. A --like file at the predicted n gives its shape (and says so); at another n, even tasks.
+  const ProcessResult like = simulate({"--model", model, "--kronecker-scale", "20", "--parts", "4", "--gpus", "1,4",
+                                       "--schedule", "static", "--like", block_file(15, 4), "--like", block_file(15, 2)});
+  ASSERT_EQ(like.exit_code, 0) << describe(like);
+  EXPECT_TRUE(contains(like.out, "task and block shape of '" + block_file(15, 4) + "'")) << like.out;
+  const ProcessResult other_n = simulate({"--model", model, "--kronecker-scale", "20", "--parts", "8", "--gpus", "1,4",
+                                          "--schedule", "static", "--like", block_file(15, 4)});
+  ASSERT_EQ(other_n.exit_code, 0) << describe(other_n);
+  EXPECT_TRUE(contains(other_n.out, "even tasks and blocks")) << other_n.out;
+}
+
 struct BadCase {
   const char* name;
   std::vector<std::string> args;  // MODEL: a valid model file; NOFAMILY: one without Kronecker samples
@@ -211,6 +242,8 @@ const std::vector<BadCase> kBadCases = {
     {"MoreEdgesThanASimpleGraphHolds", {"--model", "MODEL", "--edges", "1000", "--vertices", "10", "--parts", "2", "--gpus", "1"}, 2, "simple graph"},
     {"UnknownFamily", {"--model", "MODEL", "--edges", "1000", "--vertices", "100", "--family", "powerlaw", "--parts", "2", "--gpus", "1"}, 2, "powerlaw"},
     {"ScaleWithoutFamilyFit", {"--model", "NOFAMILY", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1"}, 2, "--kronecker-sample"},
+    {"BadSchedule", {"--model", "MODEL", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1", "--schedule", "lpt"}, 2, "--schedule: 'lpt'"},
+    {"LikeWithInput", {"--model", "MODEL", "--input", "MODEL", "--parts", "4", "--gpus", "1", "--like", "MODEL"}, 2, "--like"},
     {"BadBandwidth", {"--model", "MODEL", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1", "--network", "5X"}, 2, "--network"},
     {"BadGpuList", {"--model", "MODEL", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1,x"}, 2, "'x'"},
     {"DamagedModel", {"--model", "TORN", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1"}, 1, "torn.json"},

@@ -51,6 +51,16 @@ class CountBackend {
   // Counts the subtask's triangles; adds its times to `stats`.
   virtual count_t count(const SubtaskBlocks& blocks, CountStats& stats) = 0;
 
+  // The static schedule's load phase (tricount-count --schedule static): every block the
+  // worker's tasks use, before counting, so that count() copies none of them. The CUDA
+  // backend uploads them to its device cache (an Error naming the bytes and the GPU when they
+  // do not fit); the CPU backend counts from host memory and does nothing. Adds the copies
+  // to `stats`.
+  virtual void make_resident(const std::vector<BlockView>& blocks, CountStats& stats) {
+    (void)blocks;
+    (void)stats;
+  }
+
   // Per-vertex counting (tricount-count --per-vertex). Subtask (i, j, k) finds each of its
   // triangles (u, v, w) once, with u in class i, v in class j and w in class k, each named by
   // its local id (its row or column index in the blocks). Once started, every count() also

@@ -2,7 +2,9 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <new>
 
@@ -49,6 +51,60 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
                        const WorkerOptions& options) {
   WorkerStats stats;
   BlockCache cache(file, options.cache_bytes, options.loader_threads, options.map_blocks, options.node_checks);
+  run_worker(cache, plan, backend, source, options, stats);
+  return stats;
+}
+
+std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
+                                                                     const TaskPlan& plan, CountBackend& backend,
+                                                                     const std::vector<std::uint64_t>& tasks,
+                                                                     std::uint64_t cache_bytes, WorkerStats& stats) {
+  const auto start = Clock::now();
+  // 1. The distinct blocks of the tasks, and their bytes from the file's attributes.
+  const std::uint32_t n = plan.parts();
+  std::vector<bool> needed(std::size_t(n) * n, false);
+  for (std::uint64_t id : tasks) {
+    const Task t = plan.decode(id);
+    for (const BlockId& b : {t.hash_block(), t.one_hop_block(), t.two_hop_block()})
+      needed[std::size_t(b.row_class) * n + b.col_class] = true;
+  }
+  std::vector<BlockId> blocks;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j)
+      if (needed[std::size_t(i) * n + j]) {
+        blocks.push_back({i, j});
+        // As CsrSpan::bytes: rows + 1 offsets and nnz neighbours.
+        bytes += (rows_in_class(file.header().vertices, n, i) + 1) * sizeof(eoff_t) + file.block_nnz({i, j}) * sizeof(vid_t);
+      }
+  // 2. They must all fit the host budget, else the count would read some again.
+  if (bytes > cache_bytes) {
+    char gib[2][32];
+    std::snprintf(gib[0], sizeof gib[0], "%.2f GiB", double(bytes) / double(1ull << 30));
+    std::snprintf(gib[1], sizeof gib[1], "%.2f GiB", double(cache_bytes) / double(1ull << 30));
+    throw Error("--schedule static: the " + std::to_string(blocks.size()) + " blocks of this worker's " +
+                std::to_string(tasks.size()) + " tasks need " + std::to_string(bytes) + " bytes (" + gib[0] +
+                ") in memory but --cache-size is " + std::to_string(cache_bytes) + " bytes (" + gib[1] +
+                "): give --cache-size of at least " + std::to_string(bytes) + ", run more workers (each then holds fewer "
+                "blocks), partition with more --parts (smaller blocks), or count with --schedule dynamic");
+  }
+  // 3. Load and check them all now, holding each so that nothing is evicted.
+  std::vector<std::shared_ptr<const LoadedBlock>> held;
+  for (const BlockId& b : blocks) held.push_back(cache.get(b, stats.load_seconds, stats.bytes_loaded));
+  // 4. Onto the device, for a backend that counts there.
+  std::vector<BlockView> views;
+  for (const auto& b : held) views.push_back(b->view());
+  CountStats copies;
+  backend.make_resident(views, copies);
+  stats.transfer_seconds += copies.transfer_seconds;
+  stats.resident_bytes = bytes;
+  stats.load_phase_seconds = since(start);
+  return held;
+}
+
+void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
+                const WorkerOptions& options, WorkerStats& stats) {
+  const auto phase_start = Clock::now();
   std::optional<std::uint64_t> current;
   std::optional<TaskReport> unreported;
   std::future<TaskBlocks> prefetched;  // blocks of `current`, loading in the background
@@ -113,12 +169,12 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
     stats.blocks_checked = checked.blocks;
     stats.bytes_checked = checked.bytes;
     stats.check_seconds = checked.seconds;
+    stats.count_phase_seconds = since(phase_start);
   } catch (const std::exception& e) {
     if (prefetched.valid()) prefetched.wait();  // the loader thread uses `cache`
     source.fail(current ? describe(plan, *current) + ": " + what_failed(e) : what_failed(e));
     throw;
   }
-  return stats;
 }
 
 }  // namespace tricount

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "src/block_format.hpp"
 #include "src/task_plan.hpp"
@@ -13,6 +15,8 @@
 namespace tricount {
 
 class NodeBlockChecks;  // worker/block_cache.hpp
+class BlockCache;
+struct LoadedBlock;
 
 struct TaskReport {
   std::uint64_t task = 0;
@@ -47,6 +51,11 @@ struct WorkerStats {
   std::uint64_t bytes_checked = 0;
   double check_seconds = 0;
   BlockReadTimes load_steps;    // where load_seconds went
+  // The static schedule's load phase (load_resident_blocks, before the barrier; 0 under the
+  // dynamic schedule) and the count phase (wall seconds of run_worker, either schedule).
+  double load_phase_seconds = 0;
+  double count_phase_seconds = 0;
+  std::uint64_t resident_bytes = 0;  // of the blocks loaded in the load phase
 };
 
 inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};
@@ -66,5 +75,21 @@ struct WorkerOptions {
 // Runs until the source says done. Errors are reported to the source and rethrown.
 WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
                        const WorkerOptions& options);
+// The same with the worker's block cache given (it keeps what the load phase loaded); adds to
+// `stats`.
+void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
+                const WorkerOptions& options, WorkerStats& stats);
+
+// The static schedule's load phase: loads and checks every block of `tasks` into `cache`
+// (whose budget must hold them all: --cache-size), then hands them to the backend
+// (CountBackend::make_resident: the CUDA backend uploads them), so that counting them reads
+// and copies nothing. Throws Error before loading anything when they do not fit the host
+// budget (the backend's when they do not fit the GPU), naming the bytes needed and what to
+// do. Adds the loads and copies to `stats` (load_phase_seconds, resident_bytes). The blocks
+// stay loaded while the returned holders live.
+std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
+                                                                     const TaskPlan& plan, CountBackend& backend,
+                                                                     const std::vector<std::uint64_t>& tasks,
+                                                                     std::uint64_t cache_bytes, WorkerStats& stats);
 
 }  // namespace tricount

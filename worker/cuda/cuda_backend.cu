@@ -261,6 +261,11 @@ class CudaBackend final : public CountBackend {
     return run(b, options_, stats, /*timed=*/true);
   }
 
+  void make_resident(const std::vector<BlockView>& blocks, CountStats& stats) override {
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    cache_->preload(blocks, stats);
+  }
+
   void start_per_vertex(std::vector<std::uint64_t> class_vertices) override {
     TRICOUNT_EXPECTS(!class_vertices.empty(), "per-vertex counting needs at least one class");
     for (std::size_t c = 0; c < class_vertices.size(); ++c)

@@ -83,17 +83,8 @@ DeviceTriple DeviceBlockCache::acquire(const SubtaskBlocks& b, std::uint64_t wor
   for (int r = 0; r < 3; ++r) {
     if (roles.same_as[r] >= 0 || dev[r]) continue;
     const BlockView* v = roles.views[r];
-    auto d = std::make_unique<DeviceBlock>();
-    d->serial = v->serial;
-    d->rows = v->rows;
-    d->cols = v->cols;
-    d->nnz = v->nnz;
-    if (!d->offsets.try_allocate(v->rows + 1) || !d->neighbors.try_allocate(v->nnz)) {
-      d.reset();
-      throw_does_not_fit(b, working_need);
-    }
-    upload(d->offsets.get(), v->offsets, (v->rows + 1) * sizeof(eoff_t));
-    upload(d->neighbors.get(), v->neighbors, v->nnz * sizeof(vid_t));
+    std::unique_ptr<DeviceBlock> d = upload_block(*v);
+    if (!d) throw_does_not_fit(b, working_need);
     copied += view_bytes(*v);
     dev[r] = d.get();
     keep.push_back(d.get());
@@ -112,6 +103,49 @@ DeviceTriple DeviceBlockCache::acquire(const SubtaskBlocks& b, std::uint64_t wor
     dev[r]->last_use = ++use_clock_;
   }
   return {dev[0]->view(), dev[1]->view(), dev[2]->view()};
+}
+
+std::unique_ptr<DeviceBlock> DeviceBlockCache::upload_block(const BlockView& v) {
+  auto d = std::make_unique<DeviceBlock>();
+  d->serial = v.serial;
+  d->rows = v.rows;
+  d->cols = v.cols;
+  d->nnz = v.nnz;
+  if (!d->offsets.try_allocate(v.rows + 1) || !d->neighbors.try_allocate(v.nnz)) return nullptr;
+  upload(d->offsets.get(), v.offsets, (v.rows + 1) * sizeof(eoff_t));
+  upload(d->neighbors.get(), v.neighbors, v.nnz * sizeof(vid_t));
+  return d;
+}
+
+void DeviceBlockCache::preload(const std::vector<BlockView>& blocks, CountStats& stats) {
+  // 1. The blocks not on the device yet, and whether they fit beside what is.
+  std::vector<const BlockView*> missing;
+  std::uint64_t need = 0, all = 0;
+  for (const BlockView& v : blocks) {
+    all += view_bytes(v);
+    if (find(v)) continue;
+    missing.push_back(&v);
+    need += view_bytes(v);
+  }
+  auto does_not_fit = [&] {
+    throw Error("CUDA backend: --schedule static: the " + std::to_string(blocks.size()) + " blocks of this worker's tasks need " +
+                std::to_string(all) + " bytes (" + mib(all) + ") on GPU " + std::to_string(device_) + " (" + device_name_ +
+                "), which can hold " + mib(available() + cached_bytes()) + " of blocks beside the backend's working memory: "
+                "run more workers (each then holds fewer blocks), partition with more --parts (smaller blocks), or count "
+                "with --schedule dynamic");
+  };
+  if (need > available()) does_not_fit();
+  // 2. Their uploads, kept (the first evictions take the least recently used).
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const BlockView* v : missing) {
+    std::unique_ptr<DeviceBlock> d = upload_block(*v);
+    if (!d) does_not_fit();
+    d->last_use = ++use_clock_;
+    blocks_.push_back(std::move(d));
+  }
+  TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));
+  stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats.bytes_transferred += need;
 }
 
 void DeviceBlockCache::drop_unserialed() {

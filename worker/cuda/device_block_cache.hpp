@@ -54,6 +54,11 @@ class DeviceBlockCache {
   // `stats` when `timed`. Throws the "does not fit" Error.
   DeviceTriple acquire(const SubtaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed);
 
+  // Uploads every block not yet on the device (the static schedule's load phase), without
+  // evicting any: throws an Error naming their bytes, the GPU and what to do when they do
+  // not all fit. Adds the copies to `stats`.
+  void preload(const std::vector<BlockView>& blocks, CountStats& stats);
+
   // Forgets blocks without a serial (they are identified by their pointer only for the
   // subtask that uploaded them).
   void drop_unserialed();
@@ -68,6 +73,8 @@ class DeviceBlockCache {
   bool make_room(std::uint64_t bytes, const std::vector<const DeviceBlock*>& keep);
   void copy_to_staging(char* to, const char* from, std::size_t n) const;
   void upload(void* dst, const void* src, std::size_t bytes);
+  // Allocates and uploads one block (queued on the stream); null when it cannot be allocated.
+  std::unique_ptr<DeviceBlock> upload_block(const BlockView& v);
 
   int device_ = 0;
   std::string device_name_;
