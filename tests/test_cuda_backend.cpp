@@ -621,10 +621,10 @@ TEST(CudaBackend, DISABLED_Benchmark) {
 // The static schedule's load phase (CountBackend::make_resident): every block uploaded before
 // counting, so that counting copies nothing; blocks that do not fit the GPU are a clear error.
 TEST(CudaBackend, ResidentBlocksAreUploadedOnceBeforeCounting) {
-  REQUIRE_GPU();
+  TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();
   const EdgePairs e = testing::random_graph(6000, 80000, 21);
-  const PartitionedGraph g = partition(e, 3);
+  const PartitionedGraph g = testing::partition_graph(e, 3);
   const std::uint64_t serial = next_serial_base();
   std::vector<BlockView> views;
   std::uint64_t bytes = 0;
