@@ -14,6 +14,9 @@
 #   env:   WORK=/tmp/cmv  TAG=run  PARTS="2 4 8"  SPLITS="1 2 3 4"  WORKERS="1 2 4 8 15"  CPU_PARTS=8
 #          CORES=16  STOP_AFTER_S=480 (no count starts after this; the archive is made at once)
 #          GPU_BACKEND=cuda (cpu: to try the script on a machine without a GPU)
+#          PARTITION_JOBS=16 partitions at once (1: one at a time on every core), PARTITION_BUDGET=16G
+#          each (a partition over budget spills to /tmp: three of Kronecker 26 at once filled the
+#          GPU host's 64 GB disk; there PARTITION_JOBS=1 PARTITION_BUDGET=60G keeps it in memory)
 #          TOOL=dir/cost_model_tool (default BUILD's): writes each block file's shape
 #
 # Graphs: every scale generated at once, then every block file partitioned at once, in WORK
@@ -24,6 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build}; work=${WORK:-/tmp/cmv}; out=${OUT:-$work/out}; tag=${TAG:-run}
 parts_list=${PARTS:-"2 4 8"}; splits_list=${SPLITS:-"1 2 3 4"}; workers_list=${WORKERS:-"1 2 4 8 15"}
 cpu_parts=${CPU_PARTS:-8}; cores=${CORES:-16}; stop_after=${STOP_AFTER_S:-480}; gpu_backend=${GPU_BACKEND:-cuda}
+partition_jobs=${PARTITION_JOBS:-16}; partition_budget=${PARTITION_BUDGET:-16G}
 bin=$build; [ -x "$build/bin/tricount-count" ] && bin=$build/bin
 tool=${TOOL:-$bin/cost_model_tool}
 [ $# -gt 0 ] || { echo "validate_cost_model: error: name at least one part (gpu:S, cpu:S, sample:S)" >&2; exit 2; }
@@ -62,8 +66,11 @@ wait "${pids[@]}"; log generated "${scales[*]}"
 pids=()
 for f in "${files[@]}"; do  # scales >= 24 get 4 threads, smaller ones 2 (the cores oversubscribed)
   s=${f%%:*}; n=${f#*:}; threads=2; [ "$s" -lt 24 ] || threads=4
-  [ -f "$work/k$s.p$n.h5" ] || { "$bin/tricount-partition" -i "$work/k$s.bin64" -o "$work/k$s.p$n.h5" --parts "$n" \
-    --threads "$threads" --memory-budget 16G -q > "$res/part_k${s}_n$n.log" 2>&1 & pids+=($!); }
+  [ "$partition_jobs" -gt 1 ] || threads=$cores
+  [ -f "$work/k$s.p$n.h5" ] && continue
+  while [ "$(jobs -rp | wc -l)" -ge "$partition_jobs" ]; do wait -n; done
+  "$bin/tricount-partition" -i "$work/k$s.bin64" -o "$work/k$s.p$n.h5" --parts "$n" \
+    --threads "$threads" --memory-budget "$partition_budget" -q > "$res/part_k${s}_n$n.log" 2>&1 & pids+=($!)
 done
 wait "${pids[@]}"; log partitioned "${files[*]}"; rm -f "$work"/*.bin64
 for f in "${files[@]}"; do
