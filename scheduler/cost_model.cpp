@@ -1,6 +1,7 @@
 #include "scheduler/cost_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -200,7 +201,7 @@ std::vector<double> least_squares_nonnegative(const std::vector<std::vector<doub
   std::vector<std::uint32_t> subsets;
   for (std::uint32_t subset = 1; subset < (1u << k); ++subset) subsets.push_back(subset);
   std::stable_sort(subsets.begin(), subsets.end(),
-                   [](std::uint32_t a, std::uint32_t b) { return __builtin_popcount(a) < __builtin_popcount(b); });
+                   [](std::uint32_t a, std::uint32_t b) { return std::popcount(a) < std::popcount(b); });
   for (std::uint32_t subset : subsets) {
     std::vector<std::size_t> use;
     for (std::size_t c = 0; c < k; ++c)
