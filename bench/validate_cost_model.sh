@@ -1,67 +1,110 @@
 #!/usr/bin/env bash
-# Cost model validation on one GPU (issue 21): Kronecker 24 and 25 at n = 2, 4, 8 and
-# m = 1..4, one journal and one --json report per run; fits on part of the runs and predicts
-# the others (tricount-simulate --fit / --model); Kronecker 16-25 block files as samples of
-# the family fit. Everything lands in $OUT (journals, reports, models, predictions, log);
-# bench/cost_model_table.py turns it into the RESULTS tables. It also packs $OUT into
-# $OUT.tgz: a device call returns a limited number of files, so copy that one back.
-#   usage: BUILD=dir-with-binaries OUT=dir bench/validate_cost_model.sh
-#   REUSE_GRAPHS=1: keep the block files already in WORK (no generating, no partitioning)
-#   env:   WORK=/tmp/cmv  BACKEND=cuda  DEVICE="NVIDIA H200"  SCALES="24 25"  PARTS="2 4 8"  SPLITS="1 2 3 4"  SAMPLES="16 18 20 22"
+# Cost model validation runs on one GPU host (issue 21), in parts that each fit one device
+# call. Every part's results (journals, --json reports, shapes of the block files, logs; never
+# graphs) are packed into ONE archive, $OUT/validate-TAG.tgz, whatever happens: on success, on
+# an error, and when the time limit stops it (an EXIT trap). The fits and predictions are made
+# afterwards, anywhere, from the archive: bench/cost_model_table.py.
+#
+#   usage: BUILD=dir OUT=dir bench/validate_cost_model.sh PART...
+#   PART:  gpu:S   Kronecker S at n in PARTS, m in SPLITS, one GPU (mpirun -np 2: the
+#                  scheduler and one worker), after one warm-up count per block file
+#          cpu:S   Kronecker S at n = CPU_PARTS, m = 1, W CPU workers for W in WORKERS
+#                  (mpirun -np W+1 --backend cpu --threads CORES/W)
+#          sample:S  Kronecker S at n = 2: its shape only (a sample of the family fit)
+#   env:   WORK=/tmp/cmv  TAG=run  PARTS="2 4 8"  SPLITS="1 2 3 4"  WORKERS="1 2 4 8 15"  CPU_PARTS=8
+#          CORES=16  STOP_AFTER_S=480 (no count starts after this; the archive is made at once)
+#          GPU_BACKEND=cuda (cpu: to try the script on a machine without a GPU)
+#          PARTITION_JOBS=16 partitions at once (1: one at a time on every core), PARTITION_BUDGET=16G
+#          each (a partition over budget spills to /tmp: three of Kronecker 26 at once filled the
+#          GPU host's 64 GB disk; there PARTITION_JOBS=1 PARTITION_BUDGET=60G keeps it in memory)
+#          TOOL=dir/cost_model_tool (default BUILD's): writes each block file's shape
+#
+# Graphs: every scale generated at once, then every block file partitioned at once, in WORK
+# (generated edge files are removed once partitioned). A count that fails is logged and the
+# run goes on.
 set -uo pipefail
-cd "$(dirname "$0")/.." 2>/dev/null || true
-build=${BUILD:-build}; work=${WORK:-/tmp/cmv}; out=${OUT:-$work/out}
-backend=${BACKEND:-cuda}; scales=${SCALES:-"24 25"}; parts_list=${PARTS:-"2 4 8"}; splits_list=${SPLITS:-"1 2 3 4"}; samples=${SAMPLES:-"16 18 20 22"}
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$here/build}; work=${WORK:-/tmp/cmv}; out=${OUT:-$work/out}; tag=${TAG:-run}
+parts_list=${PARTS:-"2 4 8"}; splits_list=${SPLITS:-"1 2 3 4"}; workers_list=${WORKERS:-"1 2 4 8 15"}
+cpu_parts=${CPU_PARTS:-8}; cores=${CORES:-16}; stop_after=${STOP_AFTER_S:-480}; gpu_backend=${GPU_BACKEND:-cuda}
+partition_jobs=${PARTITION_JOBS:-16}; partition_budget=${PARTITION_BUDGET:-16G}
 bin=$build; [ -x "$build/bin/tricount-count" ] && bin=$build/bin
-. scripts/mpi-env
-mkdir -p "$work" "$out/journal" "$out/report" "$out/predict"
-log() { echo "[$(date +%T)] $*"; }
+tool=${TOOL:-$bin/cost_model_tool}
+[ $# -gt 0 ] || { echo "validate_cost_model: error: name at least one part (gpu:S, cpu:S, sample:S)" >&2; exit 2; }
+. "$here/scripts/mpi-env"
+res=$work/results-$tag
+mkdir -p "$work" "$out" "$res/journal" "$res/report" "$res/shape"
+start=$(date +%s)
+log() { echo "[$(date +%T) +$(( $(date +%s) - start ))s] $*" | tee -a "$res/log.txt"; }
+pack() { log "packing"; tar czf "$out/validate-$tag.tgz" -C "$res" . && ls -l "$out/validate-$tag.tgz"; }
+trap pack EXIT
+in_time() { [ $(( $(date +%s) - start )) -lt "$stop_after" ] || { log "time limit ($stop_after s): no more counts"; return 1; }; }
 nvidia-smi -L 2>/dev/null || true
-# 1. Graphs: every scale generated at once, then every partition at once (in memory).
-if [ -z "${REUSE_GRAPHS:-}" ]; then
-for s in $samples $scales; do
-  "$bin/tricount-generate" --kind kronecker --scale "$s" --output "$work/k$s.bin64" > "$work/gen$s.log" 2>&1 &
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; free -g | head -2; } > "$res/machine.txt" 2>&1
+
+# 1. Which block files the parts need (scale:n), and the scales to generate.
+files=(); scales=()
+for part in "$@"; do
+  kind=${part%%:*}; s=${part#*:}
+  case $kind in
+    gpu) for n in $parts_list; do files+=("$s:$n"); done ;;
+    cpu) files+=("$s:$cpu_parts") ;;
+    sample) files+=("$s:2") ;;
+    *) log "unknown part '$part'"; exit 2 ;;
+  esac
+  scales+=("$s")
 done
-wait; log generated
-for s in $samples; do
-  "$bin/tricount-partition" -i "$work/k$s.bin64" -o "$work/k$s.p2.h5" --parts 2 --threads 2 -q &
+mapfile -t files < <(printf '%s\n' "${files[@]}" | sort -u -t: -k1,1n -k2,2n)
+mapfile -t scales < <(printf '%s\n' "${scales[@]}" | sort -u -n)
+
+# 2. Generate, partition (each file with its share of the cores), shapes.
+pids=()
+for s in "${scales[@]}"; do
+  [ -f "$work/k$s.bin64" ] || { "$bin/tricount-generate" --kind kronecker --scale "$s" --output "$work/k$s.bin64" > "$res/gen$s.log" 2>&1 & pids+=($!); }
 done
-for s in $scales; do for n in $parts_list; do
-  "$bin/tricount-partition" -i "$work/k$s.bin64" -o "$work/k$s.p$n.h5" --parts "$n" --threads 3 --memory-budget 40G -q &
-done; done
-wait; log partitioned; rm -f "$work"/*.bin64
-fi
-ls -l "$work"/*.h5
-# 2. Counts: a warm-up (CUDA context, not measured), then every (scale, n, m) once.
-mpirun -np 1 "$bin/tricount-count" --input "$work/k${samples##* }.p2.h5" --backend "$backend" > /dev/null
-for s in $scales; do for n in $parts_list; do for m in $splits_list; do
-  name=k${s}_n${n}_m${m}
-  mpirun -np 1 "$bin/tricount-count" --input "$work/k$s.p$n.h5" --backend "$backend" --workload-splits "$m" \
-    --journal "$out/journal/$name.journal" --json "$out/report/$name.json" > "$out/report/$name.txt" 2>&1 \
-    || log "count $name failed"
-done; done; done
-log counted
-# 3. Fits and predictions. A: fit on scale 24, predict scale 25. B: fit on n = 4, predict
-# n = 2 and 8. all: every run (the model for the predictions at scale).
-fit() {  # NAME, then journal names
-  local model=$1; shift
-  local args=()
-  for j in "$@"; do args+=(--journal "$out/journal/$j.journal" --report "$out/report/$j.json"); done
-  for s in $samples $scales; do args+=(--kronecker-sample "$s=$work/k$s.p2.h5"); done
-  "$bin/tricount-simulate" --fit "$out/model_$model.json" --backend "$backend" --device "${DEVICE:-NVIDIA H200}" --storage "page cache" "${args[@]}"
+wait "${pids[@]}"; log generated "${scales[*]}"
+pids=()
+for f in "${files[@]}"; do  # scales >= 24 get 4 threads, smaller ones 2 (the cores oversubscribed)
+  s=${f%%:*}; n=${f#*:}; threads=2; [ "$s" -lt 24 ] || threads=4
+  [ "$partition_jobs" -gt 1 ] || threads=$cores
+  [ -f "$work/k$s.p$n.h5" ] && continue
+  while [ "$(jobs -rp | wc -l)" -ge "$partition_jobs" ]; do wait -n; done
+  "$bin/tricount-partition" -i "$work/k$s.bin64" -o "$work/k$s.p$n.h5" --parts "$n" \
+    --threads "$threads" --memory-budget "$partition_budget" -q > "$res/part_k${s}_n$n.log" 2>&1 & pids+=($!)
+done
+wait "${pids[@]}"; log partitioned "${files[*]}"; rm -f "$work"/*.bin64
+for f in "${files[@]}"; do
+  s=${f%%:*}; n=${f#*:}
+  "$tool" shape "$work/k$s.p$n.h5" "$res/shape/k${s}_n$n.json" || log "no shape for k$s.p$n.h5"
+done
+ls -l "$work"/*.h5 | tee -a "$res/log.txt"
+
+# 3. Counts, part by part.
+count() {  # NAME RANKS FILE [options]: one measured count with its journal and report
+  local name=$1 ranks=$2 file=$3; shift 3
+  mpirun -np "$ranks" "$bin/tricount-count" --input "$file" --journal "$res/journal/$name.journal" \
+    --json "$res/report/$name.json" "$@" > "$res/report/$name.txt" 2>&1 || log "count $name failed"
 }
-predict() {  # MODEL NAME: one 1-GPU prediction of run NAME from its block file
-  local s=${2#k}; s=${s%%_*}; local n=${2#*_n}; n=${n%%_*}; local m=${2##*_m}
-  "$bin/tricount-simulate" --model "$out/model_$1.json" --input "$work/k$s.p$n.h5" --workload-splits "$m" --gpus 1 \
-    --json "$out/predict/$1_$2.json" > /dev/null
-}
-runs() { for s in $1; do for n in $2; do for m in $splits_list; do echo "k${s}_n${n}_m${m}"; done; done; done; }
-first=${scales%% *}
-fit A $(runs "$first" "$parts_list")
-for r in $(runs "${scales#* }" "$parts_list"); do predict A "$r"; done
-fit B $(runs "$scales" 4)
-for r in $(runs "$scales" "2 8"); do predict B "$r"; done
-fit all $(runs "$scales" "$parts_list")
-for r in $(runs "$scales" "$parts_list"); do predict all "$r"; done
+for part in "$@"; do
+  kind=${part%%:*}; s=${part#*:}
+  case $kind in
+    gpu)
+      for n in $parts_list; do
+        in_time || break 2
+        mpirun -np 2 "$bin/tricount-count" --input "$work/k$s.p$n.h5" --backend "$gpu_backend" > "$res/warmup_k${s}_n$n.txt" 2>&1
+        for m in $splits_list; do
+          in_time || break 3
+          count "k${s}_n${n}_m${m}" 2 "$work/k$s.p$n.h5" --backend "$gpu_backend" --workload-splits "$m"
+        done
+        log "counted k$s n=$n"
+      done ;;
+    cpu)
+      for w in $workers_list; do
+        in_time || break 2
+        count "cpu_k${s}_n${cpu_parts}_w$w" $((w + 1)) "$work/k$s.p$cpu_parts.h5" --backend cpu \
+          --threads $((cores / w)) --workload-splits 1
+        log "counted cpu k$s W=$w"
+      done ;;
+  esac
+done
 log done
-tar czf "$out.tgz" -C "$out" . && log "packed $out.tgz"

@@ -1,6 +1,7 @@
 #include "scheduler/cost_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -176,39 +177,93 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
   return f;
 }
 
-// Least squares of y = a + b x + c z (normal equations, Cramer's rule). Falls back to the
-// line in x when z adds nothing or would take a negative coefficient.
+// Least squares of y against the given columns with every coefficient >= 0: each subset of
+// the columns is solved (normal equations on columns scaled to 1, Gaussian elimination), in
+// order of size and then of the columns' order, and the feasible one with the least squared
+// residual kept; a later subset must lower the residual by more than 0.1% to replace an
+// earlier one (so exact data keeps its true terms, a column that adds nothing gets 0, and of
+// near-equal fits on nearly collinear columns, such as evenly hashed tasks of one estimate,
+// the first column's is kept). Returns the coefficients (0 for a dropped column).
+std::vector<double> least_squares_nonnegative(const std::vector<std::vector<double>>& columns, const std::vector<double>& y,
+                                              double* residual = nullptr) {
+  const std::size_t k = columns.size(), rows = y.size();
+  std::vector<double> scale(k, 1.0);
+  for (std::size_t c = 0; c < k; ++c) {
+    double most = 0;
+    for (double v : columns[c]) most = std::max(most, std::abs(v));
+    if (most > 0) scale[c] = most;
+  }
+  double y_squares = 0;
+  for (double v : y) y_squares += v * v;
+  const double tolerance = 1e-9 * y_squares;
+  std::vector<double> best(k, 0.0);
+  double best_residual = y_squares;  // the empty subset
+  std::vector<std::uint32_t> subsets;
+  for (std::uint32_t subset = 1; subset < (1u << k); ++subset) subsets.push_back(subset);
+  std::stable_sort(subsets.begin(), subsets.end(),
+                   [](std::uint32_t a, std::uint32_t b) { return std::popcount(a) < std::popcount(b); });
+  for (std::uint32_t subset : subsets) {
+    std::vector<std::size_t> use;
+    for (std::size_t c = 0; c < k; ++c)
+      if (subset & (1u << c)) use.push_back(c);
+    // Normal equations A b = r over the scaled columns in `use`.
+    const std::size_t u = use.size();
+    std::vector<std::vector<double>> a(u, std::vector<double>(u + 1, 0.0));
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t p = 0; p < u; ++p) {
+        const double xp = columns[use[p]][i] / scale[use[p]];
+        for (std::size_t q = 0; q < u; ++q) a[p][q] += xp * columns[use[q]][i] / scale[use[q]];
+        a[p][u] += xp * y[i];
+      }
+    bool solved = true;
+    for (std::size_t p = 0; p < u && solved; ++p) {
+      std::size_t pivot = p;
+      for (std::size_t q = p + 1; q < u; ++q)
+        if (std::abs(a[q][p]) > std::abs(a[pivot][p])) pivot = q;
+      std::swap(a[p], a[pivot]);
+      if (!(std::abs(a[p][p]) > 1e-12 * static_cast<double>(rows))) solved = false;  // collinear columns
+      for (std::size_t q = 0; q < u && solved; ++q) {
+        if (q == p) continue;
+        const double f = a[q][p] / a[p][p];
+        for (std::size_t c = p; c <= u; ++c) a[q][c] -= f * a[p][c];
+      }
+    }
+    if (!solved) continue;
+    std::vector<double> b(k, 0.0);
+    bool feasible = true;
+    for (std::size_t p = 0; p < u; ++p) {
+      b[use[p]] = a[p][u] / a[p][p] / scale[use[p]];
+      if (!(b[use[p]] >= 0) || !std::isfinite(b[use[p]])) feasible = false;
+    }
+    if (!feasible) continue;
+    double ss = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+      double r = y[i];
+      for (std::size_t c = 0; c < k; ++c) r -= b[c] * columns[c][i];
+      ss += r * r;
+    }
+    if (ss < best_residual * (1 - 1e-3) - tolerance) best_residual = ss, best = b;
+  }
+  if (residual) *residual = best_residual;
+  return best;
+}
+
+// Least squares of y = a + b x + c z with a, b, c >= 0 (see least_squares_nonnegative).
 struct PlaneFit {
   double intercept = 0, slope_x = 0, slope_z = 0, r2 = 0;
 };
 PlaneFit fit_plane(const std::vector<double>& x, const std::vector<double>& z, const std::vector<double>& y) {
-  const LineFit line = fit_line(x, y);
-  PlaneFit p{line.intercept, line.slope, 0, line.r2};
-  double n = static_cast<double>(x.size()), sx = 0, sz = 0, sy = 0, sxx = 0, szz = 0, sxz = 0, sxy = 0, szy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sx += x[i], sz += z[i], sy += y[i], sxx += x[i] * x[i], szz += z[i] * z[i], sxz += x[i] * z[i];
-    sxy += x[i] * y[i], szy += z[i] * y[i];
-  }
-  auto det3 = [](double a, double b, double c, double d, double e, double f, double g, double h, double k) {
-    return a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
-  };
-  const double d = det3(n, sx, sz, sx, sxx, sxz, sz, sxz, szz);
-  if (!(std::abs(d) > 1e-12 * std::abs(n * sxx * szz)) || d == 0) return p;
-  const double a = det3(sy, sx, sz, sxy, sxx, sxz, szy, sxz, szz) / d;
-  const double b = det3(n, sy, sz, sx, sxy, sxz, sz, szy, szz) / d;
-  const double c = det3(n, sx, sy, sx, sxx, sxy, sz, sxz, szy) / d;
-  if (c <= 0 || b < 0) return p;
-  double ss_res = 0, ss_tot = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = y[i] - (a + b * x[i] + c * z[i]);
-    ss_res += r * r;
-    ss_tot += (y[i] - sy / n) * (y[i] - sy / n);
-  }
-  return {a, b, c, ss_tot > 0 ? 1 - ss_res / ss_tot : 1};
+  double ss = 0;
+  const std::vector<double> b = least_squares_nonnegative({x, std::vector<double>(x.size(), 1.0), z}, y, &ss);
+  double mean = 0, ss_tot = 0;
+  for (double v : y) mean += v / static_cast<double>(y.size());
+  for (double v : y) ss_tot += (v - mean) * (v - mean);
+  return {b[1], b[0], b[2], ss_tot > 0 ? 1 - ss / ss_tot : 1};
 }
 
-// Per record of a run: the bytes its rank read first (the blocks it did not hold yet).
-std::vector<std::uint64_t> first_read_bytes(const MeasuredRun& run) {
+// Per record of a run: the bytes its rank read first (the blocks it did not hold yet); the
+// number of those blocks and of their rows are added to *blocks and *rows.
+std::vector<std::uint64_t> first_read_bytes(const MeasuredRun& run, std::uint64_t* blocks, std::uint64_t* rows) {
   const TaskPlan plan(run.journal.identity.parts, run.journal.identity.splits);
   if (run.block_bytes.size() != std::size_t(plan.parts()) * plan.parts())
     throw Error("'" + run.journal_path + "': the block file has " + std::to_string(run.block_bytes.size()) +
@@ -224,7 +279,9 @@ std::vector<std::uint64_t> first_read_bytes(const MeasuredRun& run) {
     std::uint64_t b = 0;
     for (const BlockId& id : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) {
       const std::size_t at = std::size_t(id.row_class) * plan.parts() + id.col_class;
-      if (!h[at]) h[at] = true, b += run.block_bytes[at];
+      if (h[at]) continue;
+      h[at] = true, b += run.block_bytes[at], ++*blocks;
+      *rows += rows_in_class(run.journal.identity.vertices, plan.parts(), id.row_class);
     }
     bytes.push_back(b);
   }
@@ -245,13 +302,17 @@ CostModel fit_cost_model(const std::vector<MeasuredRun>& runs, const std::string
   if (runs.empty()) throw UsageError("the fit needs at least one journal");
   CostModel m;
   m.backend = backend, m.device = device, m.storage = storage;
-  // 1. Load and upload rates: totals over the bytes each rank read first.
+  // 1. Load: least squares of each run's load seconds against the bytes, blocks and rows its
+  // ranks read first (no intercept); upload: totals over totals.
   std::vector<std::vector<std::uint64_t>> first(runs.size());
-  double load = 0, bytes = 0, transfer = 0, transfer_bytes = 0;
+  std::vector<double> run_load, run_bytes, run_blocks, run_rows;
+  double transfer = 0, transfer_bytes = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const MeasuredRun& run = runs[r];
     if (run.journal.records.empty()) throw Error("'" + run.journal_path + "' records no task");
-    first[r] = first_read_bytes(run);
+    std::uint64_t blocks = 0, rows = 0;
+    first[r] = first_read_bytes(run, &blocks, &rows);
+    double load = 0, bytes = 0;
     for (std::size_t i = 0; i < run.journal.records.size(); ++i) {
       const JournalRecord& rec = run.journal.records[i];
       if (rec.load_seconds < 0)
@@ -259,10 +320,15 @@ CostModel fit_cost_model(const std::vector<MeasuredRun>& runs, const std::string
       load += rec.load_seconds;
       bytes += static_cast<double>(first[r][i]);
     }
+    run_load.push_back(load), run_bytes.push_back(bytes), run_blocks.push_back(static_cast<double>(blocks));
+    run_rows.push_back(static_cast<double>(rows));
     if (run.transfer_seconds >= 0) transfer += run.transfer_seconds, transfer_bytes += static_cast<double>(run.transfer_bytes);
     m.calibrated_on.push_back(run.journal_path);
   }
-  m.load_seconds_per_byte = bytes > 0 ? load / bytes : 0;
+  const std::vector<double> load_fit = least_squares_nonnegative({run_bytes, run_blocks, run_rows}, run_load);
+  m.load_seconds_per_byte = load_fit[0];
+  m.load_seconds_per_block = load_fit[1];
+  m.load_seconds_per_row = load_fit[2];
   m.upload_seconds_per_byte = transfer_bytes > 0 ? transfer / transfer_bytes : 0;
   // 2. Count: least squares of the task's remaining seconds against its work estimate and
   // the rows of its class.
@@ -342,8 +408,9 @@ std::string cost_model_json(const CostModel& m) {
       .add("task_overhead_seconds", m.task_overhead_seconds).add("seconds_per_work", m.seconds_per_work)
       .add("seconds_per_row", m.seconds_per_row)
       .add("count_r2", m.count_r2).add("count_total_relative_error", m.count_total_relative_error)
-      .add("load_seconds_per_byte", m.load_seconds_per_byte).add("upload_seconds_per_byte", m.upload_seconds_per_byte)
-      .add("tasks_fitted", m.tasks_fitted).add_raw("calibrated_on", sources).add("kronecker", kron);
+      .add("load_seconds_per_byte", m.load_seconds_per_byte).add("load_seconds_per_block", m.load_seconds_per_block)
+      .add("load_seconds_per_row", m.load_seconds_per_row)
+      .add("upload_seconds_per_byte", m.upload_seconds_per_byte).add("tasks_fitted", m.tasks_fitted).add_raw("calibrated_on", sources).add("kronecker", kron);
   return j.str() + "\n";
 }
 
@@ -369,8 +436,12 @@ CostModel load_cost_model(const std::string& path) {
   m.count_total_relative_error = num(doc, "count_total_relative_error");
   m.load_seconds_per_byte = num(doc, "load_seconds_per_byte");
   m.upload_seconds_per_byte = num(doc, "upload_seconds_per_byte");
+  // Models saved before the per-block load cost have none.
+  if (doc.fields.count("load_seconds_per_block")) m.load_seconds_per_block = num(doc, "load_seconds_per_block");
+  if (doc.fields.count("load_seconds_per_row")) m.load_seconds_per_row = num(doc, "load_seconds_per_row");
   m.tasks_fitted = static_cast<std::uint64_t>(num(doc, "tasks_fitted"));
-  if (m.task_overhead_seconds < 0 || m.seconds_per_work < 0 || m.seconds_per_row < 0 || m.load_seconds_per_byte < 0 || m.upload_seconds_per_byte < 0)
+  if (m.task_overhead_seconds < 0 || m.seconds_per_work < 0 || m.seconds_per_row < 0 || m.load_seconds_per_byte < 0 || m.load_seconds_per_block < 0 || m.load_seconds_per_row < 0 ||
+      m.upload_seconds_per_byte < 0)
     throw Error("'" + path + "': a rate or overhead is negative");
   for (const JsonValue& s : field(doc, "calibrated_on", JsonValue::Array, path).items) {
     if (s.kind != JsonValue::String) throw Error("'" + path + "': field 'calibrated_on' holds a non-string");
@@ -399,6 +470,53 @@ std::uint64_t GraphShape::total_work() const {
 
 std::uint64_t GraphShape::max_block_bytes() const {
   return block_bytes.empty() ? 0 : *std::max_element(block_bytes.begin(), block_bytes.end());
+}
+
+std::string graph_shape_json(const GraphShape& shape) {
+  auto list = [](const std::vector<std::uint64_t>& values) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+    return s + "]";
+  };
+  JsonObject j;
+  j.add("tricount_graph_shape", 1).add("description", shape.description).add("vertices", shape.vertices)
+      .add("edges", shape.edges).add("parts", shape.parts).add_raw("block_bytes", list(shape.block_bytes))
+      .add_raw("subtask_work", list(shape.subtask_work));
+  return j.str() + "\n";
+}
+
+void save_graph_shape(const GraphShape& shape, const std::string& path) {
+  output::write_text_file(path, "shape", graph_shape_json(shape));
+}
+
+GraphShape load_graph_shape(const std::string& path) {
+  const JsonValue doc = read_json_file(path);
+  auto count = [&](const JsonValue& v, const std::string& key) {
+    if (v.kind != JsonValue::Number || !(v.number >= 0) || v.number > 1.8e19 || v.number != std::floor(v.number))
+      throw Error("'" + path + "': field '" + key + "' holds a value that is not a count");
+    return static_cast<std::uint64_t>(v.number);
+  };
+  auto counts = [&](const std::string& key) {
+    std::vector<std::uint64_t> values;
+    for (const JsonValue& v : field(doc, key, JsonValue::Array, path).items) values.push_back(count(v, key));
+    return values;
+  };
+  if (count(field(doc, "tricount_graph_shape", JsonValue::Number, path), "tricount_graph_shape") != 1)
+    throw Error("'" + path + "': graph shape version is not 1");
+  GraphShape g;
+  g.description = field(doc, "description", JsonValue::String, path).text;
+  g.vertices = count(field(doc, "vertices", JsonValue::Number, path), "vertices");
+  g.edges = count(field(doc, "edges", JsonValue::Number, path), "edges");
+  const std::uint64_t parts = count(field(doc, "parts", JsonValue::Number, path), "parts");
+  if (parts < 1 || parts > 1024) throw Error("'" + path + "': field 'parts' is not between 1 and 1024");
+  g.parts = static_cast<std::uint32_t>(parts);
+  g.block_bytes = counts("block_bytes");
+  g.subtask_work = counts("subtask_work");
+  if (g.block_bytes.size() != parts * parts || g.subtask_work.size() != parts * parts * parts)
+    throw Error("'" + path + "': " + std::to_string(g.block_bytes.size()) + " block sizes and " +
+                std::to_string(g.subtask_work.size()) + " subtask works for n = " + std::to_string(parts) +
+                " (n^2 and n^3 expected)");
+  return g;
 }
 
 std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz) {
@@ -444,12 +562,32 @@ std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShap
   };
   double count_seconds = 0;
   for (const JournalRecord& r : run.records) count_seconds += r.seconds;
-  BlockLoads one{shape.block_bytes, rate_at(1)};
+  // The simulator charges bytes at one rate: a block's fixed and per-row costs ride on it as
+  // the bytes read at that rate in the same time (the bytes reported come from a run without).
+  const bool extra_costs = model.load_seconds_per_block > 0 || model.load_seconds_per_row > 0;
+  auto loads_at = [&](int gpus, bool with_extra_costs) {
+    BlockLoads loads{shape.block_bytes, rate_at(gpus)};
+    if (with_extra_costs && extra_costs)
+      for (std::size_t b = 0; b < loads.block_bytes.size(); ++b) {
+        const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, static_cast<std::uint32_t>(b / shape.parts)));
+        loads.block_bytes[b] += static_cast<std::uint64_t>(
+            (model.load_seconds_per_block + model.load_seconds_per_row * rows) / loads.seconds_per_byte);
+      }
+    return loads;
+  };
+  const BlockLoads one = loads_at(1, true);
   const double one_gpu = simulate_schedule(run, 1, 0, &one).predicted_seconds;
   std::vector<PredictedPoint> points;
   for (int gpus : gpu_counts) {
-    BlockLoads loads{shape.block_bytes, rate_at(gpus)};
-    const SimulationPoint s = simulate_schedule(run, gpus, 0, &loads);
+    const BlockLoads loads = loads_at(gpus, true);
+    SimulationPoint s = simulate_schedule(run, gpus, 0, &loads);
+    // What the simulator charged for reads (fixed costs included), then the real bytes.
+    const double charged_all = static_cast<double>(s.mean_bytes_loaded) * gpus * loads.seconds_per_byte;
+    if (extra_costs) {
+      const BlockLoads plain = loads_at(gpus, false);
+      const SimulationPoint bytes_only = simulate_schedule(run, gpus, 0, &plain);
+      s.max_bytes_loaded = bytes_only.max_bytes_loaded, s.mean_bytes_loaded = bytes_only.mean_bytes_loaded;
+    }
     PredictedPoint p;
     p.gpus = gpus;
     p.seconds = s.predicted_seconds;
@@ -463,7 +601,7 @@ std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShap
     p.count_seconds = count_seconds;
     const double bytes_all = static_cast<double>(s.mean_bytes_loaded) * gpus;
     p.upload_seconds = bytes_all * model.upload_seconds_per_byte;
-    p.load_seconds = bytes_all * loads.seconds_per_byte - p.upload_seconds;
+    p.load_seconds = charged_all - p.upload_seconds;
     points.push_back(p);
   }
   return points;

@@ -3,14 +3,22 @@
 //
 //   task seconds  = overhead + rate * work estimate            (count; per backend and device)
 //                 + row rate * rows of the task's class i       (each split walks every row)
-//                 + load seconds/byte * bytes of its blocks read first by its worker
+//                 + load seconds/block * blocks read first by its worker
+//                 + load seconds/row * rows of those blocks      (offsets are checked row by row)
+//                 + load seconds/byte * bytes of those blocks
 //                 + upload seconds/byte * the same bytes         (host -> device)
 //
 // The work estimate is the partitioner's /task_work of the task's subtask split over m (the
-// journal's estimate column). Load and upload rates are totals over totals (seconds over
-// bytes read first per rank); the count fit is least squares over every journal record of
-// (seconds - load - upload) against the estimate. At scale, a GPU reads no faster than its
-// share of the node's network link and of the shared file system (named parameters).
+// journal's estimate column). The load terms are least squares over the runs' totals (load
+// seconds against the bytes, blocks and rows read first per rank; the block and row terms
+// appear once runs of several n are given: on one H200 a rate alone was 20-48% off at n = 2
+// and 8, as every block stores |V|/n + 1 offsets, which cost more to check than neighbours);
+// every term >= 0. The upload rate is totals over totals. The count
+// fit is least squares over every journal record of (seconds - load - upload) against the
+// estimate and the rows, every coefficient kept >= 0 (a term that would go negative is
+// dropped: evenly hashed tasks all carry about the same estimate). At scale, a GPU reads no
+// faster than its share of the node's network link and of the shared file system (named
+// parameters); the per-block cost is paid at every scale.
 //
 // A graph that does not exist is described by its size: a family (Kronecker, fitted from
 // measured block files of several scales: log2 |V|, log2 |E| and log2 total work, each
@@ -57,6 +65,8 @@ struct CostModel {
   double count_r2 = 0;                   // of the per-task fit
   double count_total_relative_error = 0; // max over runs of |predicted - measured| / measured count seconds
   double load_seconds_per_byte = 0;
+  double load_seconds_per_block = 0;     // fixed cost of each block read (0: not separable from the rate)
+  double load_seconds_per_row = 0;       // cost of each row of a block read, beyond its offset's bytes
   double upload_seconds_per_byte = 0;    // 0 when no report gave transfer times
   std::uint64_t tasks_fitted = 0;
   std::vector<std::string> calibrated_on;  // journals (and reports) it was fitted on
@@ -90,6 +100,12 @@ struct GraphShape {
   std::uint64_t total_work() const;
   std::uint64_t max_block_bytes() const;
 };
+
+// A shape as a small JSON file (|V|, |E|, n, block bytes, subtask work): what the fit and a
+// prediction need of a block file, without the file (made where the file is, read anywhere).
+std::string graph_shape_json(const GraphShape& shape);
+void save_graph_shape(const GraphShape& shape, const std::string& path);
+GraphShape load_graph_shape(const std::string& path);  // throws Error naming the file and field
 
 // The bytes of block (i, j) holding `nnz` neighbours of a graph of `vertices` at n parts.
 std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
