@@ -536,10 +536,8 @@ GraphShape synthetic_shape(const std::string& description, std::uint64_t vertice
   return g;
 }
 
-std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
-                                         const std::vector<int>& gpu_counts, const MachineParameters& machine) {
+JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits) {
   check_workload_splits(splits);
-  // 1. The run as a journal of predicted task costs (load charged by the simulator).
   JournalContents run;
   run.identity.parts = shape.parts;
   run.identity.splits = splits;
@@ -553,6 +551,27 @@ std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShap
     run.records.push_back(
         {id, 0, model.task_overhead_seconds + model.seconds_per_work * work + model.seconds_per_row * rows, 0, work, 0.0});
   }
+  return run;
+}
+
+BlockLoads model_block_loads(const CostModel& model, const GraphShape& shape, double seconds_per_byte, bool with_fixed_costs) {
+  BlockLoads loads{shape.block_bytes, seconds_per_byte};
+  // The simulator charges bytes at one rate: a block's fixed and per-row costs ride on it as
+  // the bytes read at that rate in the same time.
+  if (with_fixed_costs && (model.load_seconds_per_block > 0 || model.load_seconds_per_row > 0))
+    for (std::size_t b = 0; b < loads.block_bytes.size(); ++b) {
+      const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, static_cast<std::uint32_t>(b / shape.parts)));
+      loads.block_bytes[b] +=
+          static_cast<std::uint64_t>((model.load_seconds_per_block + model.load_seconds_per_row * rows) / seconds_per_byte);
+    }
+  return loads;
+}
+
+std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
+                                         const std::vector<int>& gpu_counts, const MachineParameters& machine) {
+  check_workload_splits(splits);
+  // 1. The run as a journal of predicted task costs (load charged by the simulator).
+  const JournalContents run = model_task_run(model, shape, splits);
   // 2. Each GPU count through the scheduler's policy, reading at the slowest of the bounds.
   auto rate_at = [&](int gpus) {
     const double own = model.load_seconds_per_byte;
@@ -562,19 +581,8 @@ std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShap
   };
   double count_seconds = 0;
   for (const JournalRecord& r : run.records) count_seconds += r.seconds;
-  // The simulator charges bytes at one rate: a block's fixed and per-row costs ride on it as
-  // the bytes read at that rate in the same time (the bytes reported come from a run without).
   const bool extra_costs = model.load_seconds_per_block > 0 || model.load_seconds_per_row > 0;
-  auto loads_at = [&](int gpus, bool with_extra_costs) {
-    BlockLoads loads{shape.block_bytes, rate_at(gpus)};
-    if (with_extra_costs && extra_costs)
-      for (std::size_t b = 0; b < loads.block_bytes.size(); ++b) {
-        const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, static_cast<std::uint32_t>(b / shape.parts)));
-        loads.block_bytes[b] += static_cast<std::uint64_t>(
-            (model.load_seconds_per_block + model.load_seconds_per_row * rows) / loads.seconds_per_byte);
-      }
-    return loads;
-  };
+  auto loads_at = [&](int gpus, bool with_fixed_costs) { return model_block_loads(model, shape, rate_at(gpus), with_fixed_costs); };
   const BlockLoads one = loads_at(1, true);
   const double one_gpu = simulate_schedule(run, 1, 0, &one).predicted_seconds;
   std::vector<PredictedPoint> points;
@@ -629,25 +637,3 @@ std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request) {
 
 }  // namespace tricount
 
-namespace tricount {
-
-// (added by the `resident` branch) Step 1 of predict_runs, for the static schedule.
-JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits) {
-  check_workload_splits(splits);
-  JournalContents run;
-  run.identity.parts = shape.parts;
-  run.identity.splits = splits;
-  run.identity.vertices = shape.vertices;
-  const TaskPlan plan(shape.parts, splits);
-  run.records.reserve(plan.num_tasks());
-  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
-    const Task t = plan.decode(id);
-    const double work = static_cast<double>(shape.subtask_work[(std::size_t(t.i) * shape.parts + t.j) * shape.parts + t.k]) / splits;
-    const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, t.i));
-    run.records.push_back(
-        {id, 0, model.task_overhead_seconds + model.seconds_per_work * work + model.seconds_per_row * rows, 0, work, 0.0});
-  }
-  return run;
-}
-
-}  // namespace tricount

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "scheduler/journal.hpp"
+#include "scheduler/simulate.hpp"
 
 namespace tricount {
 
@@ -133,6 +134,12 @@ struct PredictedPoint {
 
 // Predicts one run of `shape` at m splits on each GPU count (efficiency against one GPU
 // at the same n and m), through the scheduler's own policy (simulate_schedule).
+// The run predict_runs simulates, as a journal: each task's model seconds (overhead, work,
+// row walk; no loads) and its work estimate. The static schedule's simulation starts from it too.
+JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits);
+// The blocks as the simulator charges them at `seconds_per_byte`; with_fixed_costs adds each
+// block's per-block and per-row load seconds as the bytes read at that rate in the same time.
+BlockLoads model_block_loads(const CostModel& model, const GraphShape& shape, double seconds_per_byte, bool with_fixed_costs);
 std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
                                          const std::vector<int>& gpu_counts, const MachineParameters& machine);
 
@@ -150,9 +157,5 @@ std::uint64_t triple_bytes(const GraphShape& shape, double table_factor);
 std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request);
 
 
-// (issue 21, resident mode; added by the `resident` branch) The run predict_runs simulates,
-// as a journal: each task's model seconds (overhead, work, row walk; no loads) and its work
-// estimate, for simulate_static.
-JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits);
 
 }  // namespace tricount

@@ -344,8 +344,16 @@ std::vector<StaticPrediction> predict_static(const CostModel& model, const Graph
   for (std::size_t c = 0; c < counts.size(); ++c) {
     StaticPrediction p;
     p.dynamic = dynamic[c];
-    const BlockLoads loads{shape.block_bytes, dynamic[c].load_seconds_per_byte};
-    p.point = simulate_static(run, counts[c], &loads, one_rate);
+    // Times with each block's fixed load costs; bytes without them; the one-GPU base at its own rate.
+    const BlockLoads charged = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, true);
+    const BlockLoads plain = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, false);
+    const BlockLoads base_loads = model_block_loads(model, shape, one_rate, true);
+    p.point = simulate_static(run, counts[c], &charged, one_rate);
+    const StaticSimulationPoint bytes = simulate_static(run, counts[c], &plain);
+    const StaticSimulationPoint base = simulate_static(run, 1, &base_loads);
+    p.point.max_bytes = bytes.max_bytes, p.point.mean_bytes = bytes.mean_bytes;
+    p.point.speedup = p.point.total_seconds > 0 ? base.total_seconds / p.point.total_seconds : 1.0;
+    p.point.efficiency = p.point.speedup / counts[c];
     p.fits = memory.gpu_memory_bytes == 0 ||
              static_cast<double>(p.point.max_bytes) + memory.table_factor * static_cast<double>(shape.max_block_bytes()) <= budget;
     out.push_back(p);

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # How the plan outputs here were made (issue 21, resident mode; on the 2-core development
-# machine, 2026-11-24). PREDICTIONS, from the H200 cost model fitted in ../cost-model-h200/.
+# machine, 2026-11-24). PREDICTIONS, from the H200 cost model validated in ../cost-model-h200-v2/ (first made with ../cost-model-h200/).
 # BUILD: a build folder with tricount-generate, tricount-partition, tricount-simulate.
 set -e
-BUILD=${BUILD:-build}; W=${W:-/tmp/res-kron}; M=bench/results/cost-model-h200/model_all.json
+BUILD=${BUILD:-build}; W=${W:-/tmp/res-kron}; M=${M:-bench/results/cost-model-h200-v2/model_all.json}
 B=$BUILD/bin; D=bench/results/resident-plan
 mkdir -p $W
 # 1. Kronecker 20, 21, 22 (Graph500 R-MAT, edge factor 16, seed 1), partitioned at every n the
 #    plans consider (the shapes --like takes: /task_work and block sizes at that n).
 for s in 20 21 22; do
+  [ -s $W/k$s.n48.h5 ] || [ $s != 22 -a -s $W/k$s.n32.h5 ] && continue  # made before
   $B/tricount-generate --scale $s --output $W/k$s.bin --format bin64
   for n in 2 3 4 6 8 12 16 24 32 48; do
     [ $s = 22 ] || [ $n = 2 ] || [ $n = 4 ] || [ $n = 8 ] || [ $n = 16 ] || [ $n = 32 ] || continue
