@@ -31,6 +31,25 @@ std::uint64_t newly_read_bytes(const TaskPlan& plan, std::uint64_t task, const s
   return bytes;
 }
 
+// Each task's work estimate and seconds as a journal gives them. With block loads modelled,
+// the measured load is taken out here and charged again per virtual worker.
+struct TaskCosts {
+  std::vector<double> estimate, seconds;
+  std::vector<bool> present;
+};
+
+TaskCosts task_costs(const JournalContents& journal, const TaskPlan& plan, const BlockLoads* loads, double task_overhead_seconds) {
+  TaskCosts c{std::vector<double>(plan.num_tasks(), 0), std::vector<double>(plan.num_tasks(), 0),
+              std::vector<bool>(plan.num_tasks(), false)};
+  for (const JournalRecord& r : journal.records) {
+    if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
+    c.estimate[r.task] = r.estimate;
+    c.seconds[r.task] = (loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds) + task_overhead_seconds;
+    c.present[r.task] = true;
+  }
+  return c;
+}
+
 }  // namespace
 
 std::optional<BlockLoads> measured_block_loads(const JournalContents& journal, std::vector<std::uint64_t> block_bytes) {
@@ -57,16 +76,7 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
                                   const BlockLoads* loads) {
   if (workers < 1) throw UsageError("the simulator needs at least one worker");
   const TaskPlan plan(journal.identity.parts, journal.identity.splits);
-  std::vector<double> estimate(plan.num_tasks(), 0), seconds(plan.num_tasks(), 0);
-  std::vector<bool> present(plan.num_tasks(), false);
-  for (const JournalRecord& r : journal.records) {
-    if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
-    estimate[r.task] = r.estimate;
-    // With block loads modelled, the measured load is taken out here and charged again per
-    // virtual worker below.
-    seconds[r.task] = (loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds) + task_overhead_seconds;
-    present[r.task] = true;
-  }
+  const auto [estimate, seconds, present] = task_costs(journal, plan, loads, task_overhead_seconds);
   std::uint64_t bytes_read = 0;  // by the last call of read_seconds
   auto read_seconds = [&](std::uint64_t task, std::vector<bool>& held) {
     bytes_read = loads ? newly_read_bytes(plan, task, loads->block_bytes, held) : 0;
@@ -114,14 +124,7 @@ StaticSimulationPoint simulate_static(const JournalContents& journal, int worker
   if (workers < 1) throw UsageError("the simulator needs at least one worker");
   // 1. Each task's seconds and estimate, as simulate_schedule takes them.
   const TaskPlan plan(journal.identity.parts, journal.identity.splits);
-  std::vector<double> estimate(plan.num_tasks(), 0), seconds(plan.num_tasks(), 0);
-  std::vector<bool> present(plan.num_tasks(), false);
-  for (const JournalRecord& r : journal.records) {
-    if (r.task >= plan.num_tasks()) throw Error("journal task " + std::to_string(r.task) + " outside the plan");
-    estimate[r.task] = r.estimate;
-    seconds[r.task] = loads ? std::max(0.0, r.seconds - std::max(0.0, r.load_seconds)) : r.seconds;
-    present[r.task] = true;
-  }
+  const auto [estimate, seconds, present] = task_costs(journal, plan, loads, 0.0);
   const double rate = loads ? loads->seconds_per_byte : 0.0;
   // 2. One worker: every task, every block read once.
   double one_count = 0;
