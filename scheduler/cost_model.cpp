@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "scheduler/simulate.hpp"
+#include "src/block_format.hpp"
 #include "src/json.hpp"
 #include "src/output_file.hpp"
 #include "src/task_plan.hpp"
@@ -520,7 +521,7 @@ GraphShape load_graph_shape(const std::string& path) {
 }
 
 std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz) {
-  return (rows_in_class(vertices, parts, row_class) + 1) * sizeof(eoff_t) + nnz * sizeof(vid_t);
+  return csr_bytes(rows_in_class(vertices, parts, row_class), nnz);
 }
 
 GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,

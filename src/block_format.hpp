@@ -34,6 +34,9 @@ struct GraphHeader {
   std::uint64_t graph_checksum = 0;   // checksum of all blocks' checksums (set by the writer)
 };
 
+// Bytes of a block's CSR arrays: rows + 1 offsets and nnz neighbours.
+inline std::uint64_t csr_bytes(std::uint64_t rows, std::uint64_t nnz) { return (rows + 1) * sizeof(eoff_t) + nnz * sizeof(vid_t); }
+
 // A block's shape and arrays wherever they live (a CsrBlock's vectors, a mapped file).
 struct CsrSpan {
   BlockId id;
@@ -42,7 +45,7 @@ struct CsrSpan {
   const eoff_t* offsets = nullptr;   // rows + 1
   const vid_t* neighbors = nullptr;  // nnz
   std::uint64_t nnz = 0;
-  std::uint64_t bytes() const { return (rows + 1) * sizeof(eoff_t) + nnz * sizeof(vid_t); }
+  std::uint64_t bytes() const { return csr_bytes(rows, nnz); }
 };
 
 // One block P(i,j) in host memory: a CSR over the rows of class i (local row r is global

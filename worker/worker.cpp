@@ -74,8 +74,7 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
     for (std::uint32_t j = 0; j < n; ++j)
       if (needed[std::size_t(i) * n + j]) {
         blocks.push_back({i, j});
-        // As CsrSpan::bytes: rows + 1 offsets and nnz neighbours.
-        bytes += (rows_in_class(file.header().vertices, n, i) + 1) * sizeof(eoff_t) + file.block_nnz({i, j}) * sizeof(vid_t);
+        bytes += csr_bytes(rows_in_class(file.header().vertices, n, i), file.block_nnz({i, j}));
       }
   // 2. They must all fit the host budget, else the count would read some again.
   if (bytes > cache_bytes) {
