@@ -652,13 +652,11 @@ std::string webgraph_basename(const std::string& path) {
       std::error_code ec;
       return fs::exists(base + ".graph", ec) ? base : "";
     }
+  // A basename: no such file, but NAME.properties. Whatever graph class it names (EFGraph,
+  // none, junk), it is read as WebGraph, whose reader then says what is wrong with it.
   std::error_code ec;
   if (fs::is_regular_file(path, ec) || !fs::exists(path + ".properties", ec)) return "";
-  try {
-    return is_bv_graphclass(graphclass_of(read_properties_file(path + ".properties"))) ? path : "";
-  } catch (const Error&) {
-    return "";
-  }
+  return path;
 }
 
 bool is_webgraph_input(const std::string& path) { return !webgraph_basename(path).empty(); }
@@ -685,10 +683,16 @@ BvProperties read_bv_properties(const std::string& path) {
   // 2. Sizes and parameters.
   p.nodes = property_number(props, file, "nodes", std::nullopt);
   p.arcs = property_number(props, file, "arcs", std::nullopt);
-  p.window_size = checked_cast<std::uint32_t>(property_number(props, file, "windowsize", 7), "windowsize");
-  p.max_ref_count = checked_cast<std::uint32_t>(property_number(props, file, "maxrefcount", 3), "maxrefcount");
-  p.min_interval_length = checked_cast<std::uint32_t>(property_number(props, file, "minintervallength", 4), "minintervallength");
-  p.zeta_k = checked_cast<std::uint32_t>(property_number(props, file, "zetak", 3), "zetak");
+  const auto property_u32 = [&](const char* key, std::uint32_t fallback) {
+    const std::uint64_t v = property_number(props, file, key, fallback);
+    if (v > UINT32_MAX)
+      throw Error(file + ": property " + key + "=" + std::to_string(v) + " is out of range (at most 4294967295)");
+    return static_cast<std::uint32_t>(v);
+  };
+  p.window_size = property_u32("windowsize", 7);
+  p.max_ref_count = property_u32("maxrefcount", 3);
+  p.min_interval_length = property_u32("minintervallength", 4);
+  p.zeta_k = property_u32("zetak", 3);
   if (p.zeta_k == 0 || p.zeta_k > 32) throw Error(file + ": zetak=" + std::to_string(p.zeta_k) + " is out of range (1..32)");
   if (p.window_size > (1u << 20)) throw Error(file + ": windowsize=" + std::to_string(p.window_size) + " is too large");
   // 3. Codes.

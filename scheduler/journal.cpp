@@ -1,5 +1,8 @@
 #include "scheduler/journal.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -151,32 +154,66 @@ void check_journal_identity(const std::string& path, const JournalIdentity& foun
     refuse("workload splits " + std::to_string(found.splits) + " vs " + std::to_string(expected.splits));
 }
 
-JournalWriter::JournalWriter(const std::string& path, const JournalIdentity& identity, bool append) : path_(path) {
-  if (append) {
-    // Drop a torn last line so that the next record starts on a line of its own.
-    const JournalContents existing = read_journal(path);
-    if (existing.torn_last_line) {
-      std::ifstream in(path, std::ios::binary);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      const std::size_t keep = text.rfind('\n', text.size() - 2);
-      std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
-    }
-    file_ = std::fopen(path.c_str(), "ab");
+JournalWriter::JournalWriter(const std::string& path) : path_(path) {
+  // O_APPEND: every record goes to the end, whatever else happened to the file.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error("cannot write journal '" + path + "': " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    locked_ = true;
+  } else if (errno == EWOULDBLOCK) {
+    ::close(fd);
+    throw Error("journal '" + path + "' is in use: another tricount-count is writing it (it holds the journal's lock). "
+                "Wait for that count to end (then --resume), or give another --journal");
+  } else if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) {
+    std::fprintf(stderr,
+                 "tricount-count: warning: cannot lock journal '%s' (%s): this file system has no file locks, so a "
+                 "second count on the same journal would not be refused; run one count per journal\n",
+                 path.c_str(), std::strerror(errno));
   } else {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (file_) {
-      std::fprintf(file_, "%s\n%s\n", kMagic, identity_line(identity).c_str());
-      if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) {
-        std::fclose(file_);
-        file_ = nullptr;
-      }
-    }
+    const int err = errno;
+    ::close(fd);
+    throw Error("cannot lock journal '" + path + "': " + std::strerror(err));
   }
-  if (!file_) throw Error("cannot write journal '" + path + "': " + std::strerror(errno));
+  file_ = ::fdopen(fd, "ab");
+  if (!file_) {
+    const int err = errno;
+    ::close(fd);
+    throw Error("cannot write journal '" + path + "': " + std::strerror(err));
+  }
+}
+
+JournalWriter::JournalWriter(const std::string& path, const JournalIdentity& identity, bool append) : JournalWriter(path) {
+  if (append) resume();
+  else start(identity);
+}
+
+bool JournalWriter::empty() const {
+  struct stat st {};
+  if (::fstat(::fileno(file_), &st) != 0) throw Error("cannot stat journal '" + path_ + "': " + std::strerror(errno));
+  return st.st_size == 0;
+}
+
+void JournalWriter::start(const JournalIdentity& identity) {
+  // (a device such as /dev/null cannot be truncated, and needs not be)
+  if ((!empty() && ::ftruncate(::fileno(file_), 0) != 0) ||
+      std::fprintf(file_, "%s\n%s\n", kMagic, identity_line(identity).c_str()) < 0 || std::fflush(file_) != 0 ||
+      ::fsync(::fileno(file_)) != 0)
+    throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
+}
+
+void JournalWriter::resume() {
+  // Drop a torn last line so that the next record starts on a line of its own.
+  const JournalContents existing = read_journal(path_);
+  if (!existing.torn_last_line) return;
+  std::ifstream in(path_, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t keep = text.rfind('\n', text.size() - 2);
+  if (::ftruncate(::fileno(file_), static_cast<off_t>(keep == std::string::npos ? 0 : keep + 1)) != 0)
+    throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
 }
 
 JournalWriter::~JournalWriter() {
-  if (file_) std::fclose(file_);
+  if (file_) std::fclose(file_);  // closes the descriptor: the lock goes with it
 }
 
 void JournalWriter::append(const JournalRecord& r) {
