@@ -332,6 +332,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   write_attr_str(f, "ordering", header.ordering, where);
   write_attr_str(f, "source_file", header.source_file, where);
   write_attr_u64(f, "source_size", header.source_size, where);
+  if (!header.source_md5.empty()) write_attr_str(f, "source_md5", header.source_md5, where);
   write_attr_str(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
   s.blocks = Handle(check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
                     H5Gclose);
@@ -735,6 +736,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   h.ordering = read_attr_str(f, "ordering", where);
   h.source_file = read_attr_str(f, "source_file", where);
   h.source_size = read_attr_u64(f, "source_size", where);
+  if (H5Aexists(f, "source_md5") > 0) h.source_md5 = read_attr_str(f, "source_md5", where);
   h.graph_checksum = read_attr_u64(f, "graph_checksum", where);
   // Every block present, with sizes consistent with n and |V|; data is checked on read.
   const std::uint32_t n = h.parts;
