@@ -12,6 +12,7 @@
 //  item 12: an out-of-range maxrefcount named no file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "src/block_format.hpp"
+#include "src/md5.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -192,5 +194,21 @@ TEST(WebgraphChecks, AnOutOfRangeParameterNamesTheFile) {
     EXPECT_TRUE(contains(r.err, "tricount-partition: error: " + base + ".properties: property " + key +
                                     "=99999999999 is out of range (at most 4294967295)"))
         << describe(r);
+  }
+}
+
+// The digest is MD5 as md5sum prints it (RFC 1321's test vectors), in one piece or many.
+TEST(WebgraphChecks, TheInputDigestIsMd5) {
+  const auto md5 = [](const std::string& text, std::size_t piece) {
+    Md5 m;
+    for (std::size_t at = 0; at < text.size(); at += piece) m.add(text.data() + at, std::min(piece, text.size() - at));
+    return m.hex();
+  };
+  const std::string digits = "12345678901234567890123456789012345678901234567890123456789012345678901234567890";
+  for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{1000}}) {
+    EXPECT_EQ(md5("", piece), "d41d8cd98f00b204e9800998ecf8427e");
+    EXPECT_EQ(md5("abc", piece), "900150983cd24fb0d6963f7d28e17f72");
+    EXPECT_EQ(md5("abcdefghijklmnopqrstuvwxyz", piece), "c3fcd3d76192e4007dfb496cca67e13b");
+    EXPECT_EQ(md5(digits, piece), "57edf4a22be3c955ac49da2e2107b67a");
   }
 }
