@@ -1,7 +1,7 @@
 // bench tool, not a product feature: the cost model's held-out validation (issue 21) away
 // from the block files. Where the files are (the GPU host), `shape` writes what the fit and
 // the predictions need of each file as a small JSON file; anywhere, `fit` fits a model on
-// journals with those shapes (scheduler/cost_model.hpp, as tricount-simulate --fit does) and
+// journals with those shapes (model/cost_model.hpp, as tricount-simulate --fit does) and
 // `predict` predicts one run from a shape or from the model's Kronecker family.
 //
 //   cost_model_tool shape FILE.h5 OUT.json
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/cost_model.hpp"
+#include "model/cost_model.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
 

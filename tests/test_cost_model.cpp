@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "scheduler/cost_model.hpp"
+#include "model/cost_model.hpp"
 #include "src/task_plan.hpp"
 #include "test_support.hpp"
 

@@ -1,4 +1,4 @@
-#include "scheduler/cost_model.hpp"
+#include "model/cost_model.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "scheduler/simulate.hpp"
+#include "model/simulate.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
 #include "src/output_file.hpp"

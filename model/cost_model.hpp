@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "scheduler/journal.hpp"
-#include "scheduler/simulate.hpp"
+#include "model/simulate.hpp"
 
 namespace tricount {
 

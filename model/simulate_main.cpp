@@ -1,6 +1,6 @@
 // tricount-simulate: predicted scaling. Four modes:
 //   --journal J              replay one journal's measured task costs (as before);
-//   --fit MODEL --journal J… fit a cost model (scheduler/cost_model.hpp) and save it;
+//   --fit MODEL --journal J… fit a cost model (model/cost_model.hpp) and save it;
 //   --model MODEL GRAPH      predict runs of a graph (block file, or its size) not measured;
 //   --plan --model MODEL …   recommend --parts and --workload-splits, with the predictions.
 #include <algorithm>
@@ -13,8 +13,8 @@
 #include <optional>
 #include <sstream>
 
-#include "scheduler/cost_model.hpp"
-#include "scheduler/simulate.hpp"
+#include "model/cost_model.hpp"
+#include "model/simulate.hpp"
 #include "src/block_format.hpp"
 #include "src/cli.hpp"
 #include "src/json.hpp"
