@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "model/cost_model.hpp"
+#include "model/plan.hpp"
 #include "src/task_plan.hpp"
 #include "test_support.hpp"
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "model/cost_model.hpp"
+#include "model/plan.hpp"
 #include "src/block_format.hpp"
 #include "src/cli.hpp"
 #include "test_support.hpp"
