@@ -1,11 +1,11 @@
-// The entry points of partition.hpp over the one pipeline (external_partition.cpp): into a
+// The entry points of partition.hpp over the one pipeline (pipeline.hpp): into a
 // graph in memory (partition_edges, clean_edges) or into a block file (partition_file).
 #include "partitioner/partition.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "partitioner/external_partition.hpp"
+#include "partitioner/pipeline.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
@@ -119,7 +119,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   if (ec) source_size = 0;
   PartitionOptions o = options;
   o.memory_budget = options.memory_budget ? options.memory_budget : default_memory_budget();
-  const bool runs_in_memory = !options.force_external && runs_fit_in_memory(estimated_input_edges(input, format), o.memory_budget);
+  const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(estimated_input_edges(input, format), o.memory_budget);
   // Text is parsed on as many threads as sorting uses.
   EdgeFileOptions read_options{.threads = options.threads ? options.threads : usable_cores(), .progress = options.progress};
   // Parallel parsing holds about four blocks of text and their edges: under a small budget,
@@ -127,7 +127,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   if (o.memory_budget < (std::uint64_t{256} << 20))
     read_options.block_bytes = static_cast<std::size_t>(std::max<std::uint64_t>(std::uint64_t{128} << 10, o.memory_budget / 128));
   auto source = open_edge_file(input, format, read_options);
-  return partition_external(*source, output, o, input, source_size, {}, runs_in_memory).header;
+  return partition_source(*source, output, o, input, source_size, {}, runs_in_memory).header;
 }
 
 }  // namespace tricount

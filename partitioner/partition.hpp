@@ -3,7 +3,7 @@
 //   renumber densely) -> degrees -> orient (lower to higher (degree, id)) -> reorder
 //   (partitioner/reorder.hpp) -> hash into n x n blocks (u mod n, v mod n; local ids id / n)
 //   -> CSR per block -> HDF5 (src/block_format.hpp).
-// Every entry point below runs the one pipeline of partitioner/external_partition.hpp.
+// Every entry point below runs the one pipeline of partitioner/pipeline.hpp.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +30,10 @@ struct PartitionOptions {
   unsigned threads = 0;  // 0 = all
   bool progress = false; // one line per stage on stderr (a progress bar on a terminal)
   // The budget bounds the memory in use; partition_file keeps the sorted runs in memory
-  // when they fit in half of it (partitioner/external_partition.hpp), else in tmpdir.
+  // when they fit in half of it (partitioner/pipeline.hpp), else in tmpdir.
   std::uint64_t memory_budget = 0;  // bytes; 0 = half of the machine's memory
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
-  bool force_external = false;      // runs on disk even when they fit in memory
+  bool runs_on_disk = false;        // runs on disk even when they fit in memory (--runs-on-disk)
   bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
 };
 

@@ -1,4 +1,4 @@
-// Sorted runs for the partition pipeline (partitioner/external_partition.hpp): fixed-size
+// Sorted runs for the partition pipeline (partitioner/pipeline.hpp): fixed-size
 // records written and read sequentially through bounded buffers, in files on disk or, when
 // the pipeline keeps its runs in memory, in anonymous memory files (memfd) behind the same
 // names and calls, k-way merges cut
@@ -25,7 +25,7 @@
 #include "src/output_file.hpp"
 #include "src/types.hpp"
 
-namespace tricount::ext {
+namespace tricount::runs {
 
 // ---- threads --------------------------------------------------------------------------
 
@@ -143,7 +143,7 @@ struct Span {
 
 // A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
 // Frees a vector's memory. `v = {}` does not: it picks the initializer-list assignment,
-// which empties the vector and keeps its capacity (the external partitioner held 12 bytes a
+// which empties the vector and keeps its capacity (the pipeline held 12 bytes a
 // vertex past their use that way, 24 MB over --memory-budget for 2 million vertices).
 template <class T>
 void release(std::vector<T>& v) {
@@ -450,4 +450,4 @@ using output::register_cleanup_path;
 using output::unregister_cleanup_path;
 using output::wait_if_interrupted;
 
-}  // namespace tricount::ext
+}  // namespace tricount::runs

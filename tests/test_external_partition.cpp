@@ -1,4 +1,4 @@
-// The external-memory partitioner (partitioner/external_partition.hpp): the same file as the
+// The external-memory partitioner (partitioner/pipeline.hpp): the same file as the
 // in-memory path (block checksums, graph checksum, vertex map, task work) for every n and
 // order, with runs, multi-level merges and streamed blocks forced by small buffers; a ~20M
 // edge graph in a 64 MB budget (peak RSS measured) with the right triangle count; counts and
@@ -25,7 +25,7 @@
 #include <sstream>
 #include <thread>
 
-#include "partitioner/external_partition.hpp"
+#include "partitioner/pipeline.hpp"
 #include "partitioner/partition.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/block_format.hpp"
@@ -249,7 +249,7 @@ void expect_reference_partition(const std::string& path, const std::vector<RawEd
 
 struct Variant {
   const char* name;
-  ExternalTuning tuning;
+  PipelineTuning tuning;
 };
 
 class PipelineTuningAndRunStore
@@ -287,7 +287,7 @@ TEST_P(PipelineTuningAndRunStore, SameFileAsTheDefaultRunAndTheReference) {
   o.tmpdir = dir.path();
   write_in_memory(raw, o, dir.file("mem.h5"));
   VectorSource src(raw, 333);
-  const ExternalReport r = partition_external(src, dir.file("ext.h5"), o, "", 0, v.tuning);
+  const PipelineReport r = partition_source(src, dir.file("ext.h5"), o, "", 0, v.tuning);
   SCOPED_TRACE(v.name);
   expect_same_blocks(dir.file("mem.h5"), dir.file("ext.h5"), true);
   if (order == VertexOrder::Degree) expect_reference_partition(dir.file("ext.h5"), raw);
@@ -349,7 +349,7 @@ TEST(ExternalPartition, EmptyAndSelfLoopOnlyGraphs) {
     o.memory_budget = 4 << 20;
     write_in_memory(to_raw(pairs), o, dir.file("mem.h5"));
     VectorSource src(to_raw(pairs));
-    partition_external(src, dir.file("ext.h5"), o);
+    partition_source(src, dir.file("ext.h5"), o);
     expect_same_blocks(dir.file("mem.h5"), dir.file("ext.h5"), true);
   }
 }
@@ -364,9 +364,9 @@ TEST(ExternalPartition, StreamedChecksumEqualsInMemoryChecksum) {
     const std::vector<RawEdge> raw = to_raw(random_graph(50, edges, edges));
     write_in_memory(raw, o, dir.file("mem.h5"));
     VectorSource src(raw);
-    ExternalTuning t;
+    PipelineTuning t;
     t.stream_blocks = true;
-    partition_external(src, dir.file("ext.h5"), o, "", 0, t);
+    partition_source(src, dir.file("ext.h5"), o, "", 0, t);
     expect_same_blocks(dir.file("mem.h5"), dir.file("ext.h5"), true);
   }
 }
@@ -404,10 +404,10 @@ TEST(ExternalPartition, GzipCrlfCommentsDuplicatesAndHugeIdsInManyRuns) {
   o.memory_budget = 4 << 20;
   write_in_memory(to_raw(pairs), o, dir.file("mem.h5"));
   auto src = open_edge_file(gz, InputFormat::Auto);
-  ExternalTuning t;
+  PipelineTuning t;
   t.run_edges = 2000;  // 40 runs
   t.max_fanin = 4;     // merged in several passes
-  const ExternalReport r = partition_external(*src, dir.file("ext.h5"), o, gz, fs::file_size(gz), t);
+  const PipelineReport r = partition_source(*src, dir.file("ext.h5"), o, gz, fs::file_size(gz), t);
   EXPECT_EQ(r.runs, 40u);
   EXPECT_GT(r.merge_passes, 1u);
   EXPECT_EQ(r.id_collection, "runs");  // a bitmap up to 2^40 does not fit 4 MB
@@ -463,22 +463,22 @@ TEST(ExternalPartition, MergeStreamEveryRecordInOrder) {
   TempDir dir;
   std::mt19937_64 rng(5);
   for (unsigned k : {0u, 1u, 2u, 3u, 5u, 17u, 300u}) {
-    ext::FilePool pool;
-    std::vector<ext::Run> runs;
+    runs::FilePool pool;
+    std::vector<runs::Run> runs;
     std::vector<std::uint64_t> all;
     for (unsigned r = 0; r < k; ++r) {
       std::vector<std::uint64_t> v(rng() % 4 == 0 ? 0 : rng() % 200);
       for (std::uint64_t& x : v) x = rng() % 97;  // many ties within and across runs
       std::sort(v.begin(), v.end());
       const std::string path = dir.file("run" + std::to_string(k) + "-" + std::to_string(r));
-      ext::write_file(path, v.data(), v.size() * 8);
-      runs.push_back(ext::Run{{ext::Span{path, 0, v.size()}}});
+      runs::write_file(path, v.data(), v.size() * 8);
+      runs.push_back(runs::Run{{runs::Span{path, 0, v.size()}}});
       all.insert(all.end(), v.begin(), v.end());
     }
     std::sort(all.begin(), all.end());
-    std::vector<ext::RunCursor<std::uint64_t>> cursors;
-    for (const ext::Run& run : runs) cursors.emplace_back(pool, run, 0, run.size(), 3);
-    ext::MergeStream<std::uint64_t, std::less<std::uint64_t>> stream(std::move(cursors), std::less<std::uint64_t>{});
+    std::vector<runs::RunCursor<std::uint64_t>> cursors;
+    for (const runs::Run& run : runs) cursors.emplace_back(pool, run, 0, run.size(), 3);
+    runs::MergeStream<std::uint64_t, std::less<std::uint64_t>> stream(std::move(cursors), std::less<std::uint64_t>{});
     std::vector<std::uint64_t> got;
     for (std::uint64_t x; stream.next(x);) got.push_back(x);
     EXPECT_EQ(got, all) << k << " runs";
@@ -503,24 +503,24 @@ TEST(ExternalPartition, RunPositionsPast2To32) {
     // Zeros up to 2^32, then 1..8 in the last 8 records.
     for (std::uint64_t k = 0; k < 8; ++k) {
       const std::uint64_t value = k + 1;
-      ext::pwrite_all(fd, &value, 8, ((std::uint64_t{1} << 32) + k) * 8, path);
+      runs::pwrite_all(fd, &value, 8, ((std::uint64_t{1} << 32) + k) * 8, path);
     }
     ::close(fd);
   }
-  ext::FilePool pool;
-  const ext::Run run{{ext::Span{path, 0, records}}};
+  runs::FilePool pool;
+  const runs::Run run{{runs::Span{path, 0, records}}};
   EXPECT_EQ(run.size(), records);
-  EXPECT_EQ(ext::read_record<std::uint64_t>(pool, run, records - 1), 8u);
-  const std::uint64_t at = ext::run_lower_bound(pool, run, 0, records, std::uint64_t{5}, std::less<std::uint64_t>{});
+  EXPECT_EQ(runs::read_record<std::uint64_t>(pool, run, records - 1), 8u);
+  const std::uint64_t at = runs::run_lower_bound(pool, run, 0, records, std::uint64_t{5}, std::less<std::uint64_t>{});
   EXPECT_EQ(at, (std::uint64_t{1} << 32) + 4);
   // A cursor starting past 2^32, through a second span of the same file.
-  const ext::Run tail{{ext::Span{path, (std::uint64_t{1} << 32) + 2, 3}, ext::Span{path, (std::uint64_t{1} << 32) + 6, 2}}};
-  ext::RunCursor<std::uint64_t> cur(pool, tail, 1, 5, 2);
+  const runs::Run tail{{runs::Span{path, (std::uint64_t{1} << 32) + 2, 3}, runs::Span{path, (std::uint64_t{1} << 32) + 6, 2}}};
+  runs::RunCursor<std::uint64_t> cur(pool, tail, 1, 5, 2);
   std::vector<std::uint64_t> got;
   for (; !cur.empty(); cur.pop()) got.push_back(cur.head());
   EXPECT_EQ(got, (std::vector<std::uint64_t>{4, 5, 7, 8}));
   // Merge cuts of two threads over the whole run: counts past 2^32 on the left.
-  const auto cuts = ext::cut_runs<std::uint64_t>(pool, {run}, 2, std::less<std::uint64_t>{}, [](std::uint64_t x) { return x; });
+  const auto cuts = runs::cut_runs<std::uint64_t>(pool, {run}, 2, std::less<std::uint64_t>{}, [](std::uint64_t x) { return x; });
   EXPECT_EQ(cuts.bounds[2][0], records);
   EXPECT_LE(cuts.bounds[1][0], records);
 }
@@ -555,7 +555,7 @@ TEST(ExternalPartition, InputEdgeCountPast2To32) {
   o.threads = 2;
   o.tmpdir = dir.path();
   o.memory_budget = 64 << 20;
-  const ExternalReport r = partition_external(src, dir.file("g.h5"), o);
+  const PipelineReport r = partition_source(src, dir.file("g.h5"), o);
   EXPECT_EQ(r.header.input_edges, (std::uint64_t{1} << 32) + 6);
   EXPECT_EQ(r.header.edges, 3u);
   EXPECT_EQ(r.header.vertices, 3u);
@@ -821,7 +821,7 @@ TEST(ExternalPartitionFailure, VertexArraysLargerThanTheBudget) {
   {
     VectorSource src(to_raw(pairs));
     try {
-      partition_external(src, dir.file("g.h5"), o);
+      partition_source(src, dir.file("g.h5"), o);
       ADD_FAILURE() << "expected an error";
     } catch (const Error& e) {
       EXPECT_TRUE(contains(e.what(), "--memory-budget")) << e.what();
@@ -832,7 +832,7 @@ TEST(ExternalPartitionFailure, VertexArraysLargerThanTheBudget) {
   o.memory_budget = 4608 << 10;
   o.order = VertexOrder::Collective;
   VectorSource src(to_raw(pairs));
-  const ExternalReport r = partition_external(src, dir.file("g.h5"), o);
+  const PipelineReport r = partition_source(src, dir.file("g.h5"), o);
   EXPECT_TRUE(r.ordering_fell_back);
   EXPECT_EQ(BlockFileReader(dir.file("g.h5")).header().ordering, "degree");
   o.order = VertexOrder::Degree;

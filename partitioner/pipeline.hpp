@@ -44,14 +44,14 @@
 namespace tricount {
 
 // Knobs for tests and experiments; 0 / false: chosen from the budget.
-struct ExternalTuning {
+struct PipelineTuning {
   std::uint64_t run_edges = 0;     // edges per sorted run written by the read stage
   std::uint64_t max_fanin = 0;     // most runs merged at once (more: extra merge passes)
   std::uint64_t block_buffer = 0;  // entries per block and thread in the blocks stage
   bool stream_blocks = false;      // write every block in pieces, even when it fits
 };
 
-struct ExternalReport {
+struct PipelineReport {
   GraphHeader header;                // as written (graph_checksum left 0, as partition_file)
   std::uint64_t memory_budget = 0;   // bytes
   std::uint64_t runs = 0;            // sorted runs written by the read stage
@@ -82,15 +82,15 @@ class BlockOutput {
 // The pipeline: partitions `source` into `out`. Runs are memory files when `runs_in_memory`
 // (half the budget is then left for them), else files under options.tmpdir. source_file /
 // source_size are the provenance attributes (partition_file passes the input's path and size).
-ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
+PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
                             const std::string& source_file = "", std::uint64_t source_size = 0,
-                            const ExternalTuning& tuning = {});
+                            const PipelineTuning& tuning = {});
 
 // Partitions `source` into the HDF5 block file `output` (temporary name + rename); the runs
-// on disk under options.tmpdir unless `runs_in_memory` (and not options.force_external).
-ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
-                                  const std::string& source_file = "", std::uint64_t source_size = 0,
-                                  const ExternalTuning& tuning = {}, bool runs_in_memory = false);
+// on disk under options.tmpdir unless `runs_in_memory` (and not options.runs_on_disk).
+PipelineReport partition_source(EdgeSource& source, const std::string& output, const PartitionOptions& options,
+                                const std::string& source_file = "", std::uint64_t source_size = 0,
+                                const PipelineTuning& tuning = {}, bool runs_in_memory = false);
 
 // The read, clean and degrees stages alone, runs in memory (clean_edges).
 CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options);
@@ -140,8 +140,8 @@ class CsrRangeBuilder {
   void flush_offsets();
   std::uint64_t row_lo_, row_hi_, row_, row_start_, pos_, nbr_first_, off_first_;
   Sink& sink_;
-  ext::IoBuffer<vid_t> nbr_;  // not zero-filled: a small block touches only what it fills
-  ext::IoBuffer<eoff_t> off_;
+  runs::IoBuffer<vid_t> nbr_;  // not zero-filled: a small block touches only what it fills
+  runs::IoBuffer<eoff_t> off_;
   std::size_t nn_ = 0, no_ = 0;
   std::uint32_t max_degree_ = 0;
   std::uint64_t rows_with_two_ = 0;

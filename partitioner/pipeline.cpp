@@ -1,7 +1,6 @@
-// External-memory partitioner: see external_partition.hpp for the stages. Each stage is a
-// member function of Pipeline named after its step; the results are those of partition.cpp
-// (same compact ids, orientation, order, blocks, vertex map and task work).
-#include "partitioner/external_partition.hpp"
+// The partition pipeline: see pipeline.hpp for the stages. Each stage is a member function
+// of Pipeline named after its step.
+#include "partitioner/pipeline.hpp"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -106,7 +105,7 @@ std::uint64_t estimated_input_edges(const std::string& path, InputFormat format)
   if (format == InputFormat::Auto) format = format_from_name(path);
   if (format == InputFormat::WebGraph) return webgraph_arc_count(path);
   // A pipe, FIFO or device (/dev/stdin, <(...), /dev/zero) has no size: it may be any
-  // length, so only the external path keeps it within the budget.
+  // length, so only runs on disk keep it within the budget.
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::numeric_limits<std::uint64_t>::max();
   const std::uint64_t size = std::filesystem::file_size(path, ec);
@@ -122,12 +121,12 @@ std::uint64_t estimated_input_edges(const std::string& path, InputFormat format)
 namespace {
 
 namespace fs = std::filesystem;
-using ext::FilePool;
-using ext::FileWriter;
-using ext::MergeRange;
-using ext::Run;
-using ext::RunCursor;
-using ext::Span;
+using runs::FilePool;
+using runs::FileWriter;
+using runs::MergeRange;
+using runs::Run;
+using runs::RunCursor;
+using runs::Span;
 
 constexpr std::size_t kMinIo = std::size_t{64} << 10;
 constexpr std::size_t kMaxIo = std::size_t{4} << 20;
@@ -254,7 +253,7 @@ class IdIndex {
   // Direct table only: entries become new_id[entry], so that one load gives the new id.
   void compose(const std::vector<vid_t>& new_id, unsigned threads) {
     const auto cut = even_cuts(direct_.size(), threads);
-    ext::parallel_for(threads, [&](unsigned t) {
+    runs::parallel_for(threads, [&](unsigned t) {
       for (std::uint64_t k = cut[t]; k < cut[t + 1]; ++k) direct_[k] = new_id[direct_[k]];
     });
   }
@@ -385,7 +384,7 @@ class BlockWriterThread {
 class Pipeline {
  public:
   // `runs_in_memory`: the runs are memory files, and half the budget is left for them.
-  Pipeline(const PartitionOptions& options, const ExternalTuning& tuning, Progress& progress, bool runs_in_memory)
+  Pipeline(const PartitionOptions& options, const PipelineTuning& tuning, Progress& progress, bool runs_in_memory)
       : o_(options),
         tune_(tuning),
         progress_(progress),
@@ -398,8 +397,8 @@ class Pipeline {
     report_.runs_in_memory = runs_in_memory;
   }
 
-  ExternalReport run(EdgeSource& source, BlockOutput& out, const std::string& source_file, std::uint64_t source_size) {
-    const std::uint64_t start_bytes = ext::scratch_bytes_written();
+  PipelineReport run(EdgeSource& source, BlockOutput& out, const std::string& source_file, std::uint64_t source_size) {
+    const std::uint64_t start_bytes = runs::scratch_bytes_written();
     read(source, source_file);
     clean();
     degrees();
@@ -423,8 +422,8 @@ class Pipeline {
     progress_.add(1);
     progress_.end();
     report_.header = header;
-    report_.scratch_bytes = ext::scratch_bytes_written() - start_bytes;
-    report_.peak_memory_run_bytes = ext::peak_memory_run_bytes();
+    report_.scratch_bytes = runs::scratch_bytes_written() - start_bytes;
+    report_.peak_memory_run_bytes = runs::peak_memory_run_bytes();
     return report_;
   }
 
@@ -436,7 +435,7 @@ class Pipeline {
     CleanGraph g;
     g.input_edges = input_edges_;
     g.input_id.resize(vertices_);
-    if (vertices_) ext::pread_all(pool_.fd(ids_file_), g.input_id.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
+    if (vertices_) runs::pread_all(pool_.fd(ids_file_), g.input_id.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
     g.edges.reserve(edges_);
     ensure_index();
     for_each_unique([&](auto tag) {
@@ -465,7 +464,7 @@ class Pipeline {
     if (need > budget_)
       throw Error("the graph has " + std::to_string(vertices_) + " vertices; " + what + " need " + mib(need) +
                   " of memory, more than --memory-budget " + mib(budget_) + ". Vertex arrays stay in memory in the " +
-                  "external partitioner: raise --memory-budget to at least " + mib(need + need / 4) +
+                  "partitioner: raise --memory-budget to at least " + mib(need + need / 4) +
                   " (or use fewer --threads)");
   }
 
@@ -473,8 +472,8 @@ class Pipeline {
   template <class T, class Less>
   Run merge_to_run(const std::vector<Run>& group, bool dedup, const char* stem, Less less) {
     std::vector<Span> parts(threads_);
-    ext::parallel_merge<T>(pool_, group, threads_, cursor_bytes(group.size(), threads_), less, Same{},
-                           [&](const MergeRange<T>& range, ext::MergeStream<T, Less>& stream) {
+    runs::parallel_merge<T>(pool_, group, threads_, cursor_bytes(group.size(), threads_), less, Same{},
+                           [&](const MergeRange<T>& range, runs::MergeStream<T, Less>& stream) {
                              FileWriter out(scratch_.new_file(stem), io_);
                              std::uint64_t n = 0;
                              T x, last{};
@@ -519,7 +518,7 @@ class Pipeline {
         std::vector<Run> done;
         for (std::size_t r = g; r < end; ++r)
           if (mine[r]) done.push_back(runs[r]);
-        ext::remove_run_files(done, pool_);
+        runs::remove_run_files(done, pool_);
       }
       runs = std::move(next);
       mine = std::move(next_mine);
@@ -531,7 +530,7 @@ class Pipeline {
     std::vector<Run> done;
     for (std::size_t r = 0; r < runs.size(); ++r)
       if (mine[r]) done.push_back(runs[r]);
-    ext::remove_run_files(done, pool_);
+    runs::remove_run_files(done, pool_);
   }
 
   // ---- read: parse, canonical pairs, sorted runs ------------------------------------------
@@ -589,11 +588,11 @@ class Pipeline {
           if (packed) {
             std::uint64_t* keys = packed_keys(v);
             count = static_cast<std::uint64_t>(std::unique(keys, keys + v.size()) - keys);
-            ext::write_file(path, keys, count * sizeof(std::uint64_t));
+            runs::write_file(path, keys, count * sizeof(std::uint64_t));
           } else {
             v.erase(std::unique(v.begin(), v.end()), v.end());
             count = v.size();
-            ext::write_file(path, v.data(), count * sizeof(RawEdge));
+            runs::write_file(path, v.data(), count * sizeof(RawEdge));
           }
           std::lock_guard lock(m);
           (packed ? key_runs_ : edge_runs_).push_back(Run{{Span{path, 0, count}}});
@@ -699,7 +698,7 @@ class Pipeline {
   void widen_key_runs() {
     std::vector<Run> wide(key_runs_.size());
     std::atomic<std::size_t> next{0};
-    ext::parallel_for(threads_, [&](unsigned) {
+    runs::parallel_for(threads_, [&](unsigned) {
       for (std::size_t r; (r = next.fetch_add(1)) < key_runs_.size();) {
         const std::uint64_t size = key_runs_[r].size();
         RunCursor<std::uint64_t> cur(pool_, key_runs_[r], 0, size, io_ / 8);
@@ -709,7 +708,7 @@ class Pipeline {
         wide[r] = Run{{Span{out.path(), 0, size}}};
       }
     });
-    ext::remove_run_files(key_runs_, pool_);
+    runs::remove_run_files(key_runs_, pool_);
     for (Run& r : wide) edge_runs_.push_back(std::move(r));
   }
 
@@ -739,9 +738,9 @@ class Pipeline {
     std::vector<Span> unique_parts(threads_), first_id_parts(threads_);
     std::vector<std::vector<Run>> id_runs(threads_);
 
-    ext::parallel_merge<T>(
+    runs::parallel_merge<T>(
         pool_, runs, threads_, cursor_bytes(runs.size(), threads_), Less{}, Same{},
-        [&](const MergeRange<T>& range, ext::MergeStream<T, Less>& stream) {
+        [&](const MergeRange<T>& range, runs::MergeStream<T, Less>& stream) {
           const unsigned t = range.part;
           FileWriter out(scratch_.new_file("unique"), io_);
           FileWriter firsts;
@@ -755,7 +754,7 @@ class Pipeline {
             std::sort(seconds.begin(), seconds.end());
             seconds.erase(std::unique(seconds.begin(), seconds.end()), seconds.end());
             const std::string path = scratch_.new_file("ids");
-            ext::write_file(path, seconds.data(), seconds.size() * sizeof(raw_id_t));
+            runs::write_file(path, seconds.data(), seconds.size() * sizeof(raw_id_t));
             id_runs[t].push_back(Run{{Span{path, 0, seconds.size()}}});
             seconds.clear();
           };
@@ -866,7 +865,7 @@ class Pipeline {
       input_id_.resize(vertices_);
       RunCursor<raw_id_t> cur(pool_, merged, 0, vertices_, io_ / sizeof(raw_id_t));
       for (std::uint64_t p = 0; p < vertices_; ++p, cur.pop()) input_id_[p] = cur.head();
-      ext::remove_run_files({merged}, pool_);
+      runs::remove_run_files({merged}, pool_);
     }
     progress_.add(vertices_);
     progress_.end("distinct ids by " + report_.id_collection);
@@ -886,14 +885,14 @@ class Pipeline {
       progress_.begin("degrees", vertices_, "vertices");
       degree_.resize(vertices_);
       const auto cut = even_cuts(vertices_, threads_);
-      ext::parallel_for(threads_, [&](unsigned t) {
+      runs::parallel_for(threads_, [&](unsigned t) {
         for (std::uint64_t p = cut[t]; p < cut[t + 1]; ++p) {
           degree_[p] = raw_degree_[input_id_[p]];
           raw_degree_[input_id_[p]] = static_cast<vid_t>(p);
         }
       });
       index_.emplace(std::move(raw_degree_));
-      ext::release(raw_degree_);
+      runs::release(raw_degree_);
       progress_.add(vertices_);
     } else {
       progress_.begin("degrees", edges_, "edges");
@@ -904,7 +903,7 @@ class Pipeline {
       for_each_unique([&](auto tag) {
         using T = decltype(tag);
         const auto cut = even_cuts(edges_, threads_);
-        ext::parallel_for(threads_, [&](unsigned t) {
+        runs::parallel_for(threads_, [&](unsigned t) {
           RunCursor<T> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(T));
           CountCache second_degree(degree_);
           raw_id_t last_u = 0;
@@ -938,9 +937,9 @@ class Pipeline {
     // is rebuilt when the edges are relabelled (ensure_index), so that the vertex arrays of the
     // reorder stage stay within 16 bytes a vertex.
     ids_file_ = scratch_.new_file("input_ids");
-    ext::write_file(ids_file_, input_id_.data(), input_id_.size() * sizeof(raw_id_t));
+    runs::write_file(ids_file_, input_id_.data(), input_id_.size() * sizeof(raw_id_t));
     if (!index_->direct()) index_.reset();
-    ext::release(input_id_);
+    runs::release(input_id_);
     progress_.end();
   }
 
@@ -956,7 +955,7 @@ class Pipeline {
   void ensure_index() {
     if (index_) return;
     input_id_.resize(vertices_);
-    if (vertices_) ext::pread_all(pool_.fd(ids_file_), input_id_.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
+    if (vertices_) runs::pread_all(pool_.fd(ids_file_), input_id_.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
     index_.emplace(input_id_, work_budget_ / 4);
   }
   std::uint64_t index_bytes() const {
@@ -973,7 +972,7 @@ class Pipeline {
     const auto cut = even_cuts(edges_, threads_);
     for_each_unique([&](auto tag) {
       using T = decltype(tag);
-      ext::parallel_for(threads_, [&](unsigned t) {
+      runs::parallel_for(threads_, [&](unsigned t) {
         RunCursor<T> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(T));
         std::uint64_t since = 0;
         for (; !cur.empty(); cur.pop()) {
@@ -1022,7 +1021,7 @@ class Pipeline {
       new_id_.resize(V);
       for (std::uint64_t x = 0; x < V; ++x) new_id_[x] = start[degree_[x]]++;
       progress_.add(V);
-      ext::release(degree_);
+      runs::release(degree_);
       progress_.end("degree order");
       return;
     }
@@ -1046,7 +1045,7 @@ class Pipeline {
     std::vector<vid_t> perm(V);
     std::iota(perm.begin(), perm.end(), vid_t{0});
     const auto cut = even_cuts(V, threads_);
-    ext::parallel_for(threads_, [&](unsigned t) { std::sort(perm.begin() + cut[t], perm.begin() + cut[t + 1], less); });
+    runs::parallel_for(threads_, [&](unsigned t) { std::sort(perm.begin() + cut[t], perm.begin() + cut[t + 1], less); });
     new_id_.resize(V);
     std::vector<std::uint64_t> head(cut.begin(), cut.end() - 1);
     for (std::uint64_t r = 0; r < V; ++r) {
@@ -1066,7 +1065,7 @@ class Pipeline {
     Run ids{{Span{ids_file_, 0, vertices_}}};
     RunCursor<raw_id_t> cur(pool_, ids, 0, vertices_, io_ / sizeof(raw_id_t));
     for (std::uint64_t x = 0; x < vertices_; ++x, cur.pop()) map[new_id_[x]] = cur.head();
-    if (index_) ext::remove_run_files({ids}, pool_);  // else ensure_index reads them once more
+    if (index_) runs::remove_run_files({ids}, pool_);  // else ensure_index reads them once more
     out.vertex_map(std::move(map));
     progress_.add(vertices_);
     progress_.end();
@@ -1080,12 +1079,12 @@ class Pipeline {
     // Relabel while cutting: input id -> compact id (the index) -> new id. In degree order a
     // direct index is composed with the new ids first: one load per endpoint.
     ensure_index();
-    ext::remove_run_files({Run{{Span{ids_file_, 0, vertices_}}}}, pool_);
+    runs::remove_run_files({Run{{Span{ids_file_, 0, vertices_}}}}, pool_);
     const bool degree_order = order_ == VertexOrder::Degree;
     const bool composed = degree_order && index_->direct();
     if (composed) {
       index_->compose(new_id_, threads_);
-      ext::release(new_id_);
+      runs::release(new_id_);
     }
     const std::uint64_t vertex_bytes = (new_id_.size() + degree_.size()) * sizeof(vid_t) + index_->bytes();
     const std::uint64_t io_bytes = std::uint64_t(threads_) * 2 * io_;
@@ -1107,7 +1106,7 @@ class Pipeline {
     const IdIndex& index = *index_;
     for_each_unique([&](auto tag) {
       using T = decltype(tag);
-      ext::parallel_for(threads, [&](unsigned t) {
+      runs::parallel_for(threads, [&](unsigned t) {
         std::unique_ptr<std::uint64_t[]> buf(new std::uint64_t[nb * cap]);  // untouched until filled
         std::unique_ptr<std::uint64_t[]> scratch(new std::uint64_t[cap]);
         std::vector<std::uint64_t> fill(nb, 0);
@@ -1153,12 +1152,12 @@ class Pipeline {
         out.close();
       });
     });
-    ext::remove_run_files({unique_edges_}, pool_);
+    runs::remove_run_files({unique_edges_}, pool_);
     unique_edges_ = {};
     index_.reset();
-    ext::release(input_id_);
-    ext::release(new_id_);
-    ext::release(degree_);
+    runs::release(input_id_);
+    runs::release(new_id_);
+    runs::release(degree_);
     block_segments_.assign(nb, {});
     block_nnz_.assign(nb, 0);
     std::uint64_t segments = 0;
@@ -1203,7 +1202,7 @@ class Pipeline {
         degrees[k] = static_cast<std::uint32_t>(data[k] - previous);
         previous = data[k];
       }
-      ext::pwrite_all(degree_fd, degrees.data(), count * 4, (first - 1) * 4, degree_path);
+      runs::pwrite_all(degree_fd, degrees.data(), count * 4, (first - 1) * 4, degree_path);
     }
     void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) override {
       stream->write_neighbors(first, data, count);
@@ -1246,9 +1245,9 @@ class Pipeline {
           block.cols = cols;
           block.offsets.assign(rows + 1, 0);
           block.neighbors.resize(nnz);
-          ext::parallel_merge<std::uint64_t>(
+          runs::parallel_merge<std::uint64_t>(
               pool_, segs, threads, cursors, KeyLess{}, RowStart{},
-              [&](const MergeRange<std::uint64_t>& range, ext::MergeStream<std::uint64_t, KeyLess>& stream) {
+              [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& stream) {
                 ArraySink sink;
                 sink.block = &block;
                 sink.col_count = std::make_unique<CountCache>(col_count);
@@ -1271,11 +1270,11 @@ class Pipeline {
           BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
           const eoff_t zero = 0;
           stream.write_offsets(0, &zero, 1);
-          const int fd = ext::create_scratch_file(row_degree_files_[b]);
+          const int fd = runs::create_scratch_file(row_degree_files_[b]);
           try {
-            ext::parallel_merge<std::uint64_t>(
+            runs::parallel_merge<std::uint64_t>(
                 pool_, segs, threads, cursors, KeyLess{}, RowStart{},
-                [&](const MergeRange<std::uint64_t>& range, ext::MergeStream<std::uint64_t, KeyLess>& merged) {
+                [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& merged) {
                   StreamSink sink;
                   sink.stream = &stream;
                   sink.col_count = std::make_unique<CountCache>(col_count);
@@ -1291,12 +1290,12 @@ class Pipeline {
             ::close(fd);
             throw;
           }
-          if (::close(fd) != 0) ext::throw_write_error(row_degree_files_[b], errno);
+          if (::close(fd) != 0) runs::throw_write_error(row_degree_files_[b], errno);
           block_max = stream.finish().max_degree;
         }
         max_degree_ = std::max<std::uint64_t>(max_degree_, block_max);
         col_count_files_[b] = scratch_.new_file("colcount");
-        ext::write_file(col_count_files_[b], col_count.data(), col_count.size() * 4);
+        runs::write_file(col_count_files_[b], col_count.data(), col_count.size() * 4);
         remove_mine(segs, mine);
         progress_.add(nnz);
       }
@@ -1304,7 +1303,7 @@ class Pipeline {
     // Every block is written: the bucket files go.
     for (const std::string& p : bucket_files_) {
       pool_.forget(p);
-      ext::remove_scratch_file(p);
+      runs::remove_scratch_file(p);
     }
     bucket_files_.clear();
     progress_.end(report_.streamed_blocks ? std::to_string(report_.streamed_blocks) + " blocks written in pieces" : "");
@@ -1325,10 +1324,10 @@ class Pipeline {
         std::vector<std::vector<std::uint32_t>> degree(k1 - k0, std::vector<std::uint32_t>(len));
         for (std::uint64_t k = k0; k < k1; ++k) {
           const std::string& path = row_degree_files_[j * n + k];
-          if (len) ext::pread_all(pool_.fd(path), degree[k - k0].data(), len * 4, 0, path);
+          if (len) runs::pread_all(pool_.fd(path), degree[k - k0].data(), len * 4, 0, path);
           pool_.forget(path);
         }
-        ext::parallel_for(static_cast<unsigned>(std::min<std::uint64_t>(threads_, n)), [&](unsigned t) {
+        runs::parallel_for(static_cast<unsigned>(std::min<std::uint64_t>(threads_, n)), [&](unsigned t) {
           for (std::uint64_t i = t; i < n; i += std::min<std::uint64_t>(threads_, n)) {
             const std::string& path = col_count_files_[i * n + j];
             Run counts{{Span{path, 0, len}}};
@@ -1349,21 +1348,21 @@ class Pipeline {
       }
     }
     for (const auto* files : {&row_degree_files_, &col_count_files_})
-      for (const std::string& p : *files) ext::remove_scratch_file(p);
+      for (const std::string& p : *files) runs::remove_scratch_file(p);
     out.task_work(std::move(work));
     progress_.end();
   }
 
   const PartitionOptions& o_;
-  const ExternalTuning& tune_;
+  const PipelineTuning& tune_;
   Progress& progress_;
   unsigned threads_;
   std::uint64_t budget_;       // --memory-budget: decides what must fit (vertex arrays)
   std::uint64_t work_budget_;  // what the stages' buffers may use (the budget less the runs' share)
   std::size_t io_;
-  ext::ScratchDir scratch_;
+  runs::ScratchDir scratch_;
   FilePool pool_;
-  ExternalReport report_;
+  PipelineReport report_;
 
   std::uint64_t input_edges_ = 0;
   raw_id_t max_raw_id_ = 0;
@@ -1406,14 +1405,14 @@ void raise_open_file_limit() {
 
 }  // namespace
 
-ExternalReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
-                            const std::string& source_file, std::uint64_t source_size, const ExternalTuning& tuning) {
+PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
+                            const std::string& source_file, std::uint64_t source_size, const PipelineTuning& tuning) {
   check_parts(options.parts);
   bound_malloc_retention();
   raise_open_file_limit();
   Progress progress(Progress::mode_for(options.progress), "[partition]", options.debug_memory);
   Pipeline pipeline(options, tuning, progress, runs_in_memory);
-  ExternalReport report = pipeline.run(source, out, source_file, source_size);
+  PipelineReport report = pipeline.run(source, out, source_file, source_size);
   if (options.progress) {
     const std::string runs =
         runs_in_memory ? mib(report.scratch_bytes) + " of sorted runs written to memory (at most " +
@@ -1451,17 +1450,17 @@ class FileOutput final : public BlockOutput {
 
 }  // namespace
 
-ExternalReport partition_external(EdgeSource& source, const std::string& output, const PartitionOptions& options,
-                                  const std::string& source_file, std::uint64_t source_size,
-                                  const ExternalTuning& tuning, bool runs_in_memory) {
+PipelineReport partition_source(EdgeSource& source, const std::string& output, const PartitionOptions& options,
+                                const std::string& source_file, std::uint64_t source_size,
+                                const PipelineTuning& tuning, bool runs_in_memory) {
   FileOutput out(output);
-  return run_pipeline(source, out, options, runs_in_memory && !options.force_external, source_file, source_size, tuning);
+  return run_pipeline(source, out, options, runs_in_memory && !options.runs_on_disk, source_file, source_size, tuning);
 }
 
 CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options) {
   bound_malloc_retention();
   Progress progress(Progress::mode_for(false));
-  const ExternalTuning tuning;
+  const PipelineTuning tuning;
   Pipeline pipeline(options, tuning, progress, /*runs_in_memory=*/true);
   return pipeline.clean_only(source);
 }
