@@ -1,11 +1,15 @@
-// The partition pipeline, the only one: the steps of partition.hpp (read -> clean -> degrees
-// -> orient -> reorder -> hash into blocks -> CSR per block -> HDF5), each written once, in
-// passes over sorted runs. The runs live in one run store (partitioner/run_files.hpp): memory
-// files when they fit in half of PartitionOptions::memory_budget (kRunBytesPerEdge per input
-// edge; partition_file decides from the input's size), else files in --tmpdir, so that the
-// memory in use stays within the budget (plus a small constant: code, stacks, the reader's
-// and HDF5's own buffers) whatever the number of edges. Where the runs live, the budget and
-// the number of threads change the speed, never the file (tests/test_partition_pipeline.cpp).
+// The partition pipeline, the only one: read -> clean -> degrees -> orient -> reorder -> hash
+// into blocks -> CSR per block -> HDF5, each stage written once, in passes over sorted runs.
+// This header says what it takes (PartitionOptions, PipelineTuning) and gives (PipelineReport,
+// a BlockOutput's calls) and plans with (sizes and budget); partition.hpp's entry points run
+// it (class Pipeline, pipeline_state.hpp).
+//
+// The runs live in one run store (partitioner/run_files.hpp): memory files when they fit in
+// half of PartitionOptions::memory_budget (kRunBytesPerEdge per input edge; partition_file
+// decides from the input's size), else files in --tmpdir, so that the memory in use stays
+// within the budget (plus a small constant: code, stacks, the reader's and HDF5's own
+// buffers) whatever the number of edges. Where the runs live, the budget and the number of
+// threads change the speed, never the file (tests/partitioner/test_pipeline_same_file.cpp).
 //
 // Only vertex-sized arrays live in memory: the input ids (8 bytes per vertex), an index to
 // find them (4), the undirected degrees (4), the new ids (4), and for the collective order
@@ -14,17 +18,18 @@
 // stops with an error saying how much budget it needs (collective falls back to degree order
 // first, with a message). Everything proportional to the edges is in the runs.
 //
-// Stages (threads = PartitionOptions::threads):
-//   read     one reader thread parses the input in batches; sorter threads sort chunks of
-//            canonical (min, max) pairs (self-loops dropped) and write them as sorted runs;
+// Stages (threads = PartitionOptions::threads), one file each (see pipeline_state.hpp):
+//   read     one reader thread parses the input in batches; producer threads make canonical
+//            (min, max) pairs (self-loops dropped); sorter threads write them as sorted runs;
 //   clean    the runs are merged (threads split the key range), dropping duplicates; the
-//            distinct input ids are collected (a bitmap when the ids are small, else sorted
-//            id runs) and become the compact ids, in ascending input-id order;
-//   degrees  every edge is relabelled to compact ids and the degrees counted;
+//            distinct input ids are collected (degree counters per input id when the ids are
+//            dense and small, a bitmap when they are small, else sorted id runs) and become
+//            the compact ids, in ascending input-id order;
+//   degrees  the degrees of the compact ids (counted here unless the clean stage did);
 //   reorder  orientation from lower to higher (degree, compact id); degree order is a
 //            counting sort of the degrees; collective order takes two passes over the edges
-//            for the out-degrees and collective degrees (semi-external: vertex arrays in
-//            memory, edges on disk), then ranks the vertices as reorder.cpp does;
+//            for the out-degrees and collective degrees (vertex arrays in memory, edges in
+//            the runs); reorder.hpp ranks the vertices; then the vertex map is written;
 //   blocks   every oriented edge goes to its block's bucket buffer (one per block and thread;
 //            a full buffer is sorted and written as a segment);
 //   write    per block, its segments are merged (threads split the rows) into the CSR, held
@@ -36,12 +41,27 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "partitioner/partition.hpp"
-#include "partitioner/run_files.hpp"
+#include "input/edge_source.hpp"
+#include "partitioner/reorder.hpp"
+#include "src/block_format.hpp"
 
 namespace tricount {
+
+struct PartitionOptions {
+  std::uint32_t parts = 1;
+  VertexOrder order = VertexOrder::Degree;
+  unsigned threads = 0;  // 0 = all
+  bool progress = false; // one line per stage on stderr (a progress bar on a terminal)
+  // The budget bounds the memory in use; partition_file keeps the sorted runs in memory
+  // when they fit in half of it, else in tmpdir.
+  std::uint64_t memory_budget = 0;  // bytes; 0 = half of the machine's memory
+  std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
+  bool runs_on_disk = false;        // runs on disk even when they fit in memory (--runs-on-disk)
+  bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
+};
 
 // Knobs for tests and experiments; 0 / false: chosen from the budget.
 struct PipelineTuning {
@@ -58,7 +78,7 @@ struct PipelineReport {
   std::uint64_t merge_passes = 0;    // extra merge passes (more runs than the fan-in)
   std::uint64_t streamed_blocks = 0; // blocks written in pieces
   std::uint64_t scratch_bytes = 0;   // bytes written to runs (--tmpdir, or memory)
-  std::string id_collection;         // "bitmap" or "runs"
+  std::string id_collection;         // "degree table", "bitmap" or "runs"
   bool ordering_fell_back = false;   // collective asked for, degree used (vertex arrays too large)
   bool runs_in_memory = false;       // the runs were memory files, not files in --tmpdir
   std::uint64_t peak_memory_run_bytes = 0;  // most bytes of runs held in memory at once
@@ -79,21 +99,14 @@ class BlockOutput {
   virtual void commit(std::uint64_t max_degree) = 0;
 };
 
-// The pipeline: partitions `source` into `out`. Runs are memory files when `runs_in_memory`
-// (half the budget is then left for them), else files under options.tmpdir. source_file /
-// source_size are the provenance attributes (partition_file passes the input's path and size).
-PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
-                            const std::string& source_file = "", std::uint64_t source_size = 0,
-                            const PipelineTuning& tuning = {});
+// The clean step's result (read, clean and degrees stages of the pipeline), for tests.
+struct CleanGraph {
+  std::vector<raw_id_t> input_id;          // compact id -> input id (ascending)
+  std::vector<std::pair<vid_t, vid_t>> edges;  // undirected, a < b, sorted, unique (compact ids)
+  std::uint64_t input_edges = 0;
+};
 
-// Partitions `source` into the HDF5 block file `output` (temporary name + rename); the runs
-// on disk under options.tmpdir unless `runs_in_memory` (and not options.runs_on_disk).
-PipelineReport partition_source(EdgeSource& source, const std::string& output, const PartitionOptions& options,
-                                const std::string& source_file = "", std::uint64_t source_size = 0,
-                                const PipelineTuning& tuning = {}, bool runs_in_memory = false);
-
-// The read, clean and degrees stages alone, runs in memory (clean_edges).
-CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options);
+// ---- sizes and budget --------------------------------------------------------------------
 
 // Bytes of sorted runs held at once per input edge, at most (16-byte pairs during the
 // clean stage: the read stage's runs and their merge; later stages hold less).
@@ -107,44 +120,9 @@ std::uint64_t default_memory_budget();
 // the largest uint64 for a pipe, FIFO or device (no size: it may hold any number).
 std::uint64_t estimated_input_edges(const std::string& path, InputFormat format);
 
-// --- pieces, exposed for tests ----------------------------------------------------------
-
-// Builds rows [row_lo, row_hi) of a block's CSR from its entries, keys (row << 32 | col) in
-// ascending order, the first of them being neighbour number `base` of the block. Hands out
-// offsets (entry r + 1 for row r) and neighbours in pieces of up to `piece` entries.
-// Positions and counts are 64-bit: a block may hold more than 2^32 neighbours.
-class CsrRangeBuilder {
- public:
-  struct Sink {
-    virtual ~Sink() = default;
-    virtual void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) = 0;
-    virtual void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) = 0;
-  };
-  CsrRangeBuilder(std::uint64_t row_lo, std::uint64_t row_hi, std::uint64_t base, std::size_t piece, Sink& sink);
-  void add(std::uint64_t key) {
-    const std::uint64_t row = key >> 32;
-    if (row != row_) advance_to(row);
-    nbr_[nn_++] = static_cast<vid_t>(key);
-    ++pos_;
-    if (nn_ == nbr_.size()) flush_neighbors();
-  }
-  void finish();                        // closes the rows up to row_hi, hands out the rest
-  std::uint64_t position() const { return pos_; }  // base + entries added
-  std::uint32_t max_degree() const { return max_degree_; }
-  std::uint64_t rows_with_two() const { return rows_with_two_; }
-
- private:
-  void advance_to(std::uint64_t row);
-  void close_row();
-  void flush_neighbors();
-  void flush_offsets();
-  std::uint64_t row_lo_, row_hi_, row_, row_start_, pos_, nbr_first_, off_first_;
-  Sink& sink_;
-  runs::IoBuffer<vid_t> nbr_;  // not zero-filled: a small block touches only what it fills
-  runs::IoBuffer<eoff_t> off_;
-  std::size_t nn_ = 0, no_ = 0;
-  std::uint32_t max_degree_ = 0;
-  std::uint64_t rows_with_two_ = 0;
-};
+// The most parts worth making for a graph of `edges` edges: the larger of 32 and sqrt(edges)
+// (more blocks than edges are mostly empty and only cost file space, about 2.4 KiB each, and
+// empty tasks). Throws UsageError saying what to use when parts is larger.
+void check_parts_for_graph(std::uint32_t parts, std::uint64_t edges);
 
 }  // namespace tricount

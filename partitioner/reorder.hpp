@@ -1,10 +1,14 @@
 // Reordering: the separate, named step that gives vertices their final ids after
 // orientation. The ids decide which class (id mod n) and which hash bucket a vertex falls
 // in, so the order matters for balance and for hash collisions, never for the count.
+// The orders are defined here over vertex arrays; the pipeline's reorder stage
+// (stage_reorder.cpp) gathers those arrays from the edges.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/types.hpp"
 
@@ -20,5 +24,14 @@ enum class VertexOrder {
 
 VertexOrder parse_vertex_order(std::string_view name);  // throws UsageError
 std::string_view to_string(VertexOrder order);
+
+// new_id[x] for ascending (degree[x], x): a stable counting sort, whose counts grow with the
+// largest degree (a hub's), up to 4 bytes a vertex.
+std::vector<vid_t> degree_order(const std::vector<vid_t>& degree);
+
+// new_id[x] for ascending (collective[x], out_degree[x], x): slices sorted on `threads`
+// threads, then merged while the ranks are handed out.
+std::vector<vid_t> collective_order(const std::vector<std::uint64_t>& collective, const std::vector<vid_t>& out_degree,
+                                    unsigned threads);
 
 }  // namespace tricount

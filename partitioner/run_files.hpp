@@ -33,6 +33,13 @@ namespace tricount::runs {
 // rethrows the first exception.
 void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn);
 
+// Ranges [cut[t], cut[t+1]) of `size` records, one for each of `parts` threads.
+inline std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) {
+  std::vector<std::uint64_t> cut(parts + 1);
+  for (unsigned t = 0; t <= parts; ++t) cut[t] = static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * t) / parts);
+  return cut;
+}
+
 // ---- files ----------------------------------------------------------------------------
 
 // Bytes written to scratch files by this process so far (for statistics).
@@ -141,7 +148,6 @@ struct Span {
   std::uint64_t count = 0;
 };
 
-// A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
 // Frees a vector's memory. `v = {}` does not: it picks the initializer-list assignment,
 // which empties the vector and keeps its capacity (the pipeline held 12 bytes a
 // vertex past their use that way, 24 MB over --memory-budget for 2 million vertices).
@@ -150,6 +156,7 @@ void release(std::vector<T>& v) {
   std::vector<T>().swap(v);
 }
 
+// A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
 struct Run {
   std::vector<Span> spans;
   std::uint64_t size() const {
