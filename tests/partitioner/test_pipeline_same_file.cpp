@@ -169,7 +169,7 @@ TEST_P(PartitionPipelineSameFile, ForEveryThreadCountBudgetAndRunStore) {
       for (std::uint64_t budget : {std::uint64_t{1} << 20, std::uint64_t{4} << 20, std::uint64_t{64} << 20, std::uint64_t{0}})
         for (bool force_disk : {false, true}) {
           // Collective order needs 24 bytes a vertex; at 1 MB it falls back to degree order
-          // (tested in test_external_partition): compare it where it fits. Below 64 MB the
+          // (Pipeline.VertexArraysLargerThanTheBudget): compare it where it fits. Below 64 MB the
           // runs are on disk anyway.
           if (order == VertexOrder::Collective && budget == (std::uint64_t{1} << 20)) continue;
           if (force_disk && budget != 0) continue;
