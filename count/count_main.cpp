@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
                                "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m subtasks\n"
                                "dynamically; every other rank loads each subtask's three blocks and counts them; the 64-bit\n"
                                "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.",
-                               {"cuda-tuning"});
+                               /*hidden=*/nullptr, {"cuda-tuning"});
     if (!go) return cli::kExitOk;
     if (splits == "auto") {
       options.splits = 0;

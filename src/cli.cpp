@@ -15,10 +15,14 @@
 namespace tricount::cli {
 
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
-           std::string_view usage, std::string_view description, std::initializer_list<std::string_view> may_be_empty) {
+           std::string_view usage, std::string_view description, const po::options_description* hidden,
+           std::initializer_list<std::string_view> may_be_empty) {
   options.add_options()("help,h", "print this help and exit");
+  po::options_description all;
+  all.add(options);
+  if (hidden) all.add(*hidden);
   try {
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << options << std::endl;
       return false;
@@ -31,7 +35,7 @@ bool parse(int argc, char** argv, po::options_description& options, po::variable
   // said nothing. Options whose empty value means something are listed by the caller.
   for (const auto& [name, value] : vm) {
     if (value.defaulted() || std::find(may_be_empty.begin(), may_be_empty.end(), name) != may_be_empty.end()) continue;
-    const po::option_description* option = options.find_nothrow(name, false);
+    const po::option_description* option = all.find_nothrow(name, false);
     if (!option || option->semantic()->max_tokens() == 0) continue;  // a switch (--quiet) holds an empty string
     bool empty = false;
     if (const auto* text = boost::any_cast<std::string>(&value.value())) empty = text->empty();
