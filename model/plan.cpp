@@ -21,13 +21,6 @@ std::uint64_t triple_bytes(const GraphShape& shape, double table_factor) {
   return static_cast<std::uint64_t>(most);
 }
 
-std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request) {
-  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
-  const std::uint64_t wanted = std::uint64_t(request.tasks_per_gpu) * static_cast<std::uint64_t>(request.gpus);
-  const std::uint64_t m = (wanted + subtasks - 1) / subtasks;
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(m, 1, kMaxWorkloadSplits));
-}
-
 // Smallest n whose triple fits, then splits for enough tasks; among n, 2n, ... up to 128
 // (more parts: smaller blocks read per GPU, more tasks) while the subtasks are at most 16
 // times the tasks wanted (beyond that only the row walks and offsets grow), the fastest at
@@ -57,17 +50,15 @@ Plan plan_run(const CostModel& model, const GraphShapes& shapes, const PlanReque
   // before any runs: a plan that would take longer than kMaxSimulationCost is refused, saying
   // which --gpus would do. Static: m, 2m and 4m at each n, each a static point.
   const double factor = static_schedule ? 3 * kStaticSimulationFactor : 1;
-  const auto point_cost = [&](std::uint32_t n, const PlanRequest& r) {
-    const double tasks = double(n) * n * n * splits_for(n, r);
-    return factor * (simulation_cost(tasks, r.gpus) + simulation_cost(tasks, 1));
+  const auto point_cost = [&](std::uint32_t n, int gpus) {
+    const double tasks = double(n) * n * n * auto_workload_splits(n, static_cast<std::uint64_t>(gpus), pr.tasks_per_gpu);
+    return factor * (simulation_cost(tasks, gpus) + simulation_cost(tasks, 1));
   };
   const auto plan_cost = [&](int gpus) {
-    PlanRequest r = pr;
-    r.gpus = gpus;
     const double most_subtasks = 16.0 * pr.tasks_per_gpu * gpus;
     double cost = 0, last = 0;
     for (std::uint32_t n = fit; n == fit || (n <= 128 && double(n) * n * n <= most_subtasks); n *= 2)
-      last = point_cost(n, r), cost += last;
+      last = point_cost(n, gpus), cost += last;
     return cost + 2 * last;  // the predictions at every power of two cost about two at the most GPUs
   };
   if (plan_cost(pr.gpus) > kMaxSimulationCost) {
@@ -84,8 +75,8 @@ Plan plan_run(const CostModel& model, const GraphShapes& shapes, const PlanReque
   // (Static: also beyond that, up to 128, while no n has fitted a GPU's blocks yet.)
   for (std::uint32_t n = fit;
        n == fit || (n <= 128 && (std::uint64_t(n) * n * n <= most_subtasks || (static_schedule && best < 0))); n *= 2) {
-    const std::uint32_t m = splits_for(n, pr);
-    spent += point_cost(n, pr);
+    const std::uint32_t m = auto_workload_splits(n, static_cast<std::uint64_t>(pr.gpus), pr.tasks_per_gpu);
+    spent += point_cost(n, pr.gpus);
     if (spent > kMaxSimulationCost)
       throw UsageError("--schedule static: up to --parts " + std::to_string(n / 2) + " no n fits the blocks of a GPU's tasks "
                        "in --gpu-memory at " + std::to_string(pr.gpus) + " GPUs, and larger n need more simulation than a "
