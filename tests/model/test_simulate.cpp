@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "model/simulate.hpp"
 #include "scheduler/journal.hpp"
-#include "scheduler/simulate.hpp"
 #include "src/task_plan.hpp"
 
 using namespace tricount;
