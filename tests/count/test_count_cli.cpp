@@ -107,8 +107,8 @@ const std::vector<UsageCase> kUsageCases = {
     {"CountBadBackend", "count", {"--input", "x.h5", "--backend", "foo"}, "foo"},
     {"CountSplitsZero", "count", {"--input", "x.h5", "--workload-splits", "0"}, "workload-splits"},
     {"CountSplitsNotANumber", "count", {"--input", "x.h5", "--workload-splits", "abc"}, "workload-splits"},
-    // Options that effectively hung (minutes of empty tasks, memory without end, 413 MB of
-    // empty blocks for 9 edges): bounded, with what to use instead.
+    // An option that effectively hung (minutes of empty tasks, memory without end): bounded,
+    // with what to use instead.
     {"CountSplitsTooMany", "count", {"--input", "x.h5", "--workload-splits", "1048576"}, "use auto"},
     {"CountBadCacheSize", "count", {"--input", "x.h5", "--cache-size", "4Q"}, "cache-size"},
     {"CountCudaTuningUnknownKey", "count", {"--input", "x.h5", "--cuda-tuning", "bitmap-words=8,warp-lane=8"}, "warp-lane"},
@@ -337,7 +337,6 @@ TEST(cliOutputSafety, JsonOntoTheJournalIsRefused) {
 
 // ------------------------------------------------------------------------------------
 // Temporary files and targets that are not plain files (issue 14, items 10 to 14).
-
 
 TEST(cliOutputSafety, PlantedTempSymlinksAreNotFollowed) {
   TempDir dir;

@@ -375,7 +375,6 @@ TEST(cliOutput, H5lsShowsBlocks) {
 // ------------------------------------------------------------------------------------
 // Output paths that name an input (issue 14, item 4): refused before any work, nothing lost.
 
-
 TEST(cliOutputSafety, PartitionOntoTheInputIsRefused) {
   TempDir dir;
   const std::string txt = dir.file("k5.txt");
@@ -393,7 +392,6 @@ TEST(cliOutputSafety, PartitionOntoTheInputIsRefused) {
 
 // ------------------------------------------------------------------------------------
 // Temporary files and targets that are not plain files (issue 14, items 10 to 14).
-
 
 TEST(cliOutputSafety, PartitionPlantedTempSymlinksAreNotFollowed) {
   TempDir dir;
