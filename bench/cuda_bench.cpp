@@ -106,7 +106,7 @@ count_t count_all(const PartitionedGraph& g, CountBackend& backend, CountStats& 
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
     const Task t = plan.decode(id);
     auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
-    total += backend.count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, stats);
+    total += backend.count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, stats);
   }
   return total;
 }
