@@ -2,6 +2,7 @@
 // rank 0 does both. Run under mpirun -np P or srun.
 #include <mpi.h>
 
+#include <exception>
 #include <iostream>
 #include <new>
 #include <unistd.h>
@@ -74,7 +75,8 @@ int main(int argc, char** argv) {
     const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
                                "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m tasks\n"
                                "dynamically; every other rank loads each task's three blocks and counts them; the 64-bit\n"
-                               "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.");
+                               "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.",
+                               /*hidden=*/nullptr, {"cuda-tuning"});
     if (!go) return cli::kExitOk;
     options.splits = parse_workload_splits(splits);
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
@@ -124,11 +126,21 @@ int main(int argc, char** argv) {
     });
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      // The summary first: a JSON write that fails (disk full) still leaves the count on record.
+      // The summary first: a JSON or per-vertex write that fails (disk full) still leaves the
+      // count on record.
       std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
       if (!vm.count("quiet")) say << "tricount: " << result.summary() << std::endl;
       if (!verify_message.empty()) say << "tricount: " << verify_message << std::endl;
-      if (!json.empty()) output::write_text_file(json, "--json", result.to_json().str() + "\n");
+      // The per-vertex table goes into place even when the report could not be written, and
+      // never for a count the verifier refuted.
+      std::exception_ptr report_failed;
+      try {
+        if (!json.empty()) output::write_text_file(json, "--json", result.to_json().str() + "\n");
+      } catch (const std::exception&) {
+        report_failed = std::current_exception();
+      }
+      if (verified_ok) result.commit_outputs();
+      if (report_failed) std::rethrow_exception(report_failed);
     }
     if (!verified_ok) throw Error("the count does not match the verifier");
     return cli::kExitOk;

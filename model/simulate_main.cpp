@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 
@@ -53,10 +54,39 @@ std::vector<int> powers_of_two_up_to(int most) {
   return counts;
 }
 
+// A prediction is printed only when every number of it is one: inf seconds or a nan speedup
+// shown as a PREDICTION looked like a result (issue 32, item 10).
+void require_finite(std::initializer_list<double> values, const std::string& source) {
+  for (double v : values)
+    if (!std::isfinite(v))
+      throw Error("the prediction from " + source + " is not a finite number (inf or nan): its values are out of range");
+}
+
+// Outputs that name an input would destroy it (as tricount-count refuses): --fit or --json
+// onto a journal, report, model, sample or block file, by path or by st_dev and st_ino.
+void refuse_outputs_onto_inputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                                const std::vector<output::NamedPath>& inputs) {
+  for (const auto& [path, option] : outputs) output::refuse_same_file(path, option, inputs);
+  for (const auto& [path, option] : outputs)
+    if (!path.empty() && path != "-") output::check_writable(path, option);  // not found out after the work
+}
+
+// Refuses (UsageError) a prediction of `tasks` tasks at each GPU count (and at one GPU, the
+// base of the efficiencies) that would take longer than kMaxSimulationCost.
+void check_prediction_cost(std::uint64_t tasks, const std::vector<int>& counts, bool static_schedule, const std::string& what) {
+  double cost = simulation_cost(static_cast<double>(tasks), 1);
+  for (int gpus : counts) cost += simulation_cost(static_cast<double>(tasks), gpus);
+  if (static_schedule) cost *= kStaticSimulationFactor;
+  if (cost > kMaxSimulationCost)
+    throw UsageError(what + " gives " + std::to_string(tasks) + " tasks: simulating them on these --gpus takes more than "
+                     "a prediction may (a few minutes); give fewer --parts or --workload-splits, or fewer or smaller --gpus");
+}
+
 // ---- Replay (one journal, its measured costs).
 int replay(const std::string& journal_path, const std::vector<int>& counts, double overhead, std::string input,
            bool no_loads, const std::string& json) {
   const JournalContents journal = read_journal(journal_path);
+  output::refuse_same_file(json, "--json", {{input.empty() ? journal.identity.input : input, "the journal's block file"}});
   double measured_total = 0;
   for (const JournalRecord& r : journal.records) measured_total += r.seconds;
   // Block reads per virtual worker need the journal's load column and the block sizes.
@@ -82,6 +112,13 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
       }
     }
   }
+  // Every point first: nothing is printed unless all of it is a number.
+  std::vector<SimulationPoint> simulated;
+  for (int w : counts) {
+    simulated.push_back(simulate_schedule(journal, w, overhead, loads ? &*loads : nullptr));
+    const SimulationPoint& p = simulated.back();
+    require_finite({measured_total, p.predicted_seconds, p.speedup, p.efficiency, p.imbalance}, "journal '" + journal_path + "'");
+  }
   std::FILE* out = json == "-" ? stderr : stdout;
   std::fprintf(out,
                "PREDICTION, not a measurement: %zu measured task costs (%.3f s in all) from '%s', replayed through\n"
@@ -89,8 +126,7 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
                journal.records.size(), measured_total, journal_path.c_str(), loads_note.c_str());
   std::fprintf(out, "%8s %14s %9s %11s %10s\n", "workers", "predicted_s", "speedup", "efficiency", "imbalance");
   std::vector<JsonObject> points;
-  for (int w : counts) {
-    const SimulationPoint p = simulate_schedule(journal, w, overhead, loads ? &*loads : nullptr);
+  for (const SimulationPoint& p : simulated) {
     std::fprintf(out, "%8d %14.6f %9.3f %11.3f %10.3f\n", p.workers, p.predicted_seconds, p.speedup, p.efficiency,
                  p.imbalance);
     JsonObject o;
@@ -123,6 +159,8 @@ int fit(const FitRequest& request) {
   std::vector<MeasuredRun> runs;
   for (std::size_t r = 0; r < request.journals.size(); ++r)
     runs.push_back(measured_run(request.journals[r], request.reports.empty() ? "" : request.reports[r]));
+  for (const MeasuredRun& run : runs)
+    output::refuse_same_file(request.output, "--fit", {{run.journal.identity.input, "the block file of --journal"}});
   // 2. The count, load and upload rates; 3. the Kronecker family from its samples.
   CostModel model = fit_cost_model(runs, request.backend, request.device, request.storage);
   if (!request.samples.empty()) {
@@ -142,6 +180,7 @@ int fit(const FitRequest& request) {
     }
     model.kronecker = fit_kronecker_family(samples);
   }
+  check_cost_model(model, "--fit '" + request.output + "': the fit on the journals given");
   save_cost_model(model, request.output);
   std::printf("fitted on %llu tasks of %zu journals (%s, %s): overhead %.3g s/task, %.4g s per 1e9 work, %.4g s per 1e9 "
               "rows (R^2 %.3f, run totals within %.1f%%), load %.3g GB/s (%s), upload %.3g GB/s -> '%s'\n",
@@ -227,6 +266,10 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
                              std::uint32_t splits, const std::vector<int>& counts, const std::string& plan_note, std::FILE* out) {
   const std::vector<StaticPrediction> points =
       predict_static(model, shape, splits, counts, request.machine, request.plan_request);
+  for (const StaticPrediction& s : points)
+    require_finite({s.point.count_phase_seconds, s.point.count_efficiency, s.point.load_phase_seconds, s.point.total_seconds,
+                    s.point.efficiency, s.point.imbalance, s.dynamic.efficiency},
+                   "model '" + request.model_path + "'");
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
   std::fprintf(out,
                "PREDICTED, not measured, STATIC schedule (resident mode: every GPU loads the blocks of its assigned tasks, "
@@ -292,11 +335,16 @@ int predict(const PredictRequest& request) {
     splits = resolve_workload_splits(request.splits, parts,
                                      static_cast<std::uint64_t>(*std::max_element(request.gpus.begin(), request.gpus.end())));
   // 3. The predictions.
-  const GraphShape shape = shapes.at(parts);
   const std::vector<int> counts = request.plan ? powers_of_two_up_to(request.plan_request.gpus) : request.gpus;
+  if (!request.plan)
+    check_prediction_cost(std::uint64_t(parts) * parts * parts * splits, counts, request.static_schedule,
+                          "--parts " + std::to_string(parts) + " --workload-splits " + std::to_string(splits));
+  const GraphShape shape = shapes.at(parts);
   std::FILE* out = request.json == "-" ? stderr : stdout;
   if (request.static_schedule) return predict_static_and_print(request, model, shape, parts, splits, counts, plan_note, out);
   const std::vector<PredictedPoint> points = predict_runs(model, shape, splits, counts, request.machine);
+  for (const PredictedPoint& p : points)
+    require_finite({p.seconds, p.speedup, p.efficiency, p.imbalance, p.load_seconds_per_byte}, "model '" + request.model_path + "'");
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
   std::fprintf(out,
                "PREDICTED, not measured: %s (%llu vertices, %llu edges, work %.4g) at --parts %u --workload-splits %u;\n"
@@ -335,8 +383,10 @@ double parse_rate(const std::string& text, const std::string& option) {
   const std::string units = "KMGT";
   if (unit.size() == 1 && units.find(unit[0]) != std::string::npos) v *= std::pow(1e3, double(units.find(unit[0]) + 1));
   else if (!unit.empty() || end == text.c_str()) v = -1;
-  if (!(v > 0) || !std::isfinite(v))
-    throw UsageError(option + ": '" + text + "' is not a positive bandwidth in bytes per second (e.g. 25G, 2.5T)");
+  // From a slow disk to a thousand times today's fastest file systems: beyond, the
+  // predicted seconds lose all meaning (1e-300 B/s gave inf).
+  if (!(v >= 1e6 && v <= 1e18))
+    throw UsageError(option + ": '" + text + "' is not a bandwidth between 1M and 1000000T bytes per second (e.g. 25G, 2.5T)");
   return v;
 }
 
@@ -413,6 +463,22 @@ int main(int argc, char** argv) {
                     "cost model on measured runs and predicts runs not measured (other n, m, GPU counts, graphs\n"
                     "given by size); recommends n and m for a cluster (--plan)."))
       return cli::kExitOk;
+    // 0. Outputs onto inputs, and values no computation can use.
+    {
+      std::vector<output::NamedPath> inputs;
+      for (const std::string& j : journals) inputs.push_back({j, "--journal"});
+      for (const std::string& r : reports) inputs.push_back({r, "--report"});
+      for (const std::string& k : samples)
+        if (k.find('=') != std::string::npos) inputs.push_back({k.substr(k.find('=') + 1), "--kronecker-sample"});
+      for (const std::string& l : request.like) inputs.push_back({l, "--like"});
+      inputs.push_back({model_path, "--model"});
+      inputs.push_back({input, "--input"});
+      refuse_outputs_onto_inputs({{fit_path, "--fit"}, {json, "--json"}}, inputs);
+      output::refuse_same_file(json, "--json", {{fit_path, "--fit"}});
+    }
+    if (!(overhead >= 0 && overhead <= 3600))
+      throw UsageError("--task-overhead must be between 0 and 3600 seconds (a scheduler's latency per task is microseconds "
+                       "to milliseconds)");
     // 1. Fit.
     if (!fit_path.empty()) {
       if (vm.count("model") || vm.count("plan")) throw UsageError("--fit: give --model and --plan in a later call");
@@ -427,7 +493,8 @@ int main(int argc, char** argv) {
         throw UsageError("--model: give exactly one graph: --input BLOCKFILE, --kronecker-scale S, or --edges E --vertices V");
       if (vm.count("kronecker-scale") && (kronecker_scale < 1 || kronecker_scale > 32))
         throw UsageError("--kronecker-scale must be between 1 and 32 (got " + std::to_string(kronecker_scale) + ")");
-      if (request.machine.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
+      if (request.machine.gpus_per_node < 1 || request.machine.gpus_per_node > 1024)
+        throw UsageError("--gpus-per-node must be between 1 and 1024");
       request.splits = parse_workload_splits(splits_text);
       if (vm.count("parts")) check_parts(request.parts);
       request.model_path = model_path, request.json = json;
@@ -444,7 +511,9 @@ int main(int argc, char** argv) {
       if (request.plan) {
         if (request.gpus.size() != 1) throw UsageError("--plan: --gpus is one number, the most GPUs");
         if (gpu_memory.empty()) throw UsageError("--plan needs --gpu-memory (one GPU's memory, e.g. 16G)");
-        if (request.plan_request.tasks_per_gpu < 1) throw UsageError("--tasks-per-gpu must be at least 1");
+        if (request.plan_request.tasks_per_gpu < 1 || request.plan_request.tasks_per_gpu > 1024)
+          throw UsageError("--tasks-per-gpu must be between 1 and 1024 (8 to 64 even the load out; more only lengthen "
+                           "the plan)");
         if (!(request.plan_request.memory_headroom > 0 && request.plan_request.memory_headroom <= 1))
           throw UsageError("--memory-headroom must be above 0 and at most 1");
         if (!(request.plan_request.table_factor >= 0 && request.plan_request.table_factor <= 64))

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -18,10 +19,12 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 
 // Parses argv into `vm` (adds --help). Returns false when --help was printed (the caller
-// then exits 0). Throws UsageError for unknown options, bad values, missing required ones.
+// then exits 0). Throws UsageError for unknown options, bad values, missing required ones,
+// and an empty string value (--json "") of any option but those in `may_be_empty`.
 // `hidden`: options accepted but not listed by --help (old spellings kept as aliases).
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
-           std::string_view usage, std::string_view description, const po::options_description* hidden = nullptr);
+           std::string_view usage, std::string_view description, const po::options_description* hidden = nullptr,
+           std::initializer_list<std::string_view> may_be_empty = {});
 
 // Runs `body`, mapping UsageError to exit 2 and other exceptions to exit 1, each printed
 // to stderr as "PROGRAM: error: MESSAGE".
