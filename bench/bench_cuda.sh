@@ -4,8 +4,8 @@
 #   bench/bench_cuda.sh [BUILD_DIR]            (default build-gpu)
 #
 # For each graph: tricount-generate -> tricount-partition --parts 1 -> tricount-count
-# --backend cuda --json (end-to-end: load, transfer, count) and the driver in
-# test_cuda_backend (CudaBackend.DISABLED_Benchmark), which times the count with the blocks
+# --backend cuda --json (end-to-end: load, transfer, count) and the driver
+# BUILD_DIR/tests/cuda_bench count (bench/cuda_bench.cpp), which times the count with the blocks
 # already on the GPU: the median of TRICOUNT_BENCH_REPS runs after a warm-up, measured
 # with CUDA events around the classification, hash building and counting kernels.
 #
@@ -26,14 +26,15 @@
 #   WORK       scratch folder for graph files (default /tmp/tricount-bench; not removed)
 #   OUT        folder for the logs and results.json (default WORK)
 #   NO_CLI=1   skip the tricount-count end-to-end run
-#   PER_VERTEX=1  also time the count with per-vertex counting off and on (the driver in
-#              test_cuda_per_vertex, CudaPerVertex.DISABLED_Benchmark: two backends on the
-#              same blocks, REPS of each alternating, medians and their ratio);
+#   PER_VERTEX=1  also time the count with per-vertex counting off and on (cuda_bench
+#              per-vertex: two backends on the same blocks, REPS of each alternating,
+#              medians and their ratio);
 #              PER_VERTEX=only runs that alone (no end-to-end run, no count driver)
 set -euo pipefail
 
 BUILD=${1:-build-gpu}
 BIN=$BUILD/bin
+DRIVER=$BUILD/tests/cuda_bench
 GRAPHS=${GRAPHS:-"k18 k20 u20 g128 k23 u24 k24"}
 REPS=${REPS:-10}
 WORK=${WORK:-/tmp/tricount-bench}
@@ -67,7 +68,7 @@ for g in $GRAPHS; do
   echo "{\"graph\": \"$g\", \"kind\": \"prepare\", \"ms\": $(( ($(date +%s%N) - t0) / 1000000 ))}" >> "$RESULTS"
   if [[ -n ${PER_VERTEX:-} ]]; then
     line=$(env TRICOUNT_BENCH_REPS="$REPS" TRICOUNT_BENCH_FILE="$blocks" \
-      "$BIN/test_cuda_per_vertex" --gtest_also_run_disabled_tests --gtest_filter='CudaPerVertex.DISABLED_Benchmark' 2>&1 |
+      "$DRIVER" per-vertex 2>&1 |
       tee -a "$OUT/bench.log" | grep '^BENCHPV ' || true)
     if [[ -n $line ]]; then
       echo "${line#BENCHPV }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='per_vertex'); print(json.dumps(d))" "$g" >> "$RESULTS"
@@ -97,7 +98,7 @@ for g in $GRAPHS; do
       fi
     done
     line=$(env TRICOUNT_BENCH_REPS="$REPS" "${envs[@]}" TRICOUNT_BENCH_FILE="$blocks" TRICOUNT_BENCH_TUNING="$tuning" \
-      "$BIN/test_cuda_backend" --gtest_also_run_disabled_tests --gtest_filter='CudaBackend.DISABLED_Benchmark' 2>&1 |
+      "$DRIVER" count 2>&1 |
       tee -a "$OUT/bench.log" | grep '^BENCH ' || true)
     if [[ -n $line ]]; then
       echo "${line#BENCH }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='driver', variant=sys.argv[2]); print(json.dumps(d))" "$g" "$name" >> "$RESULTS"

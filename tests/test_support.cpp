@@ -1,11 +1,15 @@
 #include "tests/test_support.hpp"
 
+#include <gtest/gtest.h>
+
 #include "worker/block_cache.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +17,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 namespace tricount::testing {
@@ -26,6 +32,21 @@ static std::string env_or(const char* name, const std::string& fallback) {
 std::string bin_dir() { return env_or("TRICOUNT_BIN_DIR", TRICOUNT_DEFAULT_BIN_DIR); }
 std::string graphs_dir() { return env_or("TRICOUNT_GRAPHS_DIR", TRICOUNT_DEFAULT_GRAPHS_DIR); }
 std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", TRICOUNT_DEFAULT_MPIEXEC); }
+std::string source_dir() { return env_or("TRICOUNT_SOURCE_DIR", TRICOUNT_DEFAULT_SOURCE_DIR); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  ASSERT_TRUE(out.flush()) << "cannot write " << path;
+}
+
 
 namespace {
 // mpiexec runs that tests start must work as root (CI containers) and on fewer cores than
@@ -117,6 +138,115 @@ std::vector<std::string> mpi_command(int ranks, const std::string& program, cons
   std::vector<std::string> cmd = {mpiexec(), "-np", std::to_string(ranks), "--oversubscribe", program};
   cmd.insert(cmd.end(), args.begin(), args.end());
   return cmd;
+}
+
+std::string bin_path(const std::string& program) { return bin_dir() + "/" + program; }
+
+ProcessResult run_generate(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {bin_path("tricount-generate")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, kProgramTimeout);
+}
+
+ProcessResult run_partition(const std::string& input, const std::string& output, std::uint32_t parts,
+                            const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {bin_path("tricount-partition"), "--input", input, "--output", output,
+                                   "--parts", std::to_string(parts), "--quiet"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run_process(argv, kProgramTimeout);
+}
+
+ProcessResult mpi_count(int ranks, const std::vector<std::string>& args) {
+  return run_process(mpi_command(ranks, bin_path("tricount-count"), args), kProgramTimeout);
+}
+
+ProcessResult count_json(int ranks, const std::string& h5, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--input", h5, "--json", "-", "--threads", "1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return mpi_count(ranks, args);
+}
+
+std::string make_block_file(const TempDir& dir, std::uint32_t parts, const std::string& name) {
+  const std::string txt = dir.file(name + ".txt");
+  write_text_edges(txt, random_graph(2000, 20000, 7));
+  const std::string h5 = dir.file(name);
+  const ProcessResult r = run_partition(txt, h5, parts);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  return h5;
+}
+
+std::vector<std::string> temp_files(const std::string& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (contains(e.path().filename().string(), ".tmp.")) found.push_back(e.path().string());
+  return found;
+}
+
+EdgePairs read_text_edges(const std::string& path) {
+  std::ifstream in(path);
+  EdgePairs edges;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == '%') continue;
+    std::istringstream s(line);
+    std::uint64_t a, b;
+    if (s >> a >> b) edges.emplace_back(a, b);
+  }
+  return edges;
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::stringstream s(path);
+  std::string dir;
+  while (std::getline(s, dir, ':'))
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+void PrintTo(const UsageCase& c, std::ostream* os) { *os << c.name; }
+
+void expect_usage_error(const UsageCase& c) {
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, complete_graph(4));
+  std::vector<std::string> args;
+  for (const auto& a : c.args) args.push_back(a == "IN" ? in : a == "OUT" ? dir.file("out.h5") : a);
+  const std::string program = std::string("tricount-") + c.program;
+  ProcessResult r;
+  if (std::string(c.program) == "count") {
+    r = mpi_count(1, args);
+  } else {
+    std::vector<std::string> argv = {bin_path(program)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    r = run_process(argv, kProgramTimeout);
+  }
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, program + ": error:")) << describe(r);
+  EXPECT_TRUE(contains(r.err, c.mentions)) << "expected the message to mention '" << c.mentions << "'\n" << describe(r);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.h5")));
+}
+
+void expect_help(const ProcessResult& r, const std::vector<std::string>& options) {
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string text = r.out + r.err;
+  EXPECT_TRUE(contains(text, "usage")) << text;
+  for (const auto& o : options) EXPECT_TRUE(contains(text, "--" + o)) << "--help does not mention --" << o << ":\n" << text;
+}
+
+bool device_intact(const std::string& path, unsigned minor) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) return true;
+  if (::geteuid() == 0 && ::unlink(path.c_str()) == 0) ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor));
+  return false;
+}
+
+void plant_temp_symlinks(const std::string& name, const std::string& victim, int count) {
+  long last = 0;
+  std::ifstream("/proc/sys/kernel/ns_last_pid") >> last;
+  for (long pid = last + 1; pid <= last + count; ++pid)
+    std::filesystem::create_symlink(victim, name + ".tmp." + std::to_string(pid));
 }
 
 void write_text_edges(const std::string& path, const EdgePairs& edges) {

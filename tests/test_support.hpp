@@ -1,12 +1,13 @@
-// Helpers shared by the test executables: temporary directories, running the built
+// Helpers shared by the test executables: temporary directories, files, running the built
 // programs as child processes, small graph builders, and counting a partitioned graph in
-// process with a backend (no MPI).
+// process with a backend (no MPI). A helper that two test files need lives here, once.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,17 @@ using EdgePairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 std::string bin_dir();     // $TRICOUNT_BIN_DIR (set by ctest)
 std::string graphs_dir();  // $TRICOUNT_GRAPHS_DIR: ../shared/data/graphs
 std::string mpiexec();     // $TRICOUNT_MPIEXEC or "mpiexec"
+std::string source_dir();  // $TRICOUNT_SOURCE_DIR or the checkout these tests were built from
+
+// The whole file as bytes ("" when it cannot be read).
+std::string read_file(const std::string& path);
+// Writes `bytes` to `path`, replacing it; a failed write fails the calling test.
+void write_file(const std::string& path, const std::string& bytes);
+// A template, so that it never makes a call ambiguous beside a test file's own contains().
+template <class Text>
+bool contains(const Text& text, std::string_view part) {
+  return std::string_view(text).find(part) != std::string_view::npos;
+}
 
 class TempDir {
  public:
@@ -46,6 +58,47 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
 std::string describe(const ProcessResult& result);
 // mpiexec -np N --oversubscribe PROGRAM args...
 std::vector<std::string> mpi_command(int ranks, const std::string& program, const std::vector<std::string>& args);
+
+// ---- The built programs, as a user runs them ----
+constexpr double kProgramTimeout = 180;  // seconds: a hung program fails its test
+std::string bin_path(const std::string& program);  // bin_dir()/program
+ProcessResult run_generate(const std::vector<std::string>& args);
+// tricount-partition --input INPUT --output OUTPUT --parts PARTS --quiet EXTRA...
+ProcessResult run_partition(const std::string& input, const std::string& output, std::uint32_t parts,
+                            const std::vector<std::string>& extra = {});
+// tricount-count under mpiexec at `ranks`.
+ProcessResult mpi_count(int ranks, const std::vector<std::string>& args);
+// Counts a block file with one thread and `--json -`: the report is stdout.
+ProcessResult count_json(int ranks, const std::string& h5, const std::vector<std::string>& extra = {});
+// A random graph (2000 vertices, 20000 edges; a few hundred KB) partitioned by the program into `dir`.
+std::string make_block_file(const TempDir& dir, std::uint32_t parts, const std::string& name = "good.h5");
+// Any file in `dir` whose name contains ".tmp." (a leftover temporary output).
+std::vector<std::string> temp_files(const std::string& dir);
+// Text edge list: "u v" per line, '#'/'%' comments, extra columns ignored.
+EdgePairs read_text_edges(const std::string& path);
+bool on_path(const std::string& program);  // an executable of that name in $PATH
+
+// A usage error: PROGRAM (partition, count under mpiexec -np 1, generate or simulate) given
+// ARGS ("IN": a valid edge list, "OUT": an output path) exits 2 with "tricount-PROGRAM:
+// error: ..." mentioning MENTIONS and writes no output.
+struct UsageCase {
+  const char* name;
+  const char* program;
+  std::vector<std::string> args;
+  const char* mentions;
+};
+void PrintTo(const UsageCase& c, std::ostream* os);
+void expect_usage_error(const UsageCase& c);
+// --help: exit 0, "usage", and every one of `options` named (as --OPTION).
+void expect_help(const ProcessResult& r, const std::vector<std::string>& options);
+
+// After a program was given the real /dev/null (minor 3) or /dev/full (minor 7): true if it
+// is still the device. A regressed program (as root) replaces it with a file: put the device
+// back for everyone else on the machine, and return false.
+bool device_intact(const std::string& path, unsigned minor);
+// Symlinks at every name the old writers would have used (NAME.tmp.<pid>) for the next
+// `count` pids, all pointing at `victim`.
+void plant_temp_symlinks(const std::string& name, const std::string& victim, int count);
 
 void write_text_edges(const std::string& path, const EdgePairs& edges);
 std::vector<RawEdge> to_raw(const EdgePairs& edges);

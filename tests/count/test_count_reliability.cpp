@@ -24,8 +24,6 @@ namespace {
 
 constexpr double kTimeout = 120;  // seconds; every case here finishes in a few
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 class CountReliability : public ::testing::TestWithParam<int> {  // the number of ranks
  protected:
   static void SetUpTestSuite() {
@@ -69,13 +67,6 @@ EdgePairs CountReliability::edges_;
 EdgePairs CountReliability::other_edges_;
 std::uint64_t CountReliability::expected_ = 0;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A tmpfs of `bytes` bytes mounted on a directory of its own, for a disk that fills up.
 // Mounting needs root (CAP_SYS_ADMIN); without it the tests that need one are skipped.
 class SmallTmpfs {
@@ -108,10 +99,10 @@ pid_t find_stopped_process(const std::string& marker) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_text(entry.path().string() + "/stat");
+    const std::string stat = read_file(entry.path().string() + "/stat");
     const std::size_t paren = stat.rfind(')');
     if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') continue;
-    if (contains(read_text(entry.path().string() + "/cmdline"), marker)) return static_cast<pid_t>(std::stoi(name));
+    if (contains(read_file(entry.path().string() + "/cmdline"), marker)) return static_cast<pid_t>(std::stoi(name));
   }
   return 0;
 }
@@ -132,7 +123,7 @@ TEST_P(CountReliability, ResumeRefusesANegativeCountInTheJournal) {
   ASSERT_EQ(first.exit_code, 0) << describe(first);
   ASSERT_EQ(json_uint(first.out, "triangles"), expected_);
   // Line 3 is the first record: "<task> <triangles> ..."; make its count negative.
-  std::string text = read_text(journal);
+  std::string text = read_file(journal);
   std::size_t line3 = text.find('\n', text.find('\n') + 1) + 1;
   const std::size_t count_at = text.find(' ', line3) + 1;
   text.replace(count_at, text.find(' ', count_at) - count_at, "-5");

@@ -29,18 +29,6 @@ extern char** environ;
 
 namespace {
 
-std::string source_dir() {
-  if (const char* v = std::getenv("TRICOUNT_SOURCE_DIR"); v && *v) return v;
-  return fs::path(__FILE__).parent_path().parent_path().string();  // tests/.. (CMake compiles by absolute path)
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string show(const ProcessResult& r) {
   return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "") + "\n--- stdout:\n" + r.out +
          "\n--- stderr:\n" + r.err;
@@ -134,10 +122,10 @@ class Slurm : public ::testing::Test {
     cmd.push_back(source_dir() + "/slurm/" + script);
     cmd.insert(cmd.end(), args.begin(), args.end());
     ProcessResult r = run_process(cmd, 150);
-    r.out += "\n--- job output (" + output + "):\n" + read_text(output);
+    r.out += "\n--- job output (" + output + "):\n" + read_file(output);
     if (r.exit_code != 0) {
       r.out += "\n--- slurmctld.log (tail):\n";
-      const std::string log = read_text(cluster_dir_ + "/log/slurmctld.log");
+      const std::string log = read_file(cluster_dir_ + "/log/slurmctld.log");
       r.out += log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
     }
     return r;
@@ -223,10 +211,10 @@ TEST_F(Slurm, CountScriptWithClosestGpuBinding) {
   const ProcessResult r = sbatch({"--gpus-per-node=3", "--export=ALL,TRICOUNT_GPU_BIND=closest,TRICOUNT_WORKERS=2"},
                                  "count.sbatch", {work_ + "/k12.h5", "--backend", "cpu", "--threads", "1", "--json", json}, log);
   ASSERT_EQ(r.exit_code, 0) << show(r);
-  const std::string report = read_text(json);
+  const std::string report = read_file(json);
   EXPECT_EQ(top_uint(report, "triangles"), expected_);
   EXPECT_EQ(top_uint(report, "workers"), 2u);
-  const std::string out = read_text(log);
+  const std::string out = read_file(log);
   EXPECT_NE(out.find("GPU binding closest"), std::string::npos) << out;
   EXPECT_NE(out.find("--gpus-per-task=1 --gpu-bind=closest"), std::string::npos) << out;
 }
@@ -249,21 +237,21 @@ TEST_F(Slurm, StudyPlansThePartsAndStagesTheGraph) {
                                   "--", "--backend", "cpu", "--threads", "1"},
                                  log);
   ASSERT_EQ(r.exit_code, 0) << show(r);
-  const std::string plan = read_text(results + "/plan.txt");
+  const std::string plan = read_file(results + "/plan.txt");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(plan, m, std::regex("PLAN: --parts ([0-9]+) --workload-splits ([0-9]+)"))) << plan;
   EXPECT_NE(plan.find("PREDICTED"), std::string::npos) << plan;
   const std::string parts = m[1], splits = m[2];
   EXPECT_GT(std::stoi(parts), 2) << plan;  // 200K of GPU memory does not hold a scale-12 triple at n = 2
-  const std::string study = read_text(results + "/study.json");
+  const std::string study = read_file(results + "/study.json");
   EXPECT_NE(study.find("\"status\": \"complete\""), std::string::npos) << study;
   EXPECT_NE(study.find("\"workload_splits\": " + splits + ","), std::string::npos) << study;
   EXPECT_NE(study.find(stage + "/tricount-"), std::string::npos) << study;  // counted from the staged copy
   EXPECT_EQ(top_uint(study, "triangles"), expected_);
   for (const auto& entry : fs::directory_iterator(results + "/runs"))
-    if (entry.path().extension() == ".json") EXPECT_EQ(top_uint(read_text(entry.path().string()), "parts"), std::stoul(parts));
+    if (entry.path().extension() == ".json") EXPECT_EQ(top_uint(read_file(entry.path().string()), "parts"), std::stoul(parts));
   EXPECT_TRUE(fs::is_empty(stage)) << "the staged copy must be removed";
-  EXPECT_NE(read_text(log).find("staged "), std::string::npos) << read_text(log);
+  EXPECT_NE(read_file(log).find("staged "), std::string::npos) << read_file(log);
 }
 
 TEST_F(Slurm, CountScriptRunsOneSchedulerAndOneWorkerPerGpu) {
@@ -271,7 +259,7 @@ TEST_F(Slurm, CountScriptRunsOneSchedulerAndOneWorkerPerGpu) {
   const ProcessResult r = sbatch({"--gpus-per-node=3"}, "count.sbatch",
                                  {work_ + "/k12.h5", "--backend", "cpu", "--threads", "1", "--json", json}, log);
   ASSERT_EQ(r.exit_code, 0) << show(r);
-  const std::string report = read_text(json);
+  const std::string report = read_file(json);
   ASSERT_FALSE(report.empty()) << show(r);
   EXPECT_EQ(top_uint(report, "triangles"), expected_);
   EXPECT_EQ(top_uint(report, "ranks"), 4u);  // 1 scheduler + 3 GPUs
@@ -280,7 +268,7 @@ TEST_F(Slurm, CountScriptRunsOneSchedulerAndOneWorkerPerGpu) {
   EXPECT_NE(report.find("\"backend\": \"cpu\""), std::string::npos) << report;
   // The script's account of the step: the GPU count came from --gpus-per-node, and the
   // scheduler shares the node with the workers.
-  const std::string out = read_text(log);
+  const std::string out = read_file(log);
   EXPECT_NE(out.find("3 GPUs per node, 3 workers"), std::string::npos) << out;
   EXPECT_NE(out.find("1 scheduler + 3 workers on 1 node(s)"), std::string::npos) << out;
   EXPECT_NE(out.find("tricount: " + std::to_string(expected_) + " triangles"), std::string::npos) << out;
@@ -291,7 +279,7 @@ TEST_F(Slurm, PartitionScriptWritesTheBlockFile) {
   const ProcessResult r = sbatch({}, "partition.sbatch", {work_ + "/k12.bin64", h5, "--parts", "3"}, log);
   ASSERT_EQ(r.exit_code, 0) << show(r);
   ASSERT_TRUE(fs::exists(h5)) << show(r);
-  const std::string out = read_text(log);
+  const std::string out = read_file(log);
   // --memory-budget from the allocation where tricount-partition has the option; else the
   // log says it was left out.
   const auto help = run_process({bin_dir() + "/tricount-partition", "--help"});
@@ -323,7 +311,7 @@ TEST_F(Slurm, ScalingStudyAndReport) {
                                  log);
   ASSERT_EQ(r.exit_code, 0) << show(r);
 
-  const std::string study = read_text(results + "/study.json");
+  const std::string study = read_file(results + "/study.json");
   EXPECT_NE(study.find("\"status\": \"complete\""), std::string::npos) << study;
   EXPECT_NE(study.find("\"sizes\": [1,2,3]"), std::string::npos) << study;
   EXPECT_NE(study.find("\"predicted_sizes\": [4,8,16,24]"), std::string::npos) << study;
@@ -334,7 +322,7 @@ TEST_F(Slurm, ScalingStudyAndReport) {
   std::set<std::uint64_t> tasks;
   for (const auto& entry : fs::directory_iterator(results + "/runs")) {
     if (entry.path().extension() != ".json") continue;
-    const std::string run = read_text(entry.path().string());
+    const std::string run = read_file(entry.path().string());
     EXPECT_EQ(top_uint(run, "triangles"), expected_) << entry.path();
     const std::uint64_t w = top_uint(run, "workers");
     EXPECT_EQ(top_uint(run, "ranks"), w + 1) << entry.path();
@@ -348,7 +336,7 @@ TEST_F(Slurm, ScalingStudyAndReport) {
 
   // The journal run and the simulator's predictions for the measured and larger sizes.
   EXPECT_TRUE(fs::exists(results + "/journal/journal.txt"));
-  const std::string prediction = read_text(results + "/prediction.json");
+  const std::string prediction = read_file(results + "/prediction.json");
   EXPECT_NE(prediction.find("\"prediction\": true"), std::string::npos) << prediction;
   for (int w : {1, 2, 3, 4, 8, 16, 24})
     EXPECT_NE(prediction.find("\"workers\": " + std::to_string(w) + ","), std::string::npos) << w << prediction;
@@ -358,11 +346,11 @@ TEST_F(Slurm, ScalingStudyAndReport) {
   if (py.empty()) GTEST_SKIP() << "the study passed; the report needs python3-matplotlib, which is not installed";
   const ProcessResult rep = run_process({py, source_dir() + "/slurm/report.py", results}, 120);
   ASSERT_EQ(rep.exit_code, 0) << show(rep);
-  const std::string md = read_text(results + "/report/scaling.md");
+  const std::string md = read_file(results + "/report/scaling.md");
   EXPECT_NE(md.find("| GPUs | kind |"), std::string::npos) << md;
   EXPECT_NE(md.find("*predicted*"), std::string::npos) << md;
   EXPECT_NE(md.find(std::to_string(expected_) + " triangles"), std::string::npos) << md;
-  const std::string csv = read_text(results + "/report/scaling.csv");
+  const std::string csv = read_file(results + "/report/scaling.csv");
   std::istringstream lines(csv);
   std::string line;
   std::getline(lines, line);
@@ -375,7 +363,7 @@ TEST_F(Slurm, ScalingStudyAndReport) {
       << csv;
   EXPECT_NE(csv.find("\n1,measured,2,"), std::string::npos) << csv;  // two runs at one GPU, speedup 1 there
   for (const std::string png : {"scaling", "time", "speedup", "efficiency", "imbalance"}) {
-    const std::string bytes = read_text(results + "/report/" + png + ".png");
+    const std::string bytes = read_file(results + "/report/" + png + ".png");
     ASSERT_GT(bytes.size(), 10000u) << png;
     EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
   }

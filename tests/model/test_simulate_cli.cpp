@@ -13,7 +13,7 @@
 #include "model/plan.hpp"
 #include "src/block_format.hpp"
 #include "src/cli.hpp"
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace tricount {
 namespace {
@@ -21,22 +21,13 @@ namespace {
 using namespace tricount::testing;
 namespace fs = std::filesystem;
 
-std::string data_dir() { return fs::path(__FILE__).parent_path().string() + "/data/cost_model"; }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string data_dir() { return source_dir() + "/tests/data/cost_model"; }
 
 ProcessResult simulate(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {bin_dir() + "/tricount-simulate"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, 120);
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Kronecker 13-15 block files made here as the recordings were, and the recorded journals
 // pointed at them (their header names the file and its checksum; a partitioner that
@@ -60,7 +51,7 @@ class RecordedRuns : public ::testing::Test {
     for (const std::string run : {"k15_n2_m1", "k15_n2_m3", "k15_n4_m1", "k15_n4_m3"}) {
       const int n = run[5] - '0';
       const BlockFileReader file(block_file(15, n));
-      std::istringstream in(read_text(data_dir() + "/" + run + ".journal"));
+      std::istringstream in(read_file(data_dir() + "/" + run + ".journal"));
       std::ofstream out(journal(run));
       std::string line;
       int number = 0;
@@ -121,7 +112,7 @@ TEST_F(RecordedRuns, FitOnRecordedJournalsPredictsTheOthersLabelledPredicted) {
   EXPECT_TRUE(contains(p.out, "PREDICTED, not measured")) << p.out;
   EXPECT_TRUE(contains(p.out, "calibrated on cpu on test machine")) << p.out;
   EXPECT_TRUE(contains(p.out, "k15_n2_m3.journal")) << p.out;
-  const std::string json = read_text(dir_->file("p.json"));
+  const std::string json = read_file(dir_->file("p.json"));
   EXPECT_TRUE(contains(json, "\"label\": \"PREDICTED\"")) << json;
   EXPECT_TRUE(contains(json, "\"calibrated_on\": [")) << json;
   const std::smatch first = [&] {
@@ -189,7 +180,7 @@ TEST_F(RecordedRuns, StaticSchedulePredictsBothPhasesAndNamesItsShape) {
   EXPECT_TRUE(contains(plan.out, "count_eff")) << plan.out;
   EXPECT_TRUE(std::regex_search(plan.out, std::regex(R"(\n +1 +[0-9.]+ +1\.000 )"))) << "one GPU: count efficiency 1\n" << plan.out;
   EXPECT_TRUE(std::regex_search(plan.out, std::regex(R"(\n +16 +[0-9.]+ +[01]\.[0-9]+ .* yes +[0-9.]+\n)"))) << plan.out;
-  const std::string report = read_text(json);
+  const std::string report = read_file(json);
   EXPECT_TRUE(contains(report, "\"scheduling\": \"static\"")) << report;
   EXPECT_EQ(json_numbers(report, "count_phase_seconds").size(), 5u) << "1, 2, 4, 8, 16 GPUs";
   for (double e : json_numbers(report, "count_efficiency")) EXPECT_LE(e, 1.0 + 1e-9);
@@ -259,10 +250,24 @@ const std::vector<BadCase> kBadCases = {
 INSTANTIATE_TEST_SUITE_P(cli, SimulateRefuses, ::testing::ValuesIn(kBadCases),
                          [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
+// Usage errors with exit 2, "tricount-simulate: error: ..." naming the culprit (the
+// programs' common table, tests/test_support.hpp).
+class Usage : public ::testing::TestWithParam<UsageCase> {};
+
+TEST_P(Usage, ExitsTwoWithMessage) { expect_usage_error(GetParam()); }
+
+const std::vector<UsageCase> kUsageCases = {
+    {"SimulateTooManyWorkers", "simulate", {"--journal", "x.journal", "--max-workers", "100000000"}, "--workers"},
+    {"SimulateWorkerCountTooLarge", "simulate", {"--journal", "x.journal", "--workers", "1,100000000"}, "100000000"},
+};
+
+INSTANTIATE_TEST_SUITE_P(cli, Usage, ::testing::ValuesIn(kUsageCases),
+                         [](const ::testing::TestParamInfo<UsageCase>& info) { return std::string(info.param.name); });
+
 // A journal whose block file is gone: the fit names both and says what it needs.
 TEST_F(RecordedRuns, FitRefusesAJournalWhoseBlockFileIsGone) {
   const std::string moved = dir_->file("moved.journal");
-  std::string text = read_text(journal("k15_n2_m1"));
+  std::string text = read_file(journal("k15_n2_m1"));
   text = std::regex_replace(text, std::regex("input=[^\n]*"), "input=" + dir_->file("gone.h5"));
   std::ofstream(moved) << text;
   const ProcessResult r = simulate({"--fit", dir_->file("never.json"), "--journal", moved});

@@ -425,17 +425,6 @@ TEST(BlockCache, MappedBlocksAreReadOnceWhateverTheBudget) {
 
 namespace {
 
-std::vector<char> file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
-}
-
-void put_bytes(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.flush()) << path;
-}
-
 // How a child process that opened and read all of `path` ended.
 enum class ReadOutcome { Correct, CleanError, OtherException, WrongContent, Crashed };
 
@@ -485,7 +474,7 @@ TEST(BlockFormat, WrittenWithChecksummedMetadata) {
   TempDir dir;
   const std::string path = dir.file("g.h5");
   write_block_file(small_graph(2), path);
-  const std::vector<char> bytes = file_bytes(path);
+  const std::string bytes = read_file(path);
   ASSERT_GT(bytes.size(), 9u);
   EXPECT_EQ(std::string(bytes.data(), 8), std::string("\x89HDF\r\n\x1a\n", 8));
   EXPECT_GE(static_cast<int>(bytes[8]), 2) << "superblock version " << int(bytes[8]) << " has no checksums";
@@ -497,7 +486,7 @@ TEST(BlockFormat, ByteFlipsInTheMetadataNeverCrashTheReader) {
   const PartitionedGraph g = small_graph(2);
   write_block_file(g, path);
   const GraphHeader expected = BlockFileReader(path).header();
-  const std::vector<char> original = file_bytes(path);
+  const std::string original = read_file(path);
   const std::size_t span = std::min<std::size_t>(original.size(), 4096);
   std::mt19937_64 rng(14);
   std::map<ReadOutcome, int> outcomes;
@@ -508,10 +497,10 @@ TEST(BlockFormat, ByteFlipsInTheMetadataNeverCrashTheReader) {
   std::size_t flips = 0;
   for (std::size_t window = 0; window < span; window += kWindow, ++flips) {
     const std::size_t at = std::min(span - 1, window + rng() % kWindow);
-    std::vector<char> bytes = original;
+    std::string bytes = original;
     const unsigned char mask = static_cast<unsigned char>(1 + rng() % 255);  // never 0: the byte changes
     bytes[at] = static_cast<char>(static_cast<unsigned char>(bytes[at]) ^ mask);
-    put_bytes(flipped, bytes);
+    write_file(flipped, bytes);
     int sig = 0;
     const ReadOutcome outcome = read_in_child(flipped, expected, &sig);
     ++outcomes[outcome];
@@ -530,21 +519,13 @@ TEST(BlockFormat, ByteFlipsInTheMetadataNeverCrashTheReader) {
 TEST(BlockFormat, FilesWithOldMetadataStayReadable) {
   // Files written before the checksummed metadata (superblock v0, object headers v1), made
   // here by h5repack with the earliest low bound.
-  const char* path_env = std::getenv("PATH");
-  bool have_repack = false;
-  for (std::string dirs = path_env ? path_env : ""; !dirs.empty();) {
-    const std::size_t colon = dirs.find(':');
-    const std::string d = dirs.substr(0, colon);
-    have_repack |= !d.empty() && ::access((d + "/h5repack").c_str(), X_OK) == 0;
-    dirs = colon == std::string::npos ? "" : dirs.substr(colon + 1);
-  }
-  if (!have_repack) GTEST_SKIP() << "h5repack is not on PATH";
+  if (!on_path("h5repack")) GTEST_SKIP() << "h5repack is not on PATH";
   TempDir dir;
   const PartitionedGraph g = small_graph(2);
   write_block_file(g, dir.file("new.h5"));
   const ProcessResult r = run_process({"h5repack", "--low=0", "--high=2", dir.file("new.h5"), dir.file("old.h5")}, 60);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  ASSERT_EQ(file_bytes(dir.file("old.h5"))[8], 0) << "h5repack did not write superblock version 0";
+  ASSERT_EQ(read_file(dir.file("old.h5"))[8], 0) << "h5repack did not write superblock version 0";
   BlockFileReader reader(dir.file("old.h5"));
   EXPECT_EQ(reader.header().graph_checksum, BlockFileReader(dir.file("new.h5")).header().graph_checksum);
   EXPECT_EQ(reader.read_vertex_map(), g.vertex_map);

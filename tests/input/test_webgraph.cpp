@@ -69,15 +69,6 @@ std::string copy_graph(const std::string& base, const std::string& dir, bool wit
   return dir + "/" + name;
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 TEST(webgraphCodes, RoundTripEveryCode) {
   const std::vector<std::uint64_t> values = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 100, 1000, 65535, 65536, 123456789,
@@ -309,7 +300,7 @@ void set_property(const std::string& file, const std::string& key, const std::st
   }
   if (!done) text += key + "=" + value + "\n";
   in.close();
-  write_bytes(file, text);
+  write_file(file, text);
 }
 
 TEST(webgraphErrors, MissingPropertiesOrGraph) {
@@ -372,11 +363,11 @@ TEST(webgraphErrors, ArcsOrNodesThatDisagreeWithTheStream) {
 
 TEST(webgraphErrors, TruncatedOrExtendedStream) {
   REQUIRE_DATA();
-  const std::string graph = read_bytes(cnr() + ".graph");
+  const std::string graph = read_file(cnr() + ".graph");
   for (bool offsets : {true, false}) {
     TempDir dir;
     const std::string base = copy_graph(cnr(), dir.path(), offsets);
-    write_bytes(base + ".graph", graph.substr(0, graph.size() / 2));
+    write_file(base + ".graph", graph.substr(0, graph.size() / 2));
     Failure f = partition_fails(base);
     EXPECT_EQ(f.exit_code, 1);
     if (offsets)
@@ -385,7 +376,7 @@ TEST(webgraphErrors, TruncatedOrExtendedStream) {
       EXPECT_NE(f.err.find("the stream ends inside this code"), std::string::npos) << f.err;
     EXPECT_NE(f.err.find(offsets ? "is past the end of " + base + ".graph" : base + ".graph: node "), std::string::npos) << f.err;
 
-    write_bytes(base + ".graph", graph + std::string("\x5a", 1));
+    write_file(base + ".graph", graph + std::string("\x5a", 1));
     f = partition_fails(base);
     EXPECT_EQ(f.exit_code, 1);
     if (!offsets)
@@ -417,9 +408,9 @@ std::string crafted_graph(const std::string& dir, Write3 write3, bool good_offse
   if (!good_offsets) ++gaps[1], --gaps[2];
   for (std::uint64_t gap : gaps) off.write_gamma(gap);
   const std::string base = dir + "/crafted";
-  write_bytes(base + ".graph", std::string(g.bytes().begin(), g.bytes().end()));
-  write_bytes(base + ".offsets", std::string(off.bytes().begin(), off.bytes().end()));
-  write_bytes(base + ".properties",
+  write_file(base + ".graph", std::string(g.bytes().begin(), g.bytes().end()));
+  write_file(base + ".offsets", std::string(off.bytes().begin(), off.bytes().end()));
+  write_file(base + ".properties",
               "graphclass=it.unimi.dsi.webgraph.BVGraph\nversion=0\nnodes=4\narcs=4\nwindowsize=2\nmaxrefcount=3\n"
               "minintervallength=4\nzetak=3\ncompressionflags=\n");
   return base;
@@ -461,22 +452,22 @@ TEST(webgraphErrors, OffsetsOfAnotherGraph) {
   REQUIRE_DATA();
   TempDir dir;
   const std::string base = copy_graph(cnr(), dir.path());
-  std::string offsets = read_bytes(base + ".offsets");
+  std::string offsets = read_file(base + ".offsets");
   // A gap in the middle changed: the lists no longer start where the offsets say.
   offsets[offsets.size() / 2] = static_cast<char>(offsets[offsets.size() / 2] ^ 0x10);
-  write_bytes(base + ".offsets", offsets);
+  write_file(base + ".offsets", offsets);
   Failure f = partition_fails(base);
   EXPECT_EQ(f.exit_code, 1);
   EXPECT_NE(f.err.find(base + ".offsets: "), std::string::npos) << f.err;
   // Truncated.
-  write_bytes(base + ".offsets", read_bytes(cnr() + ".offsets").substr(0, 1000));
+  write_file(base + ".offsets", read_file(cnr() + ".offsets").substr(0, 1000));
   f = partition_fails(base);
   EXPECT_NE(f.err.find(base + ".offsets: the file ends after "), std::string::npos) << f.err;
 }
 
 TEST(webgraphErrors, ForcedFormatOnSomethingElse) {
   TempDir dir;
-  write_bytes(dir.file("edges.txt"), "0 1\n1 2\n");
+  write_file(dir.file("edges.txt"), "0 1\n1 2\n");
   const Failure f = partition_fails(dir.file("edges.txt"), {"--format", "webgraph"});
   EXPECT_EQ(f.exit_code, 1);
   EXPECT_NE(f.err.find(dir.file("edges.txt") + ".properties: cannot open the properties file"), std::string::npos) << f.err;

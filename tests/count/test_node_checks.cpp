@@ -23,8 +23,6 @@ namespace {
 constexpr double kTimeout = 120;  // seconds; a hang fails the test instead of stalling the suite
 constexpr std::uint32_t kParts = 3;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 double sum(const std::vector<double>& values) { return std::accumulate(values.begin(), values.end(), 0.0); }
 
 class NodeChecks : public ::testing::TestWithParam<int> {  // the number of ranks

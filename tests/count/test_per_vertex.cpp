@@ -43,15 +43,6 @@ const std::vector<std::string> kBackendArgs = {"--backend", "cpu", "--threads", 
 #define PerVertexResume PerVertexResumeCuda
 #endif
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::string partition(const TempDir& dir, const EdgePairs& edges, std::uint32_t parts, const std::string& name) {
   const std::string text = dir.file(name + ".txt"), h5 = dir.file(name + ".h5");
   write_text_edges(text, edges);

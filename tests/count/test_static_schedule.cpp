@@ -35,15 +35,6 @@ const std::vector<std::string> kBackend = {"--backend", "cpu", "--threads", "1"}
 #define REQUIRE_BACKEND() (void)0
 #endif
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct Graph {
   std::string name, path;
   std::uint64_t triangles;
@@ -58,7 +49,7 @@ class StaticSchedule : public ::testing::TestWithParam<int> {  // the number of 
     write_text_edges(txt, edges);
     graphs_.push_back({"random n=2", partition(txt, "random2.h5", 2), reference::count_triangles(edges)});
     graphs_.push_back({"random n=3", partition(txt, "random3.h5", 3), reference::count_triangles(edges)});
-    // Two SNAP graphs (published counts, tests/test_snap_graphs.cpp), where the data is here.
+    // Two SNAP graphs (published counts, tests/count/test_snap_graphs.cpp), where the data is here.
     if (std::filesystem::is_directory(graphs_dir())) {
       graphs_.push_back({"ca-GrQc n=3", partition(graphs_dir() + "/CA-GrQc.txt", "grqc.h5", 3), 48260});
       graphs_.push_back({"ego-Facebook n=4", partition(graphs_dir() + "/facebook_combined.txt", "fb.h5", 4), 1612010});
@@ -192,8 +183,8 @@ TEST_P(StaticSchedule, PerVertexEqualsTheDynamicSchedule) {
   ASSERT_EQ(d.exit_code, 0) << describe(d);
   const ProcessResult s = count(g.path, {"--workload-splits", "2", "--per-vertex", static_tsv, "--schedule", "static"});
   ASSERT_EQ(s.exit_code, 0) << describe(s);
-  EXPECT_EQ(read_text(static_tsv), read_text(dynamic_tsv));
-  EXPECT_GT(read_text(static_tsv).size(), 0u);
+  EXPECT_EQ(read_file(static_tsv), read_file(dynamic_tsv));
+  EXPECT_GT(read_file(static_tsv).size(), 0u);
 }
 
 #ifdef TRICOUNT_STATIC_CUDA

@@ -10,7 +10,7 @@
 #include "model/cost_model.hpp"
 #include "model/plan.hpp"
 #include "src/task_plan.hpp"
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace tricount {
 namespace {
@@ -242,7 +242,7 @@ TEST(CostModel, GraphShapeSurvivesItsJsonFileAndOldModelsLoad) {
   EXPECT_THROW(load_graph_shape(dir.file("negative.json")), Error);
   // A model saved before the per-block and per-row load terms loads with both 0.
   const CostModel old = load_cost_model(
-      (std::filesystem::path(__FILE__).parent_path().parent_path() / "bench/results/cost-model-h200/model_all.json").string());
+      testing::source_dir() + "/bench/results/cost-model-h200/model_all.json");
   EXPECT_EQ(old.load_seconds_per_block, 0.0);
   EXPECT_EQ(old.load_seconds_per_row, 0.0);
   EXPECT_GT(old.load_seconds_per_byte, 0.0);
@@ -255,7 +255,7 @@ TEST(CostModel, GraphShapeSurvivesItsJsonFileAndOldModelsLoad) {
 // (total and load). With a load rate alone (before the per-block and per-row terms) the load
 // of n = 2 came out 29% high.
 TEST(RecordedRuns, H200FitPredictsHeldOutKronecker25Within15Percent) {
-  const std::string dir = (std::filesystem::path(__FILE__).parent_path() / "data/cost_model_h200").string() + "/";
+  const std::string dir = testing::source_dir() + "/tests/data/cost_model_h200/";
   auto run = [&](const std::string& name, const std::string& shape) {
     MeasuredRun r;
     r.journal_path = dir + name + ".journal";

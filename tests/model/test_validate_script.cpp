@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace tricount {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 using namespace testing;
 
 std::string script() {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "bench/validate_cost_model.sh").string();
+  return source_dir() + "/bench/validate_cost_model.sh";
 }
 
 // Runs the script with WORK and OUT in `dir`, then lists its archive (empty when there is none).

@@ -7,9 +7,7 @@
 // vertices; it shares no code with either backend. Its total is also checked against
 // reference::count_triangles on the input edges. Every kernel path is forced with
 // CudaTuning fields and the CTA threshold, as test_cuda_backend.cpp does for the count.
-//
-// DISABLED_Benchmark is the per-vertex benchmark driver (bench/bench_cuda.sh with
-// PER_VERTEX=1): the count of one block file with per-vertex counting off and on.
+// The per-vertex benchmark driver is bench/cuda_bench.cpp (cuda_bench per-vertex).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -329,76 +327,6 @@ TEST(CudaPerVertex, ClassSizesThatDisagreeWithTheBlocksAreAnError) {
     EXPECT_NE(std::string(e.what()).find("class sizes"), std::string::npos) << e.what();
   }
   EXPECT_THROW(gpu->take_vertex_counts(2), Error);
-}
-
-std::string env_str(const char* name, const char* fallback = "") {
-  const char* v = std::getenv(name);
-  return v ? v : fallback;
-}
-
-// TRICOUNT_BENCH_FILE: an HDF5 block file; TRICOUNT_BENCH_REPS timed repetitions of each
-// (after a warm-up that puts the blocks on the GPU), off and on alternating;
-// TRICOUNT_BENCH_TUNING: the backend's tuning. Two backends (one started per vertex) count
-// the same blocks; every per-vertex run's counts are taken and must sum to 3 x triangles.
-// Prints one "BENCHPV {json}" line with the median count times (kernels only, CUDA events).
-TEST(CudaPerVertex, DISABLED_Benchmark) {
-  TRICOUNT_REQUIRE_GPU();
-  const std::string file = env_str("TRICOUNT_BENCH_FILE");
-  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
-  ASSERT_FALSE(file.empty()) << "set TRICOUNT_BENCH_FILE";
-  PartitionedGraph g;
-  BlockFileReader r(file);
-  g.header = r.header();
-  for (std::uint32_t i = 0; i < g.header.parts; ++i)
-    for (std::uint32_t j = 0; j < g.header.parts; ++j) g.blocks.push_back(r.read_block({i, j}));
-  BackendOptions bo;
-  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
-  auto off = make_backend(BackendKind::Cuda, bo);
-  auto on = make_backend(BackendKind::Cuda, bo);
-  const std::uint32_t n = g.header.parts;
-  const TaskPlan plan(n, 1);
-  const std::vector<std::uint64_t> sizes = class_sizes(g);
-  auto run_all = [&](CountBackend& gpu, double& seconds) {
-    CountStats st;
-    count_t total = 0;
-    for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
-      const Task t = plan.decode(id);
-      auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
-      total += gpu.count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
-    }
-    seconds = st.count_seconds;
-    return total;
-  };
-  auto run_on = [&](double& seconds) {
-    on->start_per_vertex(sizes);
-    const count_t total = run_all(*on, seconds);
-    count_t sum = 0;
-    for (std::uint32_t c = 0; c < n; ++c) {
-      const std::vector<count_t> counts = on->take_vertex_counts(c);
-      sum = std::accumulate(counts.begin(), counts.end(), sum);
-    }
-    EXPECT_EQ(sum, 3 * total) << "per-vertex counts do not sum to 3 x triangles";
-    return total;
-  };
-  double warm_off = 0, warm_on = 0;
-  const count_t triangles = run_all(*off, warm_off);
-  EXPECT_EQ(run_on(warm_on), triangles);
-  std::vector<double> t_off, t_on;
-  for (int rep = 0; rep < reps; ++rep) {
-    double s = 0;
-    EXPECT_EQ(run_all(*off, s), triangles);
-    t_off.push_back(s);
-    EXPECT_EQ(run_on(s), triangles);
-    t_on.push_back(s);
-  }
-  std::sort(t_off.begin(), t_off.end());
-  std::sort(t_on.begin(), t_on.end());
-  const double m_off = t_off.empty() ? warm_off : t_off[t_off.size() / 2];
-  const double m_on = t_on.empty() ? warm_on : t_on[t_on.size() / 2];
-  std::printf("BENCHPV {\"graph\": \"%s\", \"parts\": %u, \"vertices\": %llu, \"edges\": %llu, \"triangles\": %llu, "
-              "\"off_ms_median\": %.4f, \"on_ms_median\": %.4f, \"ratio\": %.3f, \"device\": \"%s\"}\n",
-              file.c_str(), n, (unsigned long long)g.header.vertices, (unsigned long long)g.header.edges,
-              (unsigned long long)triangles, m_off * 1e3, m_on * 1e3, m_on / m_off, on->device_name().c_str());
 }
 
 }  // namespace

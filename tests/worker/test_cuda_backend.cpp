@@ -7,14 +7,10 @@
 // binary search instead of a table, CTA-row key bitmaps of every size (or none), the
 // reverse search of long 2-hop lists on the warp path (or none), the transposed v side
 // (every subtask, any ratio, none), and a device memory cap (eviction, and the error for a
-// block triple that does not fit).
-//
-// DISABLED_Benchmark is the GPU benchmark driver (bench/bench_cuda.sh runs it): it times
-// the count of a graph with its blocks already on the GPU.
+// block triple that does not fit). The benchmark driver is bench/cuda_bench.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -504,118 +500,6 @@ TEST(CudaBackend, TripleThatDoesNotFitIsAClearError) {
     EXPECT_NE(msg.find("--parts"), std::string::npos) << msg;
     EXPECT_NE(msg.find("times as many parts"), std::string::npos) << msg;
   }
-}
-
-// ---- benchmark driver (bench/bench_cuda.sh) ------------------------------------------
-
-std::string env_str(const char* name, const char* fallback = "") {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
-// TRICOUNT_BENCH_GRAPH: kronecker:SCALE | uniform:LOG2V:LOG2E | grid:SIDE, generated and
-// partitioned in memory, or TRICOUNT_BENCH_FILE: an HDF5 block file. TRICOUNT_BENCH_REPS
-// timed repetitions after one warm-up (which also puts the blocks on the GPU);
-// TRICOUNT_BENCH_TUNING: the backend's tuning as tricount-count --cuda-tuning takes it.
-// Prints one "BENCH {json}" line with the median count time.
-TEST(CudaBackend, DISABLED_Benchmark) {
-  TRICOUNT_REQUIRE_GPU();
-  using Clock = std::chrono::steady_clock;
-  const std::string spec = env_str("TRICOUNT_BENCH_GRAPH");
-  const std::string file = env_str("TRICOUNT_BENCH_FILE");
-  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
-  const std::uint32_t parts = std::atoi(env_str("TRICOUNT_BENCH_PARTS", "1").c_str());
-  ASSERT_TRUE(!spec.empty() || !file.empty()) << "set TRICOUNT_BENCH_GRAPH or TRICOUNT_BENCH_FILE";
-  const auto t0 = Clock::now();
-  PartitionedGraph g;
-  if (!file.empty()) {
-    BlockFileReader r(file);
-    g.header = r.header();
-    for (std::uint32_t i = 0; i < g.header.parts; ++i)
-      for (std::uint32_t j = 0; j < g.header.parts; ++j) g.blocks.push_back(r.read_block({i, j}));
-  } else {
-    std::unique_ptr<EdgeSource> src;
-    const auto colon = spec.find(':');
-    const std::string kind = spec.substr(0, colon);
-    std::vector<std::uint64_t> args;
-    for (std::size_t p = colon; p != std::string::npos;) {
-      const std::size_t q = spec.find(':', p + 1);
-      args.push_back(std::stoull(spec.substr(p + 1, q == std::string::npos ? std::string::npos : q - p - 1)));
-      p = q;
-    }
-    if (kind == "kronecker") {
-      KroneckerSpec k;
-      k.scale = static_cast<unsigned>(args.at(0));
-      src = make_kronecker_source(k);
-    } else if (kind == "uniform") {
-      UniformSpec u;
-      u.vertices = std::uint64_t{1} << args.at(0);
-      u.edges = std::uint64_t{1} << args.at(1);
-      src = make_uniform_source(u);
-    } else if (kind == "grid") {
-      Grid3dSpec d;
-      d.nx = d.ny = d.nz = args.at(0);
-      src = make_grid3d_source(d);
-    } else {
-      FAIL() << "unknown graph kind " << kind;
-    }
-    PartitionOptions o;
-    o.parts = parts;
-    g = partition_edges(*src, o);
-  }
-  const double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  BackendOptions bo;
-  bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "100").c_str());
-  bo.chunk_size = std::atoi(env_str("TRICOUNT_BENCH_CHUNK", "0").c_str());
-  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
-  auto gpu = make_backend(BackendKind::Cuda, bo);
-  const std::uint32_t n = g.header.parts;
-  const TaskPlan plan(n, 1);
-  auto run_all = [&](CountStats& st) {
-    count_t total = 0;
-    for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
-      const Task t = plan.decode(id);
-      auto v = [&](std::uint32_t i, std::uint32_t j) { return view_of(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
-      total += gpu->count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
-    }
-    return total;
-  };
-  CountStats warm;
-  const auto w0 = Clock::now();
-  const count_t triangles = run_all(warm);  // first run: transfers included
-  const double first_wall = std::chrono::duration<double>(Clock::now() - w0).count();
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    CountStats st;
-    EXPECT_EQ(run_all(st), triangles);
-    times.push_back(st.count_seconds);
-  }
-  std::sort(times.begin(), times.end());
-  // Work: 2-hop elements walked, sum over rows u and v in N1(u) of |N2(v)|.
-  std::uint64_t probes = 0;
-  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
-    const Task t = plan.decode(id);
-    const CsrBlock& one = g.block(t.i, t.j);
-    const CsrBlock& two = g.block(t.j, t.k);
-    const CsrBlock& hash = g.block(t.i, t.k);
-    for (std::uint64_t u = 0; u < one.rows; ++u) {
-      if (hash.offsets[u] == hash.offsets[u + 1]) continue;
-      for (eoff_t e = one.offsets[u]; e < one.offsets[u + 1]; ++e)
-        probes += two.offsets[one.neighbors[e] + 1] - two.offsets[one.neighbors[e]];
-    }
-  }
-  const double median = times.empty() ? warm.count_seconds : times[times.size() / 2];
-  const double best = times.empty() ? warm.count_seconds : times.front();
-  if (env_str("TRICOUNT_BENCH_CPU") == "1") {
-    EXPECT_EQ(cpu_count(g, 1), triangles);
-  }
-  std::printf("BENCH {\"graph\": \"%s\", \"parts\": %u, \"vertices\": %llu, \"edges\": %llu, \"triangles\": %llu, "
-              "\"count_ms_median\": %.4f, \"count_ms_best\": %.4f, \"first_count_ms\": %.4f, \"transfer_ms\": %.3f, "
-              "\"bytes\": %llu, \"first_wall_ms\": %.3f, \"build_s\": %.3f, \"probes\": %llu, \"device\": \"%s\"}\n",
-              (file.empty() ? spec : file).c_str(), n, (unsigned long long)g.header.vertices,
-              (unsigned long long)g.header.edges, (unsigned long long)triangles, median * 1e3, best * 1e3,
-              warm.count_seconds * 1e3, warm.transfer_seconds * 1e3, (unsigned long long)warm.bytes_transferred,
-              first_wall * 1e3, load_s, (unsigned long long)probes, gpu->device_name().c_str());
 }
 
 // The static schedule's load phase (CountBackend::make_resident): every block uploaded before

@@ -1,0 +1,26 @@
+#!/bin/sh
+# How ctest runs one test of an MPI test executable (tricount_mpi_gtest, tests/CMakeLists.txt):
+#   mpi_gtest_launch.sh MPIEXEC EXECUTABLE [ARGS...] --mpi-ranks=N
+# runs EXECUTABLE ARGS under MPIEXEC -np N, oversubscribed; listing the tests
+# (--gtest_list_tests, ctest's discovery) runs EXECUTABLE alone, without MPI.
+set -eu
+mpiexec=$1
+exe=$2
+shift 2
+ranks=1
+list=0
+for arg; do
+  shift
+  case $arg in
+    --mpi-ranks=*) ranks=${arg#--mpi-ranks=} ;;
+    --gtest_list_tests) list=1; set -- "$@" "$arg" ;;
+    *) set -- "$@" "$arg" ;;
+  esac
+done
+if [ "$list" = 1 ]; then exec "$exe" "$@"; fi
+# As root (CI containers) and on fewer cores than ranks; an explicit setting wins.
+export OMPI_ALLOW_RUN_AS_ROOT="${OMPI_ALLOW_RUN_AS_ROOT:-1}"
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}"
+export OMPI_MCA_rmaps_base_oversubscribe="${OMPI_MCA_rmaps_base_oversubscribe:-1}"
+export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+exec "$mpiexec" -np "$ranks" --oversubscribe "$exe" "$@"
