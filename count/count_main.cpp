@@ -1,5 +1,6 @@
 // tricount-count: the MPI program. Rank 0 schedules, every other rank counts; with one rank,
-// rank 0 does both. Run under mpirun -np P or srun.
+// rank 0 does both. Runs as one process (tricount-count GRAPH), under mpirun -np P or srun.
+// GRAPH is a block file, or an edge file that rank 0 first partitions (count/prepare_input.hpp).
 #include <mpi.h>
 
 #include <iostream>
@@ -7,9 +8,12 @@
 #include <unistd.h>
 
 #include "count/count_job.hpp"
+#include "count/launch_checks.hpp"
+#include "count/prepare_input.hpp"
 #include "count/verify.hpp"
 #include "src/cli.hpp"
 #include "src/output_file.hpp"
+#include "src/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace tricount;
@@ -22,9 +26,24 @@ int main(int argc, char** argv) {
     CountOptions options;
     std::string backend, json, splits = "1", cuda_tuning;
     std::uint64_t fault_task = kNoTask;
-    std::string cache = "4G", schedule = "dynamic";
+    std::string cache = "4G", schedule = "dynamic", format = "auto";
+    InputRequest graph;
+    std::uint64_t parts = 0;
     opts.add_options()
-      ("input,i", cli::po::value(&options.input)->required(), "HDF5 block file written by tricount-partition")
+      ("input,i", cli::po::value(&graph.input),
+       "GRAPH (also the first bare argument): a block file written by tricount-partition, or an edge list, Matrix "
+       "Market, bin32/bin64 or WebGraph file, which rank 0 first partitions into a block file")
+      ("format,f", cli::po::value(&format)->default_value("auto"),
+       "GRAPH's format: auto (a block file by its HDF5 signature or .h5 name, else as tricount-partition detects), "
+       "edgelist, mtx, bin32, bin64 or webgraph")
+      ("parts,n", cli::po::value(&parts),
+       "with an edge-file GRAPH: partition into n x n blocks (default: 1 when the graph fits half of each worker's "
+       "--cache-size, else the fewest parts whose block triple does)")
+      ("save-blocks", cli::po::value(&graph.save_blocks),
+       "with an edge-file GRAPH: write the block file to PATH and keep it (default: a temporary block file, removed at exit)")
+      ("tmpdir", cli::po::value(&graph.tmpdir),
+       "with an edge-file GRAPH: folder for the temporary block file and the partitioner's sorted runs (default: $TMPDIR "
+       "or /tmp; with ranks on several nodes the block file goes next to GRAPH, where every node must see it)")
       ("workload-splits,m", cli::po::value(&splits)->default_value("1"),
        "split each (i,j,k) subtask into m tasks (m * n^3 in all); auto: about 4 tasks per worker")
       ("schedule", cli::po::value(&schedule)->default_value("dynamic"),
@@ -33,7 +52,8 @@ int main(int argc, char** argv) {
        "worker loads and checks all its blocks (they must fit --cache-size), all ranks meet, then the count phase runs "
        "with the blocks resident (the report gives both phases)")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
-      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = all cores)")
+      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0),
+       "CPU backend threads per worker (0 = all the cores the worker may run on)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
        "CUDA: vertices with at least this many neighbours get a whole CTA")
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
@@ -68,11 +88,24 @@ int main(int argc, char** argv) {
        "rank 0 moves this block file over --input once it has checked --input (as a re-run of tricount-partition would)");
     opts.add(testing);
     cli::po::variables_map vm;
-    const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
-                               "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m subtasks\n"
-                               "dynamically; every other rank loads each subtask's three blocks and counts them; the 64-bit\n"
-                               "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.");
+    cli::po::positional_options_description positional;
+    positional.add("input", 1);
+    const bool go = cli::parse(argc, argv, opts, vm,
+                               "tricount-count GRAPH [options]\n"
+                               "       mpirun -np P tricount-count GRAPH [options]   (or srun -n P ...)",
+                               "Counts the triangles of a graph exactly. GRAPH is an edge list (SNAP, GraphChallenge),\n"
+                               "Matrix Market, binary or WebGraph file, which rank 0 first partitions into a block file,\n"
+                               "or a block file from tricount-partition. Rank 0 hands out the n^3 * m subtasks dynamically;\n"
+                               "every other rank loads each subtask's three blocks and counts them; the 64-bit counts are\n"
+                               "summed with MPI_Reduce. With one rank (no mpirun), rank 0 does both jobs.",
+                               &positional);
     if (!go) return cli::kExitOk;
+    if (graph.input.empty()) throw UsageError("give the graph to count: tricount-count GRAPH (see --help)");
+    graph.format = parse_input_format(format);
+    if (vm.count("parts")) {
+      check_parts(parts);
+      graph.parts = static_cast<std::uint32_t>(parts);
+    }
     if (splits == "auto") {
       options.splits = 0;
     } else {
@@ -109,6 +142,23 @@ int main(int argc, char** argv) {
     options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
     options.json = json;
+    // Before any work: a launcher that bound a working rank to one core makes it several times slower.
+    // Rank 0 works when it is the only rank or partitions GRAPH first (only its own view counts).
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const bool rank0_works = ranks == 1 || graph.format != InputFormat::Auto || !is_block_file(graph.input);
+    if (const std::string warning = single_core_warning(MPI_COMM_WORLD, rank0_works); !warning.empty())
+      std::cerr << "tricount-count: " << warning << std::endl;
+    // GRAPH: a block file as it is, anything else partitioned first by rank 0 (count/prepare_input.hpp).
+    graph.cache_bytes = options.worker_options.cache_bytes;
+    graph.progress = !vm.count("quiet") && ::isatty(STDERR_FILENO);
+    graph.outputs = {{json, "--json"}, {options.journal, "--journal"}, {options.per_vertex, "--per-vertex"}};
+    const PreparedInput prepared = prepare_input(MPI_COMM_WORLD, graph);
+    options.input = prepared.block_file;
+    std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
+    if (rank == 0 && !prepared.note.empty() && !vm.count("quiet")) say << "tricount: " << prepared.note << std::endl;
+    // A graph partitioned here gets the tasks for its workers (its parts were chosen for their memory).
+    if (prepared.partitioned && vm["workload-splits"].defaulted()) options.splits = 0;
     const CountResult result = [&] {
       try {
         return run_count(MPI_COMM_WORLD, options);
@@ -133,10 +183,23 @@ int main(int argc, char** argv) {
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       // The summary first: a JSON write that fails (disk full) still leaves the count on record.
-      std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
       if (!vm.count("quiet")) say << "tricount: " << result.summary() << std::endl;
       if (!verify_message.empty()) say << "tricount: " << verify_message << std::endl;
-      if (!json.empty()) output::write_text_file(json, "--json", result.to_json().str() + "\n");
+      if (!json.empty()) {
+        JsonObject report = result.to_json();
+        report.add("version", std::string(kVersion) + " (commit " + kCommit + ")");
+        if (prepared.partitioned) {
+          JsonObject partition;
+          partition.add("source", graph.input).add("format", prepared.format).add("parts", prepared.parts)
+              .add("seconds", prepared.seconds);
+          if (prepared.temporary) partition.add_raw("blocks", "null");
+          else partition.add("blocks", prepared.block_file);
+          report.add("partition", partition);
+        } else {
+          report.add_raw("partition", "null");
+        }
+        output::write_text_file(json, "--json", report.str() + "\n");
+      }
     }
     if (!verified_ok) throw Error("the count does not match the verifier");
     return cli::kExitOk;

@@ -29,12 +29,13 @@ std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", TRICOUNT_DEFAULT_MPIEX
 
 namespace {
 // mpiexec runs that tests start must work as root (CI containers) and on fewer cores than
-// ranks; an explicit setting in the environment wins.
+// ranks, unbound as scripts/mpi-env leaves them; an explicit setting in the environment wins.
 const bool mpi_env_ready = [] {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   ::setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  ::setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
   return true;
 }();
 }  // namespace
