@@ -24,7 +24,15 @@ static std::string env_or(const char* name, const std::string& fallback) {
 }
 
 std::string bin_dir() { return env_or("TRICOUNT_BIN_DIR", TRICOUNT_DEFAULT_BIN_DIR); }
-std::string graphs_dir() { return env_or("TRICOUNT_GRAPHS_DIR", TRICOUNT_DEFAULT_GRAPHS_DIR); }
+std::string graphs_dir() {
+  std::error_code ec;
+  const std::string beside = TRICOUNT_DEFAULT_GRAPHS_DIR;
+  return env_or("TRICOUNT_GRAPHS_DIR", std::filesystem::is_directory(beside, ec) ? beside : TRICOUNT_FETCHED_GRAPHS_DIR);
+}
+std::string fetch_graphs_hint() {
+  return "run scripts/fetch-graphs (downloads them into data/; --from DIR copies them from a local folder), "
+         "or set TRICOUNT_GRAPHS_DIR";
+}
 std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", TRICOUNT_DEFAULT_MPIEXEC); }
 
 namespace {
