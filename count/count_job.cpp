@@ -292,6 +292,7 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
     if (!options.per_vertex.empty()) {
       for (const JournalRecord& r : previous.records) job.journaled_counts[r.task] = r.triangles;
       job.journal = std::make_unique<JournalWriter>(options.journal, identity, false);
+      job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
       return done;
     }
     for (const JournalRecord& r : previous.records) {
@@ -304,6 +305,7 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
     job.result.resumed_tasks = done.size();
   }
   job.journal = std::make_unique<JournalWriter>(options.journal, identity, exists);
+  job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
   return done;
 }
 
