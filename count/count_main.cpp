@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
                                "summed with MPI_Reduce. With one rank (no mpirun), rank 0 does both jobs.",
                                &positional);
     if (!go) return cli::kExitOk;
-    if (graph.input.empty()) throw UsageError("give the graph to count: tricount-count GRAPH (see --help)");
+    if (graph.input.empty()) throw UsageError("give the graph to count: tricount-count GRAPH, or --input GRAPH (see --help)");
     graph.format = parse_input_format(format);
     if (vm.count("parts")) {
       check_parts(parts);

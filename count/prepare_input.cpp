@@ -86,6 +86,8 @@ std::string format_name(const std::string& path, InputFormat format) {
 }
 
 void partition_on_rank0(bool one_node, const InputRequest& request, PreparedInput& out) {
+  // The count's own checks see only the block file (and name it --input): the edge file here.
+  for (const auto& [path, option] : request.outputs) output::refuse_same_file(path, option, {{request.input, "GRAPH"}});
   if (!request.save_blocks.empty()) output::refuse_same_file(request.save_blocks, "--save-blocks", {{request.input, "GRAPH"}});
   const std::string format = format_name(request.input, request.format);
   const std::uint64_t edges = estimated_input_edges(request.input, request.format);
@@ -158,7 +160,6 @@ PreparedInput prepare_input(MPI_Comm comm, const InputRequest& request) {
   std::exception_ptr failure;
   if (rank == 0) {
     try {
-      for (const auto& [path, option] : request.outputs) output::refuse_same_file(path, option, {{request.input, "GRAPH"}});
       if (request.format == InputFormat::Auto && is_block_file(request.input)) {
         if (!request.save_blocks.empty())
           throw UsageError("--save-blocks: '" + request.input + "' is a block file already (it is counted as it is)");

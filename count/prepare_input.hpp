@@ -31,8 +31,8 @@ struct InputRequest {
   std::uint64_t cache_bytes = 0;  // the workers' --cache-size: the layout is chosen to fit it
   std::uint64_t memory_budget = 0;  // --memory-budget of the partition step (0: half the machine's memory)
   bool progress = false;          // the partitioner's progress lines on stderr
-  // The run's outputs (path, option), refused before any work when one names GRAPH: the
-  // count's own checks only see the block file.
+  // The run's outputs (path, option), refused before partitioning when one names an edge-file
+  // GRAPH: the count's own checks only see the block file.
   std::vector<std::pair<std::string, std::string>> outputs;
 };
 
