@@ -1,53 +1,27 @@
+// run_count's numbered steps; the collective helpers are in count/collective.cpp, the
+// statistics' gather and the report in count/count_report.cpp.
 #include "count/count_job.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <functional>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
-#include <type_traits>
-
-#include "scheduler/scheduler.hpp"
-#include "worker/block_cache.hpp"
-#include "src/output_file.hpp"
-#include "src/threads.hpp"
-
-#include <filesystem>
 #include <unordered_map>
 #include <unordered_set>
 
-namespace tricount {
+#include "count/count_report.hpp"
+#include "scheduler/scheduler.hpp"
+#include "src/node_share.hpp"
+#include "src/output_file.hpp"
+#include "src/threads.hpp"
+#include "worker/block_cache.hpp"
 
-void collective_step(MPI_Comm comm, const std::function<void()>& step) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::string message;
-  int usage = 0;
-  try {
-    step();
-  } catch (const UsageError& e) {
-    message = e.what();
-    usage = 1;
-  } catch (const std::exception& e) {
-    message = e.what();
-    if (message.empty()) message = "unknown error";
-  }
-  int mine = message.empty() ? INT_MAX : rank, first = INT_MAX;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == INT_MAX) return;
-  int header[2] = {static_cast<int>(message.size()), usage};
-  MPI_Bcast(header, 2, MPI_INT, first, comm);
-  message.resize(static_cast<std::size_t>(header[0]));
-  MPI_Bcast(message.data(), header[0], MPI_CHAR, first, comm);
-  if (first != 0 && header[1] == 0) message = "rank " + std::to_string(first) + ": " + message;
-  if (header[1]) throw UsageError(message);
-  throw Error(message);
-}
+namespace tricount {
 
 namespace {
 
@@ -69,110 +43,6 @@ class StoppingTaskSource final : public TaskSource {
   std::uint64_t stop_at_;
 };
 
-// One rank's statistics as they travel to rank 0 (MPI_Gather of 64-bit words: counts as
-// they are, seconds as the bits of their double) and as they appear in the report's
-// per_rank entries. One row per field drives packing, unpacking and the JSON.
-struct RankStatField {
-  const char* name;  // JSON key (inside "load_steps_seconds" for a load step)
-  bool load_step;
-  bool integer;      // a count (a JSON integer) or seconds (a JSON number)
-  std::uint64_t (*pack)(const WorkerStats&);
-  void (*unpack)(WorkerStats&, std::uint64_t);
-};
-
-template <class T>
-constexpr std::uint64_t to_word(T value) {
-  if constexpr (std::is_integral_v<T>) return value;
-  else return std::bit_cast<std::uint64_t>(value);
-}
-template <class T>
-constexpr T from_word(std::uint64_t word) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(word);
-  else return std::bit_cast<T>(word);
-}
-
-template <auto Member>
-constexpr RankStatField worker_stat(const char* name) {
-  using T = std::remove_cvref_t<decltype(WorkerStats{}.*Member)>;
-  return {name, false, std::is_integral_v<T>, [](const WorkerStats& s) { return to_word(s.*Member); },
-          [](WorkerStats& s, std::uint64_t word) { s.*Member = from_word<T>(word); }};
-}
-
-template <double BlockReadTimes::*Member>
-constexpr RankStatField load_step(const char* name) {
-  return {name, true, false, [](const WorkerStats& s) { return to_word(s.load_steps.*Member); },
-          [](WorkerStats& s, std::uint64_t word) { s.load_steps.*Member = from_word<double>(word); }};
-}
-
-constexpr RankStatField kRankStatFields[] = {
-    worker_stat<&WorkerStats::tasks>("tasks"),
-    worker_stat<&WorkerStats::triangles>("triangles"),
-    worker_stat<&WorkerStats::load_seconds>("load_seconds"),
-    worker_stat<&WorkerStats::transfer_seconds>("transfer_seconds"),
-    worker_stat<&WorkerStats::count_seconds>("count_seconds"),
-    worker_stat<&WorkerStats::idle_seconds>("idle_seconds"),
-    worker_stat<&WorkerStats::busy_seconds>("busy_seconds"),
-    worker_stat<&WorkerStats::bytes_loaded>("bytes_loaded"),
-    worker_stat<&WorkerStats::blocks_checked>("blocks_checked"),
-    worker_stat<&WorkerStats::bytes_checked>("bytes_checked"),
-    worker_stat<&WorkerStats::check_seconds>("check_seconds"),
-    worker_stat<&WorkerStats::load_phase_seconds>("load_phase_seconds"),
-    worker_stat<&WorkerStats::count_phase_seconds>("count_phase_seconds"),
-    worker_stat<&WorkerStats::resident_bytes>("resident_bytes"),
-    load_step<&BlockReadTimes::metadata>("metadata"),
-    load_step<&BlockReadTimes::read>("read"),
-    load_step<&BlockReadTimes::validate>("validate"),
-    load_step<&BlockReadTimes::checksum>("checksum"),
-};
-constexpr int kStatWords = 1 + static_cast<int>(std::size(kRankStatFields));  // the worker flag, then the fields
-
-std::vector<std::uint64_t> pack(const RankStats& r) {
-  std::vector<std::uint64_t> words = {r.worker ? 1u : 0u};
-  for (const RankStatField& f : kRankStatFields) words.push_back(f.pack(r.stats));
-  return words;
-}
-
-RankStats unpack(int rank, const std::uint64_t* words) {
-  RankStats r;
-  r.rank = rank;
-  r.worker = words[0] != 0;
-  for (std::size_t k = 0; k < std::size(kRankStatFields); ++k) kRankStatFields[k].unpack(r.stats, words[1 + k]);
-  return r;
-}
-
-JsonObject min_mean_max(const std::vector<RankStats>& ranks, double (*field)(const WorkerStats&)) {
-  double lo = 0, hi = 0, sum = 0;
-  int n = 0;
-  for (const RankStats& r : ranks) {
-    if (!r.worker) continue;
-    const double v = field(r.stats);
-    lo = n ? std::min(lo, v) : v;
-    hi = n ? std::max(hi, v) : v;
-    sum += v;
-    ++n;
-  }
-  JsonObject o;
-  o.add("min", lo).add("mean", n ? sum / n : 0.0).add("max", hi);
-  return o;
-}
-
-double max_of(const std::vector<RankStats>& ranks, double (*field)(const WorkerStats&)) {
-  double hi = 0;
-  for (const RankStats& r : ranks)
-    if (r.worker) hi = std::max(hi, field(r.stats));
-  return hi;
-}
-
-double f_load(const WorkerStats& s) { return s.load_seconds; }
-double f_check(const WorkerStats& s) { return s.check_seconds; }
-double f_transfer(const WorkerStats& s) { return s.transfer_seconds; }
-double f_count(const WorkerStats& s) { return s.count_seconds; }
-double f_idle(const WorkerStats& s) { return s.idle_seconds; }
-double f_busy(const WorkerStats& s) { return s.busy_seconds; }
-double f_tasks(const WorkerStats& s) { return static_cast<double>(s.tasks); }
-double f_load_phase(const WorkerStats& s) { return s.load_phase_seconds; }
-double f_count_phase(const WorkerStats& s) { return s.count_phase_seconds; }
-
 }  // namespace
 
 InputIdentity identify_input(const BlockFileReader& file) {
@@ -193,24 +63,6 @@ void check_same_input(const BlockFileReader& file, const InputIdentity& checked)
   throw Error("'" + file.path() + "' is not the file rank 0 checked: it was replaced or changed while the count started (rank 0 read " +
               describe(checked) + "; this rank opened " + describe(found) +
               "). Is tricount-partition writing to that path? Rerun once the file no longer changes");
-}
-
-std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
-  // One worker has nobody to even out with: more tasks only repeat each subtask's row walk.
-  if (workers <= 1) return 1;
-  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
-  const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
-}
-
-int node_local_rank(MPI_Comm comm, int* local_size) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  if (local_size) MPI_Comm_size(node, local_size);
-  MPI_Comm_free(&node);
-  return local;
 }
 
 namespace {
@@ -240,23 +92,21 @@ struct CountJob {
     MPI_Comm_size(comm, &size);
     is_worker = size == 1 || rank != 0;
     workers = size == 1 ? 1 : size - 1;
-    splits = options.splits;
     worker_options = options.worker_options;
     result.input = options.input;
     result.ranks = size;
     result.workers = workers;
-    result.splits = options.splits;
   }
   MPI_Comm comm;
   const CountOptions& options;
   int rank = 0, size = 1, workers = 1;
   bool is_worker = false;
-  std::uint32_t splits = 1;                // m (resolved from auto by rank 0)
+  std::uint32_t splits = 0;                // m, as rank 0 resolved --workload-splits
   std::unique_ptr<BlockFileReader> file;   // rank 0 and every worker
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
   std::unique_ptr<CountBackend> backend;   // workers
-  std::optional<TaskPlan> plan;            // every rank, once the header is shared
+  std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
   std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex --resume: to check the recount
   WorkerOptions worker_options;
@@ -324,8 +174,9 @@ void check_input_on_rank0(CountJob& job) {
     if (!options.per_vertex.empty()) check_per_vertex_path(options.per_vertex);
     job.file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = job.file->header();
-    if (job.splits == 0) job.splits = auto_workload_splits(h.parts, job.workers);
-    const TaskPlan plan(h.parts, job.splits);
+    job.result.header = h;
+    job.splits = resolve_workload_splits(options.splits, h.parts, static_cast<std::uint64_t>(job.workers));
+    const TaskPlan& plan = job.plan.emplace(h.parts, job.splits);
     const std::uint64_t tasks = plan.num_tasks();
     if (static_cast<std::uint64_t>(job.workers) > tasks && !options.allow_idle_workers)
       throw UsageError(std::to_string(job.size) + " ranks give " + std::to_string(job.workers) + " workers but '" +
@@ -343,7 +194,8 @@ void check_input_on_rank0(CountJob& job) {
   });
 }
 
-// Step 2: every rank learns m and the identity of the file rank 0 checked.
+// Step 2: every rank learns m and the identity of the file rank 0 checked (the graph's shape
+// among it: the one broadcast of it), and so the plan.
 void share_splits_and_identity(CountJob& job) {
   MPI_Bcast(&job.splits, 1, MPI_UINT32_T, 0, job.comm);
   job.result.splits = job.splits;
@@ -351,6 +203,8 @@ void share_splits_and_identity(CountJob& job) {
   std::uint64_t words[5] = {checked.graph_checksum, checked.blocks_digest, checked.parts, checked.vertices, checked.edges};
   MPI_Bcast(words, 5, MPI_UINT64_T, 0, job.comm);
   checked = {words[0], words[1], words[2], words[3], words[4]};
+  if (!job.plan) job.plan.emplace(static_cast<std::uint32_t>(checked.parts), job.splits);
+  job.result.tasks = job.plan->num_tasks();
 }
 
 // Step 3: every worker opens the file (refusing another than rank 0 checked) and creates its
@@ -360,22 +214,21 @@ void open_workers(CountJob& job) {
   MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
   int local_workers = 1;
   const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
-  // Block loading threads, unless given: the node's cores shared among its workers, and no
-  // more than the cores this process may run on (srun --cpus-per-task, mpirun --bind-to).
-  if (job.worker_options.loader_threads == 0) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    job.worker_options.loader_threads =
-        std::max(1u, std::min(usable_cores(), cores / static_cast<unsigned>(std::max(1, local_workers))));
-  }
+  // Per-worker defaults, unless given: the node's cores and memory shared among its workers
+  // (src/node_share.hpp).
+  if (job.worker_options.loader_threads == 0) job.worker_options.loader_threads = node_share_of_cores(local_workers);
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
+    if (job.worker_options.cache_bytes == 0)
+      job.worker_options.cache_bytes = default_cache_bytes(available_memory_bytes(), local_workers);
     if (!job.file) {
       job.file = std::make_unique<BlockFileReader>(job.options.input);
       check_same_input(*job.file, job.result.input_identity);
     }
     BackendOptions bo = job.options.backend_options;
     bo.local_rank = local_rank;
+    if (bo.threads == 0) bo.threads = node_share_of_cores(local_workers);
     job.backend = make_backend(job.options.backend, bo);
     if (!job.options.per_vertex.empty()) {
       const GraphHeader& h = job.file->header();
@@ -425,9 +278,8 @@ void share_block_checks(CountJob& job) {
   job.worker_options.node_checks = w.checks.get();
 }
 
-// Step 4: every rank learns the backend and device (from the first worker) and the graph's
-// shape (from rank 0), and so the plan.
-void share_backend_and_shape(CountJob& job) {
+// Step 4: every rank learns the backend and device (from the first worker).
+void share_backend(CountJob& job) {
   const int first_worker = std::min(1, job.size - 1);
   char backend_name[16] = {0};
   char device_name[96] = {0};
@@ -437,16 +289,6 @@ void share_backend_and_shape(CountJob& job) {
   }
   MPI_Bcast(backend_name, sizeof backend_name, MPI_CHAR, first_worker, job.comm);
   MPI_Bcast(device_name, sizeof device_name, MPI_CHAR, first_worker, job.comm);
-  std::uint64_t shape[3] = {0, 0, 0};
-  if (job.rank == 0) {
-    job.result.header = job.file->header();
-    shape[0] = job.result.header.parts;
-    shape[1] = job.result.header.vertices;
-    shape[2] = job.result.header.edges;
-  }
-  MPI_Bcast(shape, 3, MPI_UINT64_T, 0, job.comm);
-  job.plan.emplace(static_cast<std::uint32_t>(shape[0]), job.splits);
-  job.result.tasks = job.plan->num_tasks();
   job.result.backend = backend_name;
   job.result.device = device_name;
 }
@@ -508,7 +350,7 @@ void load_resident(CountJob& job, ResidentLoad& load) {
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
     const WorkerOptions& wo = job.worker_options;
-    load.cache = std::make_unique<BlockCache>(*job.file, wo.cache_bytes, wo.loader_threads, wo.map_blocks, wo.node_checks);
+    load.cache = make_block_cache(*job.file, wo);
     load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, *job.backend, load.tasks, wo.cache_bytes, load.stats);
   });
   MPI_Barrier(job.comm);
@@ -593,25 +435,16 @@ void write_per_vertex(CountJob& job, count_t total) {
   if (job.rank == 0) job.result.per_vertex = std::move(summary);
 }
 
-// Step 9: every rank's statistics to rank 0.
-void gather_rank_stats(CountJob& job, const RankStats& mine) {
-  const std::vector<std::uint64_t> packed = pack(mine);
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(job.size) * kStatWords);
-  MPI_Gather(packed.data(), kStatWords, MPI_UINT64_T, all.data(), kStatWords, MPI_UINT64_T, 0, job.comm);
-  if (job.rank != 0) return;
-  for (int r = 0; r < job.size; ++r) job.result.per_rank.push_back(unpack(r, all.data() + std::size_t(r) * kStatWords));
-}
-
 }  // namespace
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   const double t_start = MPI_Wtime();
   CountJob job(comm, options);
   check_input_on_rank0(job);       // 1. rank 0: file, plan, journal, task queue
-  share_splits_and_identity(job);  // 2.
+  share_splits_and_identity(job);  // 2. m, the file's identity and shape, the plan
   open_workers(job);               // 3. workers: the same file, a backend
   share_block_checks(job);         // 3b. workers of a node: one check per block
-  share_backend_and_shape(job);    // 4.
+  share_backend(job);              // 4.
   const double t_ready = MPI_Wtime();
   job.result.setup_seconds = t_ready - t_start;
   std::optional<ResidentLoad> resident;
@@ -628,108 +461,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   job.result.count_phase_seconds = MPI_Wtime() - t_count;
   end_on_failure(job, outcome, total);  // 7.
   if (!options.per_vertex.empty()) write_per_vertex(job, total);  // 8.
-  gather_rank_stats(job, outcome.mine);  // 9.
+  job.result.per_rank = gather_rank_stats(comm, outcome.mine);  // 9. every rank's statistics to rank 0
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;
   return std::move(job.result);
-}
-
-double CountResult::imbalance() const {
-  double lo = 0, hi = 0;
-  bool any = false;
-  for (const RankStats& r : per_rank) {
-    if (!r.worker) continue;
-    lo = any ? std::min(lo, r.stats.busy_seconds) : r.stats.busy_seconds;
-    hi = any ? std::max(hi, r.stats.busy_seconds) : r.stats.busy_seconds;
-    any = true;
-  }
-  return any && lo > 0 ? hi / lo : 0.0;
-}
-
-JsonObject CountResult::to_json() const {
-  JsonObject seconds;
-  seconds.add("setup", setup_seconds)
-      .add("load", max_of(per_rank, f_load))
-      .add("transfer", max_of(per_rank, f_transfer))
-      .add("count", max_of(per_rank, f_count))
-      .add("schedule", schedule_seconds);
-  // Only the static schedule has a load phase; the dynamic one loads while it counts.
-  if (schedule == "static") seconds.add("load_phase", load_phase_seconds);
-  else seconds.add_raw("load_phase", "null");
-  seconds.add("count_phase", count_phase_seconds).add("total", total_seconds);
-  JsonObject timers;
-  timers.add("load", min_mean_max(per_rank, f_load))
-      .add("check", min_mean_max(per_rank, f_check))
-      .add("transfer", min_mean_max(per_rank, f_transfer))
-      .add("count", min_mean_max(per_rank, f_count))
-      .add("idle", min_mean_max(per_rank, f_idle))
-      .add("busy", min_mean_max(per_rank, f_busy))
-      .add("tasks", min_mean_max(per_rank, f_tasks));
-  if (schedule == "static") timers.add("load_phase", min_mean_max(per_rank, f_load_phase));
-  else timers.add_raw("load_phase", "null");
-  timers.add("count_phase", min_mean_max(per_rank, f_count_phase));
-  std::vector<JsonObject> ranks_json;
-  for (const RankStats& r : per_rank) {
-    JsonObject o, steps;
-    o.add("rank", r.rank).add("role", r.worker ? (ranks == 1 ? "scheduler+worker" : "worker") : "scheduler");
-    for (const RankStatField& f : kRankStatFields) {
-      const std::uint64_t word = f.pack(r.stats);
-      JsonObject& into = f.load_step ? steps : o;
-      if (f.integer) into.add(f.name, word);
-      else into.add(f.name, from_word<double>(word));
-    }
-    o.add("load_steps_seconds", steps);
-    ranks_json.push_back(o);
-  }
-  const double count_s = max_of(per_rank, f_count);
-  JsonObject j;
-  j.add("input", input)
-      .add("source", header.source_file)
-      .add("triangles", triangles)
-      .add("vertices", header.vertices)
-      .add("edges", header.edges)
-      .add("parts", header.parts)
-      .add("workload_splits", splits)
-      .add("scheduling", schedule)
-      .add("tasks", tasks)
-      .add("ranks", ranks)
-      .add("workers", workers)
-      .add("backend", backend)
-      .add("device", device)
-      .add("ordering", header.ordering)
-      .add("seconds", seconds)
-      .add("teps", count_s > 0 ? static_cast<double>(header.edges) / count_s : 0.0)
-      .add("imbalance", imbalance())
-      .add("resumed_tasks", resumed_tasks);
-  if (per_vertex) per_vertex->add_to(j);
-  j.add("timers", timers)
-      .add("per_rank", ranks_json);
-  return j;
-}
-
-std::string CountResult::summary() const {
-  // "1 rank", "2 ranks": the line is read by people.
-  auto count_of = [](std::uint64_t n, const char* noun) {
-    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-  };
-  std::string tasks_text = count_of(tasks, "task");
-  if (resumed_tasks > 0) tasks_text += " (" + std::to_string(resumed_tasks) + " resumed from the journal)";
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%llu triangles | %llu vertices, %llu edges | %s, %s, %s | %s (%s, %s: %s) | "
-                "%s schedule | load %.3f s, count %.3f s, total %.3f s",
-                static_cast<unsigned long long>(triangles), static_cast<unsigned long long>(header.vertices),
-                static_cast<unsigned long long>(header.edges), count_of(header.parts, "part").c_str(),
-                count_of(splits, "split").c_str(), tasks_text.c_str(), count_of(static_cast<std::uint64_t>(ranks), "rank").c_str(),
-                count_of(static_cast<std::uint64_t>(workers), "worker").c_str(), backend.c_str(), device.c_str(), schedule.c_str(),
-                max_of(per_rank, f_load), max_of(per_rank, f_count), total_seconds);
-  std::string line = buf;
-  if (schedule == "static") {
-    std::snprintf(buf, sizeof buf, " | load phase %.3f s, count phase %.3f s", load_phase_seconds, count_phase_seconds);
-    line += buf;
-  }
-  if (per_vertex) return line + " | " + per_vertex->summary();
-  return line;
 }
 
 }  // namespace tricount

@@ -1,6 +1,7 @@
 // The whole count as one collective call: rank 0 schedules, every other rank works (one
 // rank does both), the 64-bit counts meet in MPI_Reduce, statistics are gathered to rank 0.
-// Any error on any rank ends the call on every rank with the same message, never a hang.
+// Any error on any rank ends the call on every rank with the same message, never a hang
+// (collective_step, count/collective.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "count/collective.hpp"
 #include "count/per_vertex.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
@@ -21,7 +23,7 @@ namespace tricount {
 
 struct CountOptions {
   std::string input;                 // HDF5 block file
-  std::uint32_t splits = 1;          // --workload-splits m; 0 = auto (from the number of workers)
+  WorkloadSplits splits;             // --workload-splits m, or auto (the default: auto_workload_splits, src/task_plan.hpp)
   // --schedule static: rank 0 assigns every task before counting, each worker loads all its
   // blocks, then all ranks meet and the timed count phase runs (false: dynamic hand-out).
   bool static_schedule = false;
@@ -55,10 +57,6 @@ struct InputIdentity {
 InputIdentity identify_input(const BlockFileReader& file);
 // Throws Error naming the file if `file` is not the file whose identity is `checked`.
 void check_same_input(const BlockFileReader& file, const InputIdentity& checked);
-
-// m for --workload-splits auto: enough tasks for about four per worker, so that longest-
-// processing-time-first can even out the finish times; 1 for a single worker.
-std::uint32_t auto_workload_splits(std::uint32_t parts, int workers);
 
 struct RankStats {
   int rank = 0;
@@ -94,14 +92,5 @@ struct CountResult {  // complete on rank 0 only
 };
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options);
-
-// Runs `step` on every rank of `comm` (a step for one rank returns at once on the others);
-// if it throws on any rank, every rank throws the same error (the lowest failing rank's
-// message, as UsageError if it was one), so that no rank waits for one that gave up.
-void collective_step(MPI_Comm comm, const std::function<void()>& step);
-
-// Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU, and
-// (if asked) how many ranks of `comm` share the node.
-int node_local_rank(MPI_Comm comm, int* local_size = nullptr);
 
 }  // namespace tricount

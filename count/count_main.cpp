@@ -24,9 +24,9 @@ int main(int argc, char** argv) {
   const int code = cli::run_main("tricount-count", [&] {
     cli::po::options_description opts("options");
     CountOptions options;
-    std::string backend, json, splits = "1", cuda_tuning;
+    std::string backend, json, splits = "auto", cuda_tuning;
     std::uint64_t fault_task = kNoTask;
-    std::string cache = "4G", schedule = "dynamic", format = "auto";
+    std::string cache, schedule = "dynamic", format = "auto";
     InputRequest graph;
     std::uint64_t parts = 0;
     opts.add_options()
@@ -44,22 +44,24 @@ int main(int argc, char** argv) {
       ("tmpdir", cli::po::value(&graph.tmpdir),
        "with an edge-file GRAPH: folder for the temporary block file and the partitioner's sorted runs (default: $TMPDIR "
        "or /tmp; with ranks on several nodes the block file goes next to GRAPH, where every node must see it)")
-      ("workload-splits,m", cli::po::value(&splits)->default_value("1"),
-       "split each (i,j,k) subtask into m tasks (m * n^3 in all); auto: about 4 tasks per worker")
+      ("workload-splits,m", cli::po::value(&splits)->default_value("auto"),
+       "split each (i,j,k) subtask into m tasks (n^3 * m in all); auto: the fewest m that give every worker about 4 "
+       "tasks (m = 1 for one worker)")
       ("schedule", cli::po::value(&schedule)->default_value("dynamic"),
        "dynamic: rank 0 hands out task ids as workers ask, blocks loaded on demand; static: rank 0 assigns every task "
        "before counting (costliest first, to the least loaded worker, preferring one holding the task's blocks), each "
        "worker loads and checks all its blocks (they must fit --cache-size), all ranks meet, then the count phase runs "
        "with the blocks resident (the report gives both phases)")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
-      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0),
-       "CPU backend threads per worker (0 = all the cores the worker may run on)")
+      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
        "CUDA: vertices with at least this many neighbours get a whole CTA")
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
       ("cuda-tuning", cli::po::value(&cuda_tuning),
        ("CUDA, for tests and benchmarks: kernel variants as key=value,... over the defaults; keys:\n" + cuda_tuning_keys()).c_str())
-      ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
+      ("cache-size", cli::po::value(&cache),
+       "host memory per worker for cached blocks (e.g. 16G; default: half the memory the node has available, or its "
+       "cgroup's limit when lower, shared among the node's workers)")
       ("loader-threads", cli::po::value(&options.worker_options.loader_threads)->default_value(0),
        "threads per worker that read and check blocks (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("allow-idle-workers", "run even when there are more workers than tasks")
@@ -95,10 +97,10 @@ int main(int argc, char** argv) {
                                "       mpirun -np P tricount-count GRAPH [options]   (or srun -n P ...)",
                                "Counts the triangles of a graph exactly. GRAPH is an edge list (SNAP, GraphChallenge),\n"
                                "Matrix Market, binary or WebGraph file, which rank 0 first partitions into a block file,\n"
-                               "or a block file from tricount-partition. Rank 0 hands out the n^3 * m subtasks dynamically;\n"
-                               "every other rank loads each subtask's three blocks and counts them; the 64-bit counts are\n"
+                               "or a block file from tricount-partition. Rank 0 hands out the n^3 * m tasks dynamically;\n"
+                               "every other rank loads each task's three blocks and counts them; the 64-bit counts are\n"
                                "summed with MPI_Reduce. With one rank (no mpirun), rank 0 does both jobs.",
-                               &positional);
+                               nullptr, &positional);
     if (!go) return cli::kExitOk;
     if (graph.input.empty()) throw UsageError("give the graph to count: tricount-count GRAPH, or --input GRAPH (see --help)");
     graph.format = parse_input_format(format);
@@ -106,21 +108,7 @@ int main(int argc, char** argv) {
       check_parts(parts);
       graph.parts = static_cast<std::uint32_t>(parts);
     }
-    if (splits == "auto") {
-      options.splits = 0;
-    } else {
-      try {
-        std::size_t used = 0;
-        const unsigned long m = std::stoul(splits, &used);
-        if (used != splits.size() || splits[0] == '-') throw std::invalid_argument(splits);
-        check_workload_splits(m);
-        options.splits = static_cast<std::uint32_t>(m);
-      } catch (const UsageError&) {
-        throw;
-      } catch (const std::exception&) {
-        throw UsageError("--workload-splits: '" + splits + "' is not a positive number or auto");
-      }
-    }
+    options.splits = parse_workload_splits(splits);
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     if (options.worker_options.loader_threads > 4096) throw UsageError("--loader-threads must be between 0 and 4096");
     if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
@@ -139,7 +127,10 @@ int main(int argc, char** argv) {
     options.worker_options.crash_on_fault = vm.count("test-crash") > 0;
     options.backend = parse_backend_kind(backend);
     options.backend_options.cuda_tuning = parse_cuda_tuning(cuda_tuning);
-    options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
+    if (!cache.empty()) {
+      options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
+      if (options.worker_options.cache_bytes == 0) throw UsageError("--cache-size must be positive (got '" + cache + "')");
+    }
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
     options.json = json;
     // Before any work: a launcher that bound a working rank to one core makes it several times slower.
@@ -157,8 +148,6 @@ int main(int argc, char** argv) {
     options.input = prepared.block_file;
     std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
     if (rank == 0 && !prepared.note.empty() && !vm.count("quiet")) say << "tricount: " << prepared.note << std::endl;
-    // A graph partitioned here gets the tasks for its workers (its parts were chosen for their memory).
-    if (prepared.partitioned && vm["workload-splits"].defaulted()) options.splits = 0;
     const CountResult result = [&] {
       try {
         return run_count(MPI_COMM_WORLD, options);

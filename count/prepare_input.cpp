@@ -14,10 +14,11 @@
 #include <filesystem>
 #include <thread>
 
-#include "count/count_job.hpp"
-#include "partitioner/external_partition.hpp"  // estimated_input_edges (the partitioner's own estimate)
+#include "count/collective.hpp"
+#include "partitioner/pipeline.hpp"     // estimated_input_edges (the partitioner's own estimate)
 #include "partitioner/partition.hpp"
-#include "partitioner/run_files.hpp"           // ext::ScratchDir, ext::default_tmpdir
+#include "partitioner/run_files.hpp"    // runs::ScratchDir, runs::default_tmpdir
+#include "src/node_share.hpp"
 #include "src/output_file.hpp"
 #include "src/task_plan.hpp"
 
@@ -70,7 +71,7 @@ void quiet_barrier(MPI_Comm comm) {
 // $TMPDIR or /tmp; else the input's folder, which ranks on other nodes are likelier to see.
 std::string temporary_parent(bool one_node, const InputRequest& request) {
   if (!request.tmpdir.empty()) return request.tmpdir;
-  if (one_node) return ext::default_tmpdir();
+  if (one_node) return runs::default_tmpdir();
   const fs::path folder = fs::path(request.input).parent_path();
   return folder.empty() ? "." : folder.string();
 }
@@ -85,7 +86,7 @@ std::string format_name(const std::string& path, InputFormat format) {
   return format == InputFormat::Auto ? "text" : std::string(to_string(format));
 }
 
-void partition_on_rank0(bool one_node, const InputRequest& request, PreparedInput& out) {
+void partition_on_rank0(bool one_node, int workers_here, const InputRequest& request, PreparedInput& out) {
   // The count's own checks see only the block file (and name it --input): the edge file here.
   for (const auto& [path, option] : request.outputs) output::refuse_same_file(path, option, {{request.input, "GRAPH"}});
   if (!request.save_blocks.empty()) output::refuse_same_file(request.save_blocks, "--save-blocks", {{request.input, "GRAPH"}});
@@ -97,7 +98,10 @@ void partition_on_rank0(bool one_node, const InputRequest& request, PreparedInpu
     parts = 1;
     why = "1 part, as the input's size is unknown (a pipe; give --parts for a graph larger than a worker's --cache-size)";
   } else if (parts == 0) {
-    parts = choose_parts(edges, request.cache_bytes, &why);
+    // The workers' --cache-size, or its default: their share of this node's available memory.
+    const std::uint64_t cache =
+        request.cache_bytes ? request.cache_bytes : default_cache_bytes(available_memory_bytes(), workers_here);
+    parts = choose_parts(edges, cache, &why);
   }
   PartitionOptions options;
   options.parts = parts;
@@ -106,7 +110,7 @@ void partition_on_rank0(bool one_node, const InputRequest& request, PreparedInpu
   options.memory_budget = request.memory_budget;
   std::string target = request.save_blocks;
   if (target.empty()) {
-    out.scratch = std::make_unique<ext::ScratchDir>(temporary_parent(one_node, request));
+    out.scratch = std::make_unique<runs::ScratchDir>(temporary_parent(one_node, request));
     std::string stem = fs::path(request.input).filename().string();
     if (stem.empty() || stem == "." || stem == "..") stem = "graph";
     target = out.scratch->path() + "/" + stem + ".h5";
@@ -168,7 +172,7 @@ PreparedInput prepare_input(MPI_Comm comm, const InputRequest& request) {
                            "to partition again give the edge list, or run tricount-partition");
         out.block_file = request.input;
       } else {
-        partition_on_rank0(local == size, request, out);
+        partition_on_rank0(local == size, size == 1 ? 1 : std::max(1, local - 1), request, out);
       }
     } catch (...) {
       failure = std::current_exception();

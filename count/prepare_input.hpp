@@ -18,7 +18,7 @@
 
 namespace tricount {
 
-namespace ext {
+namespace runs {
 class ScratchDir;
 }
 
@@ -28,7 +28,7 @@ struct InputRequest {
   std::uint32_t parts = 0;        // --parts for the partition step (0: chosen)
   std::string save_blocks;        // --save-blocks PATH ("" = a temporary block file)
   std::string tmpdir;             // --tmpdir: the temporary block file and the partitioner's runs
-  std::uint64_t cache_bytes = 0;  // the workers' --cache-size: the layout is chosen to fit it
+  std::uint64_t cache_bytes = 0;  // the workers' --cache-size (0: its default): the layout is chosen to fit it
   std::uint64_t memory_budget = 0;  // --memory-budget of the partition step (0: half the machine's memory)
   bool progress = false;          // the partitioner's progress lines on stderr
   // The run's outputs (path, option), refused before partitioning when one names an edge-file
@@ -53,7 +53,7 @@ class PreparedInput {
   double seconds = 0;         // partitioning time
   bool temporary = false;     // block_file is removed when this object is destroyed
   std::string note;           // the one line saying what was done
-  std::unique_ptr<ext::ScratchDir> scratch;  // rank 0: the folder holding a temporary block file
+  std::unique_ptr<runs::ScratchDir> scratch;  // rank 0: the folder holding a temporary block file
 };
 
 // Collective. Rank 0 decides whether request.input is a block file and, if not, partitions

@@ -18,7 +18,7 @@
 #include <system_error>
 #include <thread>
 
-namespace tricount::ext {
+namespace tricount::runs {
 
 namespace fs = std::filesystem;
 
@@ -45,29 +45,6 @@ std::uint64_t file_size_of(int fd) {
   return ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 }  // namespace
-
-// ---- threads --------------------------------------------------------------------------
-
-void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn) {
-  threads = std::max(1u, threads);
-  std::exception_ptr first;
-  std::mutex m;
-  auto guarded = [&](unsigned t) {
-    try {
-      fn(t);
-    } catch (...) {
-      std::lock_guard lock(m);
-      if (!first) first = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(threads - 1);
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
-    guarded(0);
-  }
-  if (first) std::rethrow_exception(first);
-}
 
 // ---- files ----------------------------------------------------------------------------
 
@@ -374,4 +351,4 @@ std::uint64_t ScratchDir::free_bytes() const {
   return std::uint64_t(s.f_bavail) * s.f_frsize;
 }
 
-}  // namespace tricount::ext
+}  // namespace tricount::runs

@@ -11,11 +11,15 @@
 namespace tricount::cli {
 
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
-           std::string_view usage, std::string_view description, const po::positional_options_description* positional) {
+           std::string_view usage, std::string_view description, const po::options_description* hidden,
+           const po::positional_options_description* positional) {
   options.add_options()("help,h", "print this help and exit")("version", "print the version and git commit and exit");
+  po::options_description all;
+  all.add(options);
+  if (hidden) all.add(*hidden);
   try {
     po::command_line_parser parser(argc, argv);
-    parser.options(options);
+    parser.options(all);
     if (positional) parser.positional(*positional);
     po::store(parser.run(), vm);
     if (vm.count("version")) {

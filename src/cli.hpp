@@ -18,10 +18,11 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 
 // Parses argv into `vm` (adds --help and --version). Returns false when --help or --version
-// was printed (the caller then exits 0). Throws UsageError for unknown options, bad values, missing required ones.
-// `positional`, when given, maps bare arguments to options (tricount-count GRAPH).
+// was printed (the caller then exits 0). Throws UsageError for unknown options, bad values,
+// missing required ones. `hidden`: options accepted but not listed by --help (old spellings
+// kept as aliases). `positional`, when given, maps bare arguments to options (tricount-count GRAPH).
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
-           std::string_view usage, std::string_view description,
+           std::string_view usage, std::string_view description, const po::options_description* hidden = nullptr,
            const po::positional_options_description* positional = nullptr);
 
 // "PROGRAM VERSION (commit C)": the version and git commit of this build (src/version.hpp).
