@@ -131,7 +131,9 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   std::unordered_set<std::uint64_t> done;
   if (options.resume && options.journal.empty()) throw UsageError("--resume needs --journal PATH");
   if (options.journal.empty()) return done;
-  const bool exists = std::filesystem::exists(options.journal) && std::filesystem::file_size(options.journal) > 0;
+  // Locked before it is read: a count still writing it refuses us here.
+  job.journal = std::make_unique<JournalWriter>(options.journal);
+  const bool exists = !job.journal->empty();
   if (exists && !options.resume)
     throw UsageError("journal '" + options.journal + "' exists: pass --resume to continue that run, or remove it");
   if (exists) {
@@ -141,7 +143,7 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
     // (their counts checked against the journal's) and the journal is started afresh.
     if (!options.per_vertex.empty()) {
       for (const JournalRecord& r : previous.records) job.journaled_counts[r.task] = r.triangles;
-      job.journal = std::make_unique<JournalWriter>(options.journal, identity, false);
+      job.journal->start(identity);
       job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
       return done;
     }
@@ -154,7 +156,8 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
     }
     job.result.resumed_tasks = done.size();
   }
-  job.journal = std::make_unique<JournalWriter>(options.journal, identity, exists);
+  if (exists) job.journal->resume();
+  else job.journal->start(identity);
   job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
   return done;
 }
@@ -430,9 +433,11 @@ void write_per_vertex(CountJob& job, count_t total) {
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
   sources.degrees = [&](std::uint32_t c) { return class_degrees(*job.file, c, threads); };
-  PerVertexSummary summary =
-      reduce_and_write_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total);
-  if (job.rank == 0) job.result.per_vertex = std::move(summary);
+  auto out = std::make_shared<PerVertexOutput>(
+      reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));
+  if (job.rank != 0) return;
+  job.result.per_vertex = out->summary;
+  job.result.per_vertex_output = std::move(out);
 }
 
 }  // namespace
@@ -465,6 +470,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;
   return std::move(job.result);
+}
+
+void CountResult::commit_outputs() const {
+  if (per_vertex_output) per_vertex_output->commit();
 }
 
 }  // namespace tricount

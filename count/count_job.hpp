@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,6 +86,13 @@ struct CountResult {  // complete on rank 0 only
   double total_seconds = 0;
   std::vector<RankStats> per_rank;
   std::optional<PerVertexSummary> per_vertex;  // with --per-vertex
+  // With --per-vertex: the table, written but not under its name until commit_outputs(), so
+  // that the summary line and the report come first (a full disk then loses no count).
+  std::shared_ptr<PerVertexOutput> per_vertex_output;
+
+  // Rank 0, after the summary and the report: puts the per-vertex table under its name, or
+  // throws Error with what stopped its writing.
+  void commit_outputs() const;
 
   double imbalance() const;     // max / min busy seconds over workers (0 if undefined)
   JsonObject to_json() const;

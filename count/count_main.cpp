@@ -3,6 +3,7 @@
 // GRAPH is a block file, or an edge file that rank 0 first partitions (count/prepare_input.hpp).
 #include <mpi.h>
 
+#include <exception>
 #include <iostream>
 #include <new>
 #include <unistd.h>
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
                                "or a block file from tricount-partition. Rank 0 hands out the n^3 * m tasks dynamically;\n"
                                "every other rank loads each task's three blocks and counts them; the 64-bit counts are\n"
                                "summed with MPI_Reduce. With one rank (no mpirun), rank 0 does both jobs.",
-                               nullptr, &positional);
+                               /*hidden=*/nullptr, {"cuda-tuning"}, &positional);
     if (!go) return cli::kExitOk;
     if (graph.input.empty()) throw UsageError("give the graph to count: tricount-count GRAPH, or --input GRAPH (see --help)");
     graph.format = parse_input_format(format);
@@ -171,24 +172,34 @@ int main(int argc, char** argv) {
     });
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      // The summary first: a JSON write that fails (disk full) still leaves the count on record.
+      // The summary first: a JSON or per-vertex write that fails (disk full) still leaves the
+      // count on record.
       if (!vm.count("quiet")) say << "tricount: " << result.summary() << std::endl;
       if (!verify_message.empty()) say << "tricount: " << verify_message << std::endl;
-      if (!json.empty()) {
-        JsonObject report = result.to_json();
-        report.add("version", std::string(kVersion) + " (commit " + kCommit + ")");
-        if (prepared.partitioned) {
-          JsonObject partition;
-          partition.add("source", graph.input).add("format", prepared.format).add("parts", prepared.parts)
-              .add("seconds", prepared.seconds);
-          if (prepared.temporary) partition.add_raw("blocks", "null");
-          else partition.add("blocks", prepared.block_file);
-          report.add("partition", partition);
-        } else {
-          report.add_raw("partition", "null");
+      // The per-vertex table goes into place even when the report could not be written, and
+      // never for a count the verifier refuted.
+      std::exception_ptr report_failed;
+      try {
+        if (!json.empty()) {
+          JsonObject report = result.to_json();
+          report.add("version", std::string(kVersion) + " (commit " + kCommit + ")");
+          if (prepared.partitioned) {
+            JsonObject partition;
+            partition.add("source", graph.input).add("format", prepared.format).add("parts", prepared.parts)
+                .add("seconds", prepared.seconds);
+            if (prepared.temporary) partition.add_raw("blocks", "null");
+            else partition.add("blocks", prepared.block_file);
+            report.add("partition", partition);
+          } else {
+            report.add_raw("partition", "null");
+          }
+          output::write_text_file(json, "--json", report.str() + "\n");
         }
-        output::write_text_file(json, "--json", report.str() + "\n");
+      } catch (const std::exception&) {
+        report_failed = std::current_exception();
       }
+      if (verified_ok) result.commit_outputs();
+      if (report_failed) std::rethrow_exception(report_failed);
     }
     if (!verified_ok) throw Error("the count does not match the verifier");
     return cli::kExitOk;

@@ -255,7 +255,11 @@ void PerVertexWriter::commit(const PerVertexSummary& summary) {
     write_attribute_double(f, "global_clustering", summary.global_clustering(), s.where);
     write_attribute_double(f, "average_clustering", summary.average_clustering(), s.where);
     s.vertex.reset(), s.degree.reset(), s.triangles.reset(), s.clustering.reset();
-    if (H5Fclose(s.file.release()) < 0) throw Error("cannot close " + s.where + " (disk full?)");
+    // The flush finds a full disk while the file is still ours to close (the destructor).
+    h5_check_status(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+    const herr_t closed = H5Fclose(s.file.get());
+    s.file.release();  // closed, or left to HDF5 (which keeps a file whose close failed)
+    if (closed < 0) throw Error("cannot close " + s.where + " (disk full?)");
   }
   s.out->commit();
 }
@@ -274,9 +278,25 @@ VertexRows read_per_vertex_hdf5(const std::string& path) {
 
 // --- the collective ----------------------------------------------------------------------
 
-PerVertexSummary reduce_and_write_per_vertex(MPI_Comm parent, bool is_worker, const BlockFileReader* file,
+void PerVertexOutput::commit() {
+  if (!write_error.empty()) throw Error(write_error);
+  if (writer) writer->commit(summary);
+}
+
+PerVertexSummary reduce_and_write_per_vertex(MPI_Comm comm, bool is_worker, const BlockFileReader* file,
                                              const std::string& path, const PerVertexSources& sources,
                                              std::uint64_t triangles) {
+  PerVertexOutput out = reduce_per_vertex(comm, is_worker, file, path, sources, triangles);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  collective_step(comm, [&] {
+    if (rank == 0) out.commit();
+  });
+  return std::move(out.summary);
+}
+
+PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFileReader* file, const std::string& path,
+                                  const PerVertexSources& sources, std::uint64_t triangles) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
   int rank = 0, size = 1;
@@ -290,8 +310,9 @@ PerVertexSummary reduce_and_write_per_vertex(MPI_Comm parent, bool is_worker, co
   MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
   const auto owner_worker = [&](std::uint32_t c) { return static_cast<int>(c % static_cast<std::uint32_t>(worker_count)); };
   const auto owner_rank = [&](std::uint32_t c) { return size == 1 ? 0 : 1 + owner_worker(c); };
-  PerVertexSummary summary;
-  std::unique_ptr<PerVertexWriter> writer;
+  PerVertexOutput out;
+  PerVertexSummary& summary = out.summary;
+  std::unique_ptr<PerVertexWriter>& writer = out.writer;
   std::map<std::uint32_t, std::vector<std::uint64_t>> owned_degrees;
   const auto finish = [&] {
     if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
@@ -300,7 +321,13 @@ PerVertexSummary reduce_and_write_per_vertex(MPI_Comm parent, bool is_worker, co
   try {
     // 1. Owners find their classes' degrees, all at once; rank 0 opens the output.
     collective_step(comm, [&] {
-      if (rank == 0) writer = std::make_unique<PerVertexWriter>(path, file->path());
+      if (rank == 0) {
+        try {
+          writer = std::make_unique<PerVertexWriter>(path, file->path());
+        } catch (const Error& e) {
+          out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
+        }
+      }
       if (!is_worker) return;
       for (std::uint32_t c = 0; c < n; ++c)
         if (owner_worker(c) == my_worker) owned_degrees[c] = sources.degrees(c);
@@ -333,17 +360,24 @@ PerVertexSummary reduce_and_write_per_vertex(MPI_Comm parent, bool is_worker, co
       }
       collective_step(comm, [&] {
         if (rank != 0) return;
-        writer->append(rows);
         summary.add(rows);
+        // A failed write (disk full) stops the writing, not the sums: the count and the
+        // report still come out, then the error.
+        if (!writer) return;
+        try {
+          writer->append(rows);
+        } catch (const Error& e) {
+          out.write_error = e.what();
+          writer.reset();  // closes every HDF5 identifier, removes the temporary
+        }
       });
     }
-    // 3. Rank 0 closes the output; it appears under its name only now.
+    // 3. Rank 0 checks the sums; the caller commits the output.
     collective_step(comm, [&] {
       if (rank != 0) return;
       if (summary.triangle_sum != static_cast<unsigned __int128>(triangles) * 3)
         throw Error("internal error: the per-vertex counts sum to " + to_string_u128(summary.triangle_sum) + ", not 3 x " +
                     std::to_string(triangles) + " triangles; --per-vertex '" + path + "' was not written");
-      writer->commit(summary);
     });
   } catch (...) {
     writer.reset();  // removes the temporary
@@ -351,7 +385,7 @@ PerVertexSummary reduce_and_write_per_vertex(MPI_Comm parent, bool is_worker, co
     throw;
   }
   finish();
-  return summary;
+  return out;
 }
 
 }  // namespace tricount

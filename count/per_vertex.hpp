@@ -99,7 +99,21 @@ struct PerVertexSources {
   std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_counts;  // workers
   std::function<std::vector<std::uint64_t>(std::uint32_t c)> degrees;      // owners
 };
+// What the collective leaves on rank 0: the summary and the output, written under its
+// temporary name but not yet committed, or, when writing failed (a full disk), why. The
+// summary is whole either way, so the caller puts the count on record first, then commits.
+struct PerVertexOutput {
+  PerVertexSummary summary;
+  std::unique_ptr<PerVertexWriter> writer;  // null once writing failed (its temporary removed)
+  std::string write_error;
+  // Closes and renames the output into place; throws Error (the write error) if it failed.
+  void commit();
+};
 // Rank 0 refuses (Error, no output) counters that do not sum to 3 x `triangles` (its total).
+// A write error on rank 0 does not stop the reduction: it is kept in `write_error`.
+PerVertexOutput reduce_per_vertex(MPI_Comm comm, bool is_worker, const BlockFileReader* file, const std::string& path,
+                                  const PerVertexSources& sources, std::uint64_t triangles);
+// reduce_per_vertex, then the commit on rank 0 (an error there ends the call on every rank).
 PerVertexSummary reduce_and_write_per_vertex(MPI_Comm comm, bool is_worker, const BlockFileReader* file,
                                              const std::string& path, const PerVertexSources& sources,
                                              std::uint64_t triangles);

@@ -29,6 +29,10 @@ class EdgeSource {
   virtual bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) = 0;
   // What this stream is, for messages and for the HDF5 file's provenance attributes.
   virtual std::string description() const = 0;
+  // After the stream is exhausted: md5sum lines ("<hex>  <file name>\n") of the input files,
+  // for the user to compare with the publisher's checksums (WebGraph: LAW's NAME.md5sums);
+  // "" for a stream that has none.
+  virtual std::string input_md5() { return ""; }
 };
 
 enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64, WebGraph };

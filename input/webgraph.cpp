@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +24,7 @@
 #include <thread>
 
 #include "input/webgraph_bits.hpp"
+#include "src/md5.hpp"
 #include "src/threads.hpp"
 
 namespace tricount {
@@ -35,6 +38,33 @@ void BvStats::add(const BvStats& o) {
   copied_arcs += o.copied_arcs;
   intervalised_arcs += o.intervalised_arcs;
   residual_arcs += o.residual_arcs;
+  for (std::size_t b = 0; b < successor_gaps.size(); ++b) {
+    successor_gaps[b] += o.successor_gaps[b];
+    residual_gaps[b] += o.residual_gaps[b];
+  }
+}
+
+std::map<std::string, std::string> BvStats::as_properties() const {
+  const auto bins = [](const std::array<std::uint64_t, 64>& h) {
+    std::size_t last = h.size();
+    while (last > 0 && h[last - 1] == 0) --last;
+    std::string text;
+    for (std::size_t b = 0; b < last; ++b) {
+      if (b) text += ',';
+      text += std::to_string(h[b]);
+    }
+    return text;
+  };
+  return {{"bitsforoutdegrees", std::to_string(bits_for_outdegrees)},
+          {"bitsforreferences", std::to_string(bits_for_references)},
+          {"bitsforblocks", std::to_string(bits_for_blocks)},
+          {"bitsforintervals", std::to_string(bits_for_intervals)},
+          {"bitsforresiduals", std::to_string(bits_for_residuals)},
+          {"copiedarcs", std::to_string(copied_arcs)},
+          {"intervalisedarcs", std::to_string(intervalised_arcs)},
+          {"residualarcs", std::to_string(residual_arcs)},
+          {"successorexpstats", bins(successor_gaps)},
+          {"residualexpstats", bins(residual_gaps)}};
 }
 
 namespace {
@@ -254,9 +284,11 @@ class ListDecoder {
       }
       st.bits_for_residuals += in_.position() - at;
       st.residual_arcs += extra;
+      add_gaps(x, residuals_, st.residual_gaps);
     }
     // 4. The list is the merge of the three increasing sequences.
     merge_into(out);
+    add_gaps(x, out, st.successor_gaps);
     present_[s] = true;
     return true;
   }
@@ -264,6 +296,15 @@ class ListDecoder {
 
  private:
   std::size_t slot(std::uint64_t x) const { return static_cast<std::size_t>(x % ring_.size()); }
+
+  // The histogram BVGraph records of an increasing list of node x: each gap by its most
+  // significant bit, the first element's zig-zag distance from x if it is not zero.
+  static void add_gaps(std::uint64_t x, const std::vector<std::uint64_t>& list, std::array<std::uint64_t, 64>& bins) {
+    if (list.empty()) return;
+    for (std::size_t i = 1; i < list.size(); ++i) ++bins[63 - std::countl_zero(list[i] - list[i - 1])];
+    const std::uint64_t first = list[0] >= x ? 2 * (list[0] - x) : 2 * (x - list[0]) - 1;
+    if (first != 0) ++bins[63 - std::countl_zero(first)];
+  }
 
   std::uint64_t offset_from(std::uint64_t x, std::int64_t delta, const char* what) const {
     const std::int64_t v = static_cast<std::int64_t>(x) + delta;
@@ -354,9 +395,10 @@ class BvSource final : public BvEdgeSource {
                      !have_offsets ? ("no " + name + ".offsets").c_str()
                                    : (options.use_offsets ? "reference chains too long for ranges" : "ranges off"));
     }
-    // 2. Start the decoders.
+    // 2. Start the decoders, and beside them the MD5 of the files (one more thread).
     in_flight_ = 2 * std::uint64_t{threads_};
     for (unsigned t = 0; t < threads_; ++t) workers_.emplace_back([this] { work(); });
+    digester_ = std::thread([this] { digest(); });
   }
 
   ~BvSource() override {
@@ -364,8 +406,16 @@ class BvSource final : public BvEdgeSource {
       std::lock_guard lock(m_);
       stop_ = true;
     }
+    stop_digest_ = true;
     cv_.notify_all();
     for (auto& w : workers_) w.join();
+    if (digester_.joinable()) digester_.join();
+  }
+
+  std::string input_md5() override {
+    if (digester_.joinable()) digester_.join();
+    if (digest_error_) std::rethrow_exception(digest_error_);
+    return md5_lines_;
   }
 
   bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
@@ -470,7 +520,8 @@ class BvSource final : public BvEdgeSource {
     ranges_.push_back(open);
     if (in.size_bits() - in.position() >= kMaxPaddingBits || nonzero_after(*offsets_, in.position()))
       throw Error(offsets_file() + ": " + std::to_string(in.size_bits() - in.position()) + " bits left over after the " +
-                  std::to_string(props_.nodes + 1) + " offsets (the offsets of another graph?)");
+                  std::to_string(props_.nodes + 1) + " offsets, where writers leave under " + std::to_string(kMaxPaddingBits) +
+                  " bits of zero padding (the offsets of another graph, or the file was extended?)");
   }
 
   static bool nonzero_after(const MappedFile& f, std::uint64_t bit) {
@@ -598,13 +649,16 @@ class BvSource final : public BvEdgeSource {
     }
   }
 
-  // After the last list only padding may follow (zeros, under 16 bytes).
+  // After the last list only the writers' padding may follow (zeros, under 16 bytes): the
+  // stream must end where the file does, give or take that.
   void check_stream_end(std::uint64_t end_bit) const {
     const std::uint64_t left = graph_.size() * 8 - end_bit;
     if (left >= kMaxPaddingBits || nonzero_after(graph_, end_bit))
       throw Error(graph_file() + ": " + std::to_string(left) + " bits left over after the list of the last node " +
                   std::to_string(props_.nodes ? props_.nodes - 1 : 0) + " (nodes=" + std::to_string(props_.nodes) +
-                  " in the properties: corrupt stream, or the properties of another graph)");
+                  " in the properties), where writers leave under " + std::to_string(kMaxPaddingBits) +
+                  " bits of zero padding: the stream is corrupt, the file was extended, or the properties belong to "
+                  "another graph");
   }
 
   // Once every arc is out: the arc count must match the properties.
@@ -614,6 +668,56 @@ class BvSource final : public BvEdgeSource {
     if (arcs_out_ != props_.arcs)
       throw Error(graph_file() + ": decoded " + std::to_string(arcs_out_) + " arcs but " + props_.basename +
                   ".properties says arcs=" + std::to_string(props_.arcs) + " (corrupt stream or properties)");
+    // The writer's statistics pin down how many bits each component took and how the gaps
+    // are spread: most damage to the stream that still decodes changes one of them.
+    const std::map<std::string, std::string> decoded = stats().as_properties();
+    for (const auto& [key, recorded] : props_.recorded_stats) {
+      const std::string& mine = decoded.at(key);
+      if (mine != recorded)
+        throw Error(graph_file() + ": the lists decode to " + difference(key, mine, recorded) + props_.basename +
+                    ".properties (the stream is corrupt, or the properties belong to another graph)");
+    }
+  }
+
+  // "key=A but ... records key=B", or for a histogram the first bin that differs.
+  static std::string difference(const std::string& key, const std::string& decoded, const std::string& recorded) {
+    if (key.find("expstats") == std::string::npos)
+      return key + "=" + decoded + " but " + key + "=" + recorded + " in ";
+    const auto bins = [](const std::string& text) {
+      std::vector<std::string> out;
+      for (std::size_t b = 0; b <= text.size();) {
+        const std::size_t e = std::min(text.find(',', b), text.size());
+        out.push_back(text.substr(b, e - b));
+        b = e + 1;
+      }
+      return out;
+    };
+    const std::vector<std::string> a = bins(decoded), b = bins(recorded);
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    const std::string range = "2^" + std::to_string(i) + " to 2^" + std::to_string(i + 1) + " - 1";
+    return key + " bin " + std::to_string(i) + " (gaps of " + range + ") = " +
+           (i < a.size() ? a[i] : "none") + " but " + (i < b.size() ? b[i] : "none") + " in ";
+  }
+
+  // The MD5 of .graph (from the mapping), .properties and .offsets, as md5sum lines.
+  void digest() {
+    try {
+      const auto line = [](const std::string& hex, const std::string& path) {
+        return hex + "  " + fs::path(path).filename().string() + "\n";
+      };
+      Md5 md5;
+      constexpr std::uint64_t kPiece = std::uint64_t{1} << 22;
+      for (std::uint64_t at = 0; at < graph_.size() && !stop_digest_; at += kPiece)
+        md5.add(graph_.data() + at, static_cast<std::size_t>(std::min(kPiece, graph_.size() - at)));
+      if (stop_digest_) return;
+      std::string lines = line(md5.hex(), graph_file());
+      lines += line(md5_of_file(props_.basename + ".properties"), props_.basename + ".properties");
+      if (fs::exists(offsets_file())) lines += line(md5_of_file(offsets_file()), offsets_file());
+      md5_lines_ = lines;
+    } catch (...) {
+      digest_error_ = std::current_exception();
+    }
   }
 
   BvProperties props_;
@@ -636,6 +740,11 @@ class BvSource final : public BvEdgeSource {
   BvStats stats_;
   std::vector<std::thread> workers_;
 
+  std::thread digester_;
+  std::atomic<bool> stop_digest_{false};
+  std::string md5_lines_;
+  std::exception_ptr digest_error_;
+
   std::vector<RawEdge> current_;
   std::size_t cursor_ = 0;
   std::uint64_t arcs_out_ = 0;
@@ -652,13 +761,11 @@ std::string webgraph_basename(const std::string& path) {
       std::error_code ec;
       return fs::exists(base + ".graph", ec) ? base : "";
     }
+  // A basename: no such file, but NAME.properties. Whatever graph class it names (EFGraph,
+  // none, junk), it is read as WebGraph, whose reader then says what is wrong with it.
   std::error_code ec;
   if (fs::is_regular_file(path, ec) || !fs::exists(path + ".properties", ec)) return "";
-  try {
-    return is_bv_graphclass(graphclass_of(read_properties_file(path + ".properties"))) ? path : "";
-  } catch (const Error&) {
-    return "";
-  }
+  return path;
 }
 
 bool is_webgraph_input(const std::string& path) { return !webgraph_basename(path).empty(); }
@@ -685,13 +792,25 @@ BvProperties read_bv_properties(const std::string& path) {
   // 2. Sizes and parameters.
   p.nodes = property_number(props, file, "nodes", std::nullopt);
   p.arcs = property_number(props, file, "arcs", std::nullopt);
-  p.window_size = checked_cast<std::uint32_t>(property_number(props, file, "windowsize", 7), "windowsize");
-  p.max_ref_count = checked_cast<std::uint32_t>(property_number(props, file, "maxrefcount", 3), "maxrefcount");
-  p.min_interval_length = checked_cast<std::uint32_t>(property_number(props, file, "minintervallength", 4), "minintervallength");
-  p.zeta_k = checked_cast<std::uint32_t>(property_number(props, file, "zetak", 3), "zetak");
+  const auto property_u32 = [&](const char* key, std::uint32_t fallback) {
+    const std::uint64_t v = property_number(props, file, key, fallback);
+    if (v > UINT32_MAX)
+      throw Error(file + ": property " + key + "=" + std::to_string(v) + " is out of range (at most 4294967295)");
+    return static_cast<std::uint32_t>(v);
+  };
+  p.window_size = property_u32("windowsize", 7);
+  p.max_ref_count = property_u32("maxrefcount", 3);
+  p.min_interval_length = property_u32("minintervallength", 4);
+  p.zeta_k = property_u32("zetak", 3);
   if (p.zeta_k == 0 || p.zeta_k > 32) throw Error(file + ": zetak=" + std::to_string(p.zeta_k) + " is out of range (1..32)");
   if (p.window_size > (1u << 20)) throw Error(file + ": windowsize=" + std::to_string(p.window_size) + " is too large");
-  // 3. Codes.
+  // 3. The statistics the writer recorded (checked after decoding).
+  for (const auto& [key, value] : BvStats{}.as_properties()) {
+    (void)value;
+    const auto it = props.find(key);
+    if (it != props.end()) p.recorded_stats[key] = it->second;
+  }
+  // 4. Codes.
   auto flags = props.find("compressionflags");
   if (flags != props.end()) {
     std::string f = flags->second;

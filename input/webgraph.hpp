@@ -5,7 +5,9 @@
 // 2004) into directed arcs, in node order, through EdgeSource.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,14 +33,24 @@ struct BvProperties {
   BvCode interval_code = BvCode::Gamma;
   BvCode residual_code = BvCode::Zeta;
   BvCode offset_code = BvCode::Gamma;
+  // The statistics the writer recorded (BvStats::as_properties keys), those present: the
+  // decoded lists must reproduce each of them.
+  std::map<std::string, std::string> recorded_stats;
 };
 
-// Per-component sizes, as BVGraph records them in .properties (bitsfor*, *arcs).
+// Per-component sizes and gap histograms, as BVGraph records them in .properties (bitsfor*,
+// *arcs, successorexpstats, residualexpstats). The histograms count each gap by its most
+// significant bit: the gaps between a list's successors (residuals), and the first one's
+// zig-zag distance from the node.
 struct BvStats {
   std::uint64_t bits_for_outdegrees = 0, bits_for_references = 0, bits_for_blocks = 0;
   std::uint64_t bits_for_intervals = 0, bits_for_residuals = 0;
   std::uint64_t copied_arcs = 0, intervalised_arcs = 0, residual_arcs = 0;
+  std::array<std::uint64_t, 64> successor_gaps{}, residual_gaps{};
   void add(const BvStats& o);
+  // The statistics as .properties writes them, by key (the histograms "n0,n1,...", up to the
+  // last bin that is not zero).
+  std::map<std::string, std::string> as_properties() const;
 };
 
 // The basename of a BV graph named by `path` (DIR/NAME.graph, DIR/NAME.properties,

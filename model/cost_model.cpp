@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -277,6 +278,39 @@ KroneckerFamily fit_kronecker_family(const std::vector<GraphSample>& samples) {
   return k;
 }
 
+void check_cost_model(const CostModel& m, const std::string& where) {
+  auto in_range = [&](const std::string& name, double value, double lo, double hi, bool lo_open, const std::string& why) {
+    if (std::isfinite(value) && (lo_open ? value > lo : value >= lo) && value <= hi) return;
+    char range[96];
+    std::snprintf(range, sizeof range, "%s%.6g, %.6g]", lo_open ? "(" : "[", lo, hi);
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "%.6g", value);
+    throw Error(where + ": field '" + name + "' = " + shown + " is out of range " + range + " (" + why + ")");
+  };
+  const std::string per_unit = "seconds per unit: at most 1 ms";
+  in_range("task_overhead_seconds", m.task_overhead_seconds, 0, 3600, false, "seconds per task: at most an hour");
+  in_range("seconds_per_work", m.seconds_per_work, 0, 1e-3, false, per_unit);
+  in_range("seconds_per_row", m.seconds_per_row, 0, 1e-3, false, per_unit);
+  in_range("load_seconds_per_byte", m.load_seconds_per_byte, 0, 1e-3, false, per_unit);
+  in_range("load_seconds_per_block", m.load_seconds_per_block, 0, 3600, false, "seconds per block: at most an hour");
+  in_range("load_seconds_per_row", m.load_seconds_per_row, 0, 1e-3, false, per_unit);
+  in_range("upload_seconds_per_byte", m.upload_seconds_per_byte, 0, 1e-3, false, per_unit);
+  in_range("count_r2", m.count_r2, -1e9, 1, false, "a coefficient of determination");
+  in_range("count_total_relative_error", m.count_total_relative_error, 0, 1e9, false, "a relative error");
+  if (!(m.task_overhead_seconds > 0 || m.seconds_per_work > 0 || m.seconds_per_row > 0))
+    throw Error(where + ": task_overhead_seconds, seconds_per_work and seconds_per_row are all 0: the model gives a "
+                "task no time, so no prediction can be made (fit it on journals of counts that took time)");
+  if (!m.kronecker.fitted) return;
+  const auto loglin = [&](const std::string& name, const LogLinear& l) {
+    in_range("kronecker." + name + ".intercept", l.intercept, -64, 64, false, "log2 at scale 0");
+    in_range("kronecker." + name + ".slope", l.slope, 0, 4, true, "log2 growth per scale: above 0");
+  };
+  loglin("log2_vertices", m.kronecker.vertices);
+  loglin("log2_edges", m.kronecker.edges);
+  loglin("log2_total_work", m.kronecker.work);
+  in_range("kronecker.max_task_over_mean", m.kronecker.max_task_over_mean, 1, 1e9, false, "largest task / mean task");
+}
+
 std::string cost_model_json(const CostModel& m) {
   auto loglin = [](const LogLinear& l) {
     JsonObject o;
@@ -316,7 +350,7 @@ CostModel load_cost_model(const std::string& path) {
   };
   auto num = [&](const JsonValue& o, const std::string& key) {
     const double v = field(o, key, JsonValue::Number).number;
-    if (!std::isfinite(v) || v < -1e300) throw Error("'" + path + "': field '" + key + "' is not a finite number");
+    if (!std::isfinite(v)) throw Error("'" + path + "': field '" + key + "' is not a finite number");
     return v;
   };
   auto str = [&](const std::string& key) { return field(doc, key, JsonValue::String).text; };
@@ -333,18 +367,21 @@ CostModel load_cost_model(const std::string& path) {
   // Models saved before the per-block load cost have none.
   if (doc.fields.count("load_seconds_per_block")) m.load_seconds_per_block = num(doc, "load_seconds_per_block");
   if (doc.fields.count("load_seconds_per_row")) m.load_seconds_per_row = num(doc, "load_seconds_per_row");
-  m.tasks_fitted = static_cast<std::uint64_t>(num(doc, "tasks_fitted"));
-  if (m.task_overhead_seconds < 0 || m.seconds_per_work < 0 || m.seconds_per_row < 0 || m.load_seconds_per_byte < 0 || m.load_seconds_per_block < 0 || m.load_seconds_per_row < 0 ||
-      m.upload_seconds_per_byte < 0)
-    throw Error("'" + path + "': a rate or overhead is negative");
+  const double tasks = num(doc, "tasks_fitted");
+  if (!(tasks >= 0 && tasks <= 9007199254740992.0) || tasks != std::floor(tasks))
+    throw Error("'" + path + "': field 'tasks_fitted' is not a count");
+  m.tasks_fitted = static_cast<std::uint64_t>(tasks);
   for (const JsonValue& s : field(doc, "calibrated_on", JsonValue::Array).items) {
     if (s.kind != JsonValue::String) throw Error("'" + path + "': field 'calibrated_on' holds a non-string");
     m.calibrated_on.push_back(s.text);
   }
   const JsonValue& k = field(doc, "kronecker", JsonValue::Object);
   m.kronecker.fitted = field(k, "fitted", JsonValue::Bool).boolean;
-  for (const JsonValue& s : field(k, "scales", JsonValue::Array).items)
+  for (const JsonValue& s : field(k, "scales", JsonValue::Array).items) {
+    if (s.kind != JsonValue::Number || !(s.number >= 1 && s.number <= 64) || s.number != std::floor(s.number))
+      throw Error("'" + path + "': field 'kronecker.scales' holds a value that is not a scale from 1 to 64");
     m.kronecker.scales.push_back(static_cast<int>(s.number));
+  }
   auto loglin = [&](const std::string& key) {
     const JsonValue& o = field(k, key, JsonValue::Object);
     return LogLinear{num(o, "intercept"), num(o, "slope")};
@@ -353,6 +390,7 @@ CostModel load_cost_model(const std::string& path) {
   m.kronecker.edges = loglin("log2_edges");
   m.kronecker.work = loglin("log2_total_work");
   m.kronecker.max_task_over_mean = num(k, "max_task_over_mean");
+  check_cost_model(m, "'" + path + "'");
   return m;
 }
 

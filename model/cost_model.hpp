@@ -87,6 +87,13 @@ struct GraphSample {
 };
 KroneckerFamily fit_kronecker_family(const std::vector<GraphSample>& samples);
 
+// Throws Error "<where>: field '<name>' = <value> is out of range ..." unless every field
+// that feeds a prediction is finite and of a plausible magnitude (rates and overheads >= 0 and
+// at most 1 ms per unit of work, row or byte and an hour per task or block; Kronecker slopes
+// above 0 and at most 4, intercepts within +-64), and a task costs some time. A model out of
+// range predicted inf seconds and nan speedups (issue 32, item 10).
+void check_cost_model(const CostModel& model, const std::string& where);
+
 // Save / load as a small JSON file. Loading throws Error naming the file and the field.
 std::string cost_model_json(const CostModel& model);
 void save_cost_model(const CostModel& model, const std::string& path);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "src/task_plan.hpp"
 
@@ -120,7 +121,12 @@ GraphSize graph_size(const GraphRequest& g, const CostModel& model) {
   if (g.kronecker_scale > 0) {
     if (!k.fitted) throw UsageError("--kronecker-scale: the model has no Kronecker family (fit it with --kronecker-sample)");
     const double v = k.vertices.at(g.kronecker_scale), e = k.edges.at(g.kronecker_scale);
-    if (v > double(kMaxVertices)) throw UsageError("--kronecker-scale " + std::to_string(g.kronecker_scale) + " has more vertices than 2^32 - 1");
+    if (v > double(kMaxVertices)) {
+      char count[32];
+      std::snprintf(count, sizeof count, "%.3g", v);
+      throw UsageError("--kronecker-scale " + std::to_string(g.kronecker_scale) + ": the model's Kronecker family gives " +
+                       count + " vertices, more than 2^32 - 1 (give a smaller scale)");
+    }
     s.vertices = static_cast<std::uint64_t>(v), s.edges = static_cast<std::uint64_t>(e);
     s.total_work = static_cast<std::uint64_t>(k.work.at(g.kronecker_scale));
     s.description = "Kronecker scale " + std::to_string(g.kronecker_scale);

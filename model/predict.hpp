@@ -5,6 +5,7 @@
 // of the node's network link and of the shared file system (MachineParameters).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,6 +36,18 @@ struct PredictedPoint {
   double load_seconds = 0;   // summed over every GPU: block reads
   double upload_seconds = 0; // summed over every GPU: host -> device copies of the blocks read
 };
+
+// What simulating `tasks` tasks on `gpus` virtual GPUs costs, in units of one waiting task
+// looked at by a hand-out (each hand-out scans up to max(8, 2 x gpus) waiting tasks for block
+// affinity; a task's own bookkeeping counts as 48 such), and the most one prediction or plan
+// may spend: a few minutes on one core (a unit took 0.1 to 0.25 us on a 2-core VM; the plan
+// for 1024 GPUs of the README costs about 2^29 dynamic, 2^31 static). A static point costs
+// about 4 dynamic ones (its dynamic twin, the assignment, the phases).
+inline double simulation_cost(double tasks, double gpus) {
+  return tasks * (48 + std::min(std::max(8.0, 2 * gpus), tasks));
+}
+inline constexpr double kMaxSimulationCost = 4294967296.0;  // 2^32
+inline constexpr double kStaticSimulationFactor = 4;
 
 // The run predict_runs simulates, as a journal: each task's model seconds (overhead, work,
 // row walk; no loads) and its work estimate. The static schedule's simulation starts from it too.

@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 
@@ -54,6 +55,34 @@ std::vector<int> powers_of_two_up_to(int most) {
   return counts;
 }
 
+// A prediction is printed only when every number of it is one: inf seconds or a nan speedup
+// shown as a PREDICTION looked like a result (issue 32, item 10).
+void require_finite(std::initializer_list<double> values, const std::string& source) {
+  for (double v : values)
+    if (!std::isfinite(v))
+      throw Error("the prediction from " + source + " is not a finite number (inf or nan): its values are out of range");
+}
+
+// Outputs that name an input would destroy it (as tricount-count refuses): --fit or --json
+// onto a journal, report, model, sample or block file, by path or by st_dev and st_ino.
+void refuse_outputs_onto_inputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                                const std::vector<output::NamedPath>& inputs) {
+  for (const auto& [path, option] : outputs) output::refuse_same_file(path, option, inputs);
+  for (const auto& [path, option] : outputs)
+    if (!path.empty() && path != "-") output::check_writable(path, option);  // not found out after the work
+}
+
+// Refuses (UsageError) a prediction of `tasks` tasks at each GPU count (and at one GPU, the
+// base of the efficiencies) that would take longer than kMaxSimulationCost.
+void check_prediction_cost(std::uint64_t tasks, const std::vector<int>& counts, bool static_schedule, const std::string& what) {
+  double cost = simulation_cost(static_cast<double>(tasks), 1);
+  for (int gpus : counts) cost += simulation_cost(static_cast<double>(tasks), gpus);
+  if (static_schedule) cost *= kStaticSimulationFactor;
+  if (cost > kMaxSimulationCost)
+    throw UsageError(what + " gives " + std::to_string(tasks) + " tasks: simulating them on these --gpus takes more than "
+                     "a prediction may (a few minutes); give fewer --parts or --workload-splits, or fewer or smaller --gpus");
+}
+
 // ---- Replay (one journal, its measured costs).
 // The schedule a replay follows: --schedule when given, else the journal's (static when every
 // run it records was; journals written before runs were recorded say nothing: dynamic).
@@ -78,6 +107,7 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
   const JournalContents journal = read_journal(journal_path);
   std::string schedule_note;
   const std::string schedule = replay_schedule(journal, asked_schedule, schedule_note);
+  output::refuse_same_file(json, "--json", {{input.empty() ? journal.identity.input : input, "the journal's block file"}});
   double measured_total = 0;
   for (const JournalRecord& r : journal.records) measured_total += r.seconds;
   // Block reads per virtual worker need the journal's load column and the block sizes.
@@ -102,6 +132,13 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
         loads_note += "the journal has no load column (written before it) or read nothing";
       }
     }
+  }
+  // Every point first: nothing is printed unless all of it is a number.
+  std::vector<SimulationPoint> simulated;
+  for (int w : counts) {
+    simulated.push_back(simulate_schedule(journal, w, overhead, loads ? &*loads : nullptr));
+    const SimulationPoint& p = simulated.back();
+    require_finite({measured_total, p.predicted_seconds, p.speedup, p.efficiency, p.imbalance}, "journal '" + journal_path + "'");
   }
   std::FILE* out = json == "-" ? stderr : stdout;
   if (schedule == "static") {
@@ -138,8 +175,7 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
                journal.records.size(), measured_total, journal_path.c_str(), schedule_note.c_str(), loads_note.c_str());
   std::fprintf(out, "%8s %14s %9s %11s %10s\n", "workers", "predicted_s", "speedup", "efficiency", "imbalance");
   std::vector<JsonObject> points;
-  for (int w : counts) {
-    const SimulationPoint p = simulate_schedule(journal, w, overhead, loads ? &*loads : nullptr);
+  for (const SimulationPoint& p : simulated) {
     std::fprintf(out, "%8d %14.6f %9.3f %11.3f %10.3f\n", p.workers, p.predicted_seconds, p.speedup, p.efficiency,
                  p.imbalance);
     JsonObject o;
@@ -173,6 +209,8 @@ int fit(const FitRequest& request) {
   std::vector<MeasuredRun> runs;
   for (std::size_t r = 0; r < request.journals.size(); ++r)
     runs.push_back(measured_run(request.journals[r], request.reports.empty() ? "" : request.reports[r]));
+  for (const MeasuredRun& run : runs)
+    output::refuse_same_file(request.output, "--fit", {{run.journal.identity.input, "the block file of --journal"}});
   // 2. The count, load and upload rates; 3. the Kronecker family from its samples.
   CostModel model = fit_cost_model(runs, request.backend, request.device, request.storage);
   if (!request.samples.empty()) {
@@ -192,6 +230,7 @@ int fit(const FitRequest& request) {
     }
     model.kronecker = fit_kronecker_family(samples);
   }
+  check_cost_model(model, "--fit '" + request.output + "': the fit on the journals given");
   save_cost_model(model, request.output);
   // A CPU worker copies nothing to a device: no upload rate to speak of.
   char upload[96];
@@ -316,6 +355,10 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
   const std::vector<StaticPrediction> points =
       predict_static(model, shape, splits, counts, request.machine, request.plan_request);
   const Words w = words_for(model);
+  for (const StaticPrediction& s : points)
+    require_finite({s.point.count_phase_seconds, s.point.count_efficiency, s.point.load_phase_seconds, s.point.total_seconds,
+                    s.point.efficiency, s.point.imbalance, s.dynamic.efficiency},
+                   "model '" + request.model_path + "'");
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
   const std::string text = format(
                "PREDICTED, not measured, STATIC schedule (resident mode: every GPU loads the blocks of its assigned tasks, "
@@ -382,12 +425,17 @@ int predict(const PredictRequest& request) {
     splits = resolve_workload_splits(request.splits, parts,
                                      static_cast<std::uint64_t>(*std::max_element(request.gpus.begin(), request.gpus.end())));
   // 3. The predictions.
-  const GraphShape shape = shapes.at(parts);
   const std::vector<int> counts = request.plan ? powers_of_two_up_to(request.plan_request.gpus) : request.gpus;
+  if (!request.plan)
+    check_prediction_cost(std::uint64_t(parts) * parts * parts * splits, counts, request.static_schedule,
+                          "--parts " + std::to_string(parts) + " --workload-splits " + std::to_string(splits));
+  const GraphShape shape = shapes.at(parts);
   std::FILE* out = request.json == "-" ? stderr : stdout;
   if (request.static_schedule) return predict_static_and_print(request, model, shape, parts, splits, counts, plan_note, out);
   const std::vector<PredictedPoint> points = predict_runs(model, shape, splits, counts, request.machine);
   const Words w = words_for(model);
+  for (const PredictedPoint& p : points)
+    require_finite({p.seconds, p.speedup, p.efficiency, p.imbalance, p.load_seconds_per_byte}, "model '" + request.model_path + "'");
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
   const std::string text = format(
                "PREDICTED, not measured: %s (%llu vertices, %llu edges, work %.4g) at --parts %u --workload-splits %u;\n"
@@ -427,8 +475,10 @@ double parse_rate(const std::string& text, const std::string& option) {
   const std::string units = "KMGT";
   if (unit.size() == 1 && units.find(unit[0]) != std::string::npos) v *= std::pow(1e3, double(units.find(unit[0]) + 1));
   else if (!unit.empty() || end == text.c_str()) v = -1;
-  if (!(v > 0) || !std::isfinite(v))
-    throw UsageError(option + ": '" + text + "' is not a positive bandwidth in bytes per second (e.g. 25G, 2.5T)");
+  // From a slow disk to a thousand times today's fastest file systems: beyond, the
+  // predicted seconds lose all meaning (1e-300 B/s gave inf).
+  if (!(v >= 1e6 && v <= 1e18))
+    throw UsageError(option + ": '" + text + "' is not a bandwidth between 1M and 1000000T bytes per second (e.g. 25G, 2.5T)");
   return v;
 }
 
@@ -507,6 +557,22 @@ int main(int argc, char** argv) {
                     "cost model on measured runs and predicts runs not measured (other n, m, GPU counts, graphs\n"
                     "given by size); recommends n and m for a cluster (--plan)."))
       return cli::kExitOk;
+    // 0. Outputs onto inputs, and values no computation can use.
+    {
+      std::vector<output::NamedPath> inputs;
+      for (const std::string& j : journals) inputs.push_back({j, "--journal"});
+      for (const std::string& r : reports) inputs.push_back({r, "--report"});
+      for (const std::string& k : samples)
+        if (k.find('=') != std::string::npos) inputs.push_back({k.substr(k.find('=') + 1), "--kronecker-sample"});
+      for (const std::string& l : request.like) inputs.push_back({l, "--like"});
+      inputs.push_back({model_path, "--model"});
+      inputs.push_back({input, "--input"});
+      refuse_outputs_onto_inputs({{fit_path, "--fit"}, {json, "--json"}}, inputs);
+      output::refuse_same_file(json, "--json", {{fit_path, "--fit"}});
+    }
+    if (!(overhead >= 0 && overhead <= 3600))
+      throw UsageError("--task-overhead must be between 0 and 3600 seconds (a scheduler's latency per task is microseconds "
+                       "to milliseconds)");
     // 1. Fit.
     if (!fit_path.empty()) {
       if (vm.count("model") || vm.count("plan")) throw UsageError("--fit: give --model and --plan in a later call");
@@ -521,7 +587,8 @@ int main(int argc, char** argv) {
         throw UsageError("--model: give exactly one graph: --input BLOCKFILE, --kronecker-scale S, or --edges E --vertices V");
       if (vm.count("kronecker-scale") && (kronecker_scale < 1 || kronecker_scale > 32))
         throw UsageError("--kronecker-scale must be between 1 and 32 (got " + std::to_string(kronecker_scale) + ")");
-      if (request.machine.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
+      if (request.machine.gpus_per_node < 1 || request.machine.gpus_per_node > 1024)
+        throw UsageError("--gpus-per-node must be between 1 and 1024");
       request.splits = parse_workload_splits(splits_text);
       if (vm.count("parts")) check_parts(request.parts);
       request.model_path = model_path, request.json = json;
@@ -543,7 +610,9 @@ int main(int argc, char** argv) {
       if (request.plan) {
         if (request.gpus.size() != 1) throw UsageError("--plan: --gpus is one number, the most GPUs");
         if (gpu_memory.empty()) throw UsageError("--plan needs --gpu-memory (one GPU's memory, e.g. 16G)");
-        if (request.plan_request.tasks_per_gpu < 1) throw UsageError("--tasks-per-gpu must be at least 1");
+        if (request.plan_request.tasks_per_gpu < 1 || request.plan_request.tasks_per_gpu > 1024)
+          throw UsageError("--tasks-per-gpu must be between 1 and 1024 (8 to 64 even the load out; more only lengthen "
+                           "the plan)");
         if (!(request.plan_request.memory_headroom > 0 && request.plan_request.memory_headroom <= 1))
           throw UsageError("--memory-headroom must be above 0 and at most 1");
         if (!(request.plan_request.table_factor >= 0 && request.plan_request.table_factor <= 64))

@@ -80,6 +80,10 @@ int main(int argc, char** argv) {
       std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s\n",
                   printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
                   static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
+    // Damage that still decodes is not found by any check of the format: the digests are
+    // what a user compares with the publisher's (also in the block file, /source_md5).
+    if (!quiet && !h.source_md5.empty())
+      std::printf("input MD5 (compare with the publisher's checksums, e.g. NAME.md5sums):\n%s", h.source_md5.c_str());
     return cli::kExitOk;
   });
   if (rc != cli::kExitOk) {

@@ -37,10 +37,11 @@ Pipeline::Pipeline(const PartitionOptions& options, const PipelineTuning& tuning
 PipelineReport Pipeline::run(EdgeSource& source, BlockOutput& out, const std::string& source_file, std::uint64_t source_size) {
   const std::uint64_t start_bytes = runs::scratch_bytes_written();
   read(source, source_file);
+  GraphHeader header;
+  header.source_md5 = source.input_md5();
   clean();
   degrees();
   reorder();
-  GraphHeader header;
   header.parts = o_.parts;
   header.vertices = vertices_;
   header.edges = edges_;

@@ -1,5 +1,8 @@
 #include "scheduler/journal.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +16,8 @@
 #include <string_view>
 #include <unordered_set>
 #include <vector>
+
+#include "src/task_plan.hpp"
 
 namespace tricount {
 namespace {
@@ -44,11 +49,17 @@ bool parse_u32(std::string_view text, std::uint32_t& value) {
   return true;
 }
 
-// A finite decimal (the writer's %.9g); `allow_unknown` also takes the -1 of an unknown load.
-bool parse_seconds(std::string_view text, double& value, bool allow_unknown = false) {
+// No task takes longer (115 days), and no work estimate exceeds 2^64: a record beyond is
+// damage, and fed to the simulator's fits it gave infinities (R^2 nan).
+constexpr double kMaxTaskSeconds = 1e7;
+constexpr double kMaxEstimate = 18446744073709551616.0;
+
+// A finite decimal (the writer's %.9g) up to `most`; `allow_unknown` also takes the -1 of an
+// unknown load.
+bool parse_seconds(std::string_view text, double& value, double most, bool allow_unknown = false) {
   if (text.empty()) return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return false;
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value > most) return false;
   return value >= 0 || (allow_unknown && value == -1);
 }
 
@@ -67,12 +78,12 @@ bool parse_record(std::string_view line, JournalRecord& r) {
   const std::vector<std::string_view> f = split_on_spaces(line);
   if (f.size() != 5 && f.size() != 6) return false;
   std::uint32_t rank = 0;
-  if (!parse_u64(f[0], r.task) || !parse_u64(f[1], r.triangles) || !parse_seconds(f[2], r.seconds) ||
-      !parse_u32(f[3], rank) || rank > INT32_MAX || !parse_seconds(f[4], r.estimate))
+  if (!parse_u64(f[0], r.task) || !parse_u64(f[1], r.triangles) || !parse_seconds(f[2], r.seconds, kMaxTaskSeconds) ||
+      !parse_u32(f[3], rank) || rank > INT32_MAX || !parse_seconds(f[4], r.estimate, kMaxEstimate))
     return false;
   r.rank = static_cast<int>(rank);
   r.load_seconds = -1;  // a five-field record (written before the load column)
-  return f.size() == 5 || parse_seconds(f[5], r.load_seconds, /*allow_unknown=*/true);
+  return f.size() == 5 || parse_seconds(f[5], r.load_seconds, kMaxTaskSeconds, /*allow_unknown=*/true);
 }
 
 // The identity line exactly as identity_line writes it (input= is the rest of the line).
@@ -130,23 +141,83 @@ std::string input_from_journal(const std::string& journal_path, const std::strin
 
 }  // namespace
 
+namespace {
+
+// Longest lines a writer writes: the identity line (the input's name, escaped) and a record
+// (six numbers). Longer is damage, or not a journal (/dev/zero has no line end at all).
+constexpr std::size_t kMaxHeaderLine = std::size_t{1} << 16;
+constexpr std::size_t kMaxRecordLine = 256;
+
+// The journal's lines, read in pieces with each line's length bounded.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error("cannot open journal '" + path + "': " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd_);
+      throw Error("journal '" + path + "' is a directory: give the journal file tricount-count --journal wrote");
+    }
+  }
+  ~LineReader() { ::close(fd_); }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  // The next line (without its newline) into `line`; false at the end. `complete`: it ended
+  // with a newline. A line longer than `limit` is an Error naming the journal and line.
+  bool next(std::string& line, bool& complete, std::size_t limit, const std::string& at) {
+    line.clear();
+    while (true) {
+      if (pos_ == end_ && !fill()) {
+        complete = false;
+        return !line.empty();
+      }
+      const char* start = buffer_ + pos_;
+      const void* nl = std::memchr(start, '\n', end_ - pos_);
+      const std::size_t take = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : end_ - pos_;
+      if (line.size() + take > limit)
+        throw Error(at + ": a line longer than " + std::to_string(limit) + " bytes: not a tricount journal, or damaged");
+      line.append(start, take);
+      pos_ += take;
+      if (nl) {
+        ++pos_;
+        complete = true;
+        return true;
+      }
+    }
+  }
+
+ private:
+  bool fill() {
+    while (true) {
+      const ssize_t got = ::read(fd_, buffer_, sizeof buffer_);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw Error("cannot read journal '" + path_ + "': " + std::strerror(errno));
+      pos_ = 0, end_ = static_cast<std::size_t>(got);
+      return got > 0;
+    }
+  }
+  std::string path_;
+  int fd_ = -1;
+  char buffer_[1 << 16];
+  std::size_t pos_ = 0, end_ = 0;
+};
+
+}  // namespace
+
 JournalContents read_journal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open journal '" + path + "': " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  LineReader in(path);
   JournalContents j;
-  std::size_t pos = 0;
-  std::uint64_t line_no = 0;
+  std::uint64_t line_no = 0, tasks = 0;
   bool have_magic = false, have_identity = false;
   std::unordered_set<std::uint64_t> seen;
-  while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
-    const bool complete = nl != std::string::npos;
-    std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
-    pos = complete ? nl + 1 : text.size();
+  std::string line;
+  bool complete = false;
+  while (true) {
+    const std::string at = "journal '" + path + "':" + std::to_string(line_no + 1);
+    if (!in.next(line, complete, have_identity ? kMaxRecordLine : kMaxHeaderLine, at)) break;
     ++line_no;
     if (complete && !line.empty() && line.back() == '\r') line.pop_back();  // CRLF line endings
-    const std::string at = "journal '" + path + "':" + std::to_string(line_no);
     if (!have_magic) {
       if (line != kMagic) throw Error(at + ": not a tricount journal (expected '" + kMagic + "')");
       have_magic = true;
@@ -156,6 +227,14 @@ JournalContents read_journal(const std::string& path) {
       if (!complete || !parse_identity_line(line, j.identity))
         throw Error(at + ": malformed journal header '" + line + "' (expected '" +
                     identity_line({0, 0, 0, 0, 0, "PATH"}) + "' with decimal numbers): " + kDamaged);
+      // The plan the header declares bounds the records: each task of it at most once.
+      if (j.identity.parts < 1 || j.identity.parts > kMaxParts)
+        throw Error(at + ": parts=" + std::to_string(j.identity.parts) + " in the journal header is out of range (1 to " +
+                    std::to_string(kMaxParts) + "): " + kDamaged);
+      if (j.identity.splits < 1 || j.identity.splits > kMaxWorkloadSplits)
+        throw Error(at + ": splits=" + std::to_string(j.identity.splits) + " in the journal header is out of range (1 to " +
+                    std::to_string(kMaxWorkloadSplits) + "): " + kDamaged);
+      tasks = std::uint64_t{j.identity.parts} * j.identity.parts * j.identity.parts * j.identity.splits;
       have_identity = true;
       continue;
     }
@@ -178,7 +257,11 @@ JournalContents read_journal(const std::string& path) {
     if (!parse_record(line, r))
       throw Error(at + ": malformed journal record '" + line +
                   "' (expected 'task triangles seconds rank estimate [load seconds]', unsigned integers and "
-                  "non-negative decimals): " + kDamaged);
+                  "non-negative decimals, seconds at most 1e7): " + kDamaged);
+    if (r.task >= tasks)
+      throw Error(at + ": task " + std::to_string(r.task) + " is outside the plan of the journal's header (parts=" +
+                  std::to_string(j.identity.parts) + " splits=" + std::to_string(j.identity.splits) + ": " +
+                  std::to_string(tasks) + " tasks): " + kDamaged);
     if (!seen.insert(r.task).second) throw Error(at + ": task " + std::to_string(r.task) + " is recorded twice: " + kDamaged);
     j.records.push_back(r);
   }
@@ -200,34 +283,68 @@ void check_journal_identity(const std::string& path, const JournalIdentity& foun
     refuse("workload splits " + std::to_string(found.splits) + " vs " + std::to_string(expected.splits));
 }
 
-JournalWriter::JournalWriter(const std::string& path, const JournalIdentity& identity, bool append) : path_(path) {
-  if (append) {
-    // Drop a torn last line so that the next record starts on a line of its own.
-    const JournalContents existing = read_journal(path);
-    if (existing.torn_last_line) {
-      std::ifstream in(path, std::ios::binary);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      const std::size_t keep = text.rfind('\n', text.size() - 2);
-      std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
-    }
-    file_ = std::fopen(path.c_str(), "ab");
+JournalWriter::JournalWriter(const std::string& path) : path_(path) {
+  // O_APPEND: every record goes to the end, whatever else happened to the file.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error("cannot write journal '" + path + "': " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    locked_ = true;
+  } else if (errno == EWOULDBLOCK) {
+    ::close(fd);
+    throw Error("journal '" + path + "' is in use: another tricount-count is writing it (it holds the journal's lock). "
+                "Wait for that count to end (then --resume), or give another --journal");
+  } else if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) {
+    std::fprintf(stderr,
+                 "tricount-count: warning: cannot lock journal '%s' (%s): this file system has no file locks, so a "
+                 "second count on the same journal would not be refused; run one count per journal\n",
+                 path.c_str(), std::strerror(errno));
   } else {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (file_) {
-      JournalIdentity stored = identity;
-      stored.input = input_from_journal(path, identity.input);
-      std::fprintf(file_, "%s\n%s\n", kMagic, identity_line(stored).c_str());
-      if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) {
-        std::fclose(file_);
-        file_ = nullptr;
-      }
-    }
+    const int err = errno;
+    ::close(fd);
+    throw Error("cannot lock journal '" + path + "': " + std::strerror(err));
   }
-  if (!file_) throw Error("cannot write journal '" + path + "': " + std::strerror(errno));
+  file_ = ::fdopen(fd, "ab");
+  if (!file_) {
+    const int err = errno;
+    ::close(fd);
+    throw Error("cannot write journal '" + path + "': " + std::strerror(err));
+  }
+}
+
+JournalWriter::JournalWriter(const std::string& path, const JournalIdentity& identity, bool append) : JournalWriter(path) {
+  if (append) resume();
+  else start(identity);
+}
+
+bool JournalWriter::empty() const {
+  struct stat st {};
+  if (::fstat(::fileno(file_), &st) != 0) throw Error("cannot stat journal '" + path_ + "': " + std::strerror(errno));
+  return st.st_size == 0;
+}
+
+void JournalWriter::start(const JournalIdentity& identity) {
+  JournalIdentity stored = identity;
+  stored.input = input_from_journal(path_, identity.input);
+  // (a device such as /dev/null cannot be truncated, and needs not be)
+  if ((!empty() && ::ftruncate(::fileno(file_), 0) != 0) ||
+      std::fprintf(file_, "%s\n%s\n", kMagic, identity_line(stored).c_str()) < 0 || std::fflush(file_) != 0 ||
+      ::fsync(::fileno(file_)) != 0)
+    throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
+}
+
+void JournalWriter::resume() {
+  // Drop a torn last line so that the next record starts on a line of its own.
+  const JournalContents existing = read_journal(path_);
+  if (!existing.torn_last_line) return;
+  std::ifstream in(path_, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t keep = text.rfind('\n', text.size() - 2);
+  if (::ftruncate(::fileno(file_), static_cast<off_t>(keep == std::string::npos ? 0 : keep + 1)) != 0)
+    throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
 }
 
 JournalWriter::~JournalWriter() {
-  if (file_) std::fclose(file_);
+  if (file_) std::fclose(file_);  // closes the descriptor: the lock goes with it
 }
 
 void JournalWriter::begin_run(const std::string& schedule, std::uint32_t workers) {

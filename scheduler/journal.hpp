@@ -67,21 +67,33 @@ JournalContents read_journal(const std::string& path);
 // Refuses (Error) a journal whose identity differs from `expected`, naming what differs.
 void check_journal_identity(const std::string& path, const JournalIdentity& found, const JournalIdentity& expected);
 
+// The journal, open and locked for the whole run: an exclusive flock on its descriptor, so
+// that a second count on the same journal (a --resume started while this one still appends)
+// is refused instead of interleaving its records with ours. Where the file system has no
+// locks (flock fails with ENOLCK, EOPNOTSUPP or ENOSYS), it warns on stderr and goes on.
 class JournalWriter {
  public:
-  // Creates the journal (fresh) or opens it for appending (resume: drops a torn last line).
+  // Opens the journal (creating an empty one) and takes its lock. Throws Error naming the
+  // journal when another process holds the lock.
+  explicit JournalWriter(const std::string& path);
+  // Opens and locks, then start(identity) (fresh) or resume() (append).
   JournalWriter(const std::string& path, const JournalIdentity& identity, bool append);
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
-  void append(const JournalRecord& record);  // write + flush + fsync
+  bool empty() const;                            // no bytes yet (a new journal)
+  void start(const JournalIdentity& identity);   // truncates, writes the header
+  void resume();                                 // drops a torn last line; records follow
+  void append(const JournalRecord& record);      // write + flush + fsync
   // The "# run" line that starts a run's records (write + flush + fsync).
   void begin_run(const std::string& schedule, std::uint32_t workers);
   const std::string& path() const { return path_; }
+  bool locked() const { return locked_; }        // false where the file system has no locks
 
  private:
   std::string path_;
-  std::FILE* file_ = nullptr;
+  std::FILE* file_ = nullptr;  // owns the locked descriptor (O_APPEND)
+  bool locked_ = false;
 };
 
 }  // namespace tricount

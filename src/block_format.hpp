@@ -29,6 +29,7 @@ struct GraphHeader {
   std::string ordering = "degree";    // the reordering step that produced the ids
   std::string source_file;            // input path as given
   std::uint64_t source_size = 0;      // input size in bytes (0 for generated input)
+  std::string source_md5;             // md5sum lines of the input files (WebGraph), "" for other inputs
   std::uint64_t input_edges = 0;      // edges read, before cleaning
   std::uint64_t max_degree = 0;       // largest oriented out-degree over all blocks' rows
   std::uint64_t graph_checksum = 0;   // checksum of all blocks' checksums (set by the writer)

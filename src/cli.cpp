@@ -1,9 +1,14 @@
 #include "src/cli.hpp"
 
+#include <hdf5.h>
+
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "src/types.hpp"
 #include "src/version.hpp"
@@ -12,7 +17,7 @@ namespace tricount::cli {
 
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
            std::string_view usage, std::string_view description, const po::options_description* hidden,
-           const po::positional_options_description* positional) {
+           std::initializer_list<std::string_view> may_be_empty, const po::positional_options_description* positional) {
   options.add_options()("help,h", "print this help and exit")("version", "print the version and git commit and exit");
   po::options_description all;
   all.add(options);
@@ -36,6 +41,18 @@ bool parse(int argc, char** argv, po::options_description& options, po::variable
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
+  // An empty value ("$UNSET") is a mistake, not "no file": --per-vertex "" wrote nothing and
+  // said nothing. Options whose empty value means something are listed by the caller.
+  for (const auto& [name, value] : vm) {
+    if (value.defaulted() || std::find(may_be_empty.begin(), may_be_empty.end(), name) != may_be_empty.end()) continue;
+    const po::option_description* option = all.find_nothrow(name, false);
+    if (!option || option->semantic()->max_tokens() == 0) continue;  // a switch (--quiet) holds an empty string
+    bool empty = false;
+    if (const auto* text = boost::any_cast<std::string>(&value.value())) empty = text->empty();
+    if (const auto* list = boost::any_cast<std::vector<std::string>>(&value.value()))
+      empty = std::any_of(list->begin(), list->end(), [](const std::string& t) { return t.empty(); });
+    if (empty) throw UsageError("--" + name + " is given an empty value: give one, or leave the option out");
+  }
   return true;
 }
 
@@ -44,6 +61,10 @@ std::string version_line(std::string_view program) {
 }
 
 int run_main(std::string_view program, const std::function<int()>& body) {
+  // HDF5 closes at exit what is still open; a file whose H5Fclose failed (a full disk) stays
+  // registered half freed, and closing it again crashed the program after its error message.
+  // Every file we write is closed and checked before it is committed, so nothing is lost.
+  H5dont_atexit();
   try {
     return body();
   } catch (const UsageError& e) {

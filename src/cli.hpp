@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -19,10 +20,12 @@ inline constexpr int kExitUsage = 2;
 
 // Parses argv into `vm` (adds --help and --version). Returns false when --help or --version
 // was printed (the caller then exits 0). Throws UsageError for unknown options, bad values,
-// missing required ones. `hidden`: options accepted but not listed by --help (old spellings
-// kept as aliases). `positional`, when given, maps bare arguments to options (tricount-count GRAPH).
+// missing required ones, and an empty string value (--json "") of any option but those in
+// `may_be_empty`. `hidden`: options accepted but not listed by --help (old spellings kept as
+// aliases). `positional`, when given, maps bare arguments to options (tricount-count GRAPH).
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
            std::string_view usage, std::string_view description, const po::options_description* hidden = nullptr,
+           std::initializer_list<std::string_view> may_be_empty = {},
            const po::positional_options_description* positional = nullptr);
 
 // "PROGRAM VERSION (commit C)": the version and git commit of this build (src/version.hpp).

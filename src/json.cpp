@@ -151,11 +151,17 @@ class JsonReader {
     ++i_;
     return out;
   }
-  JsonValue value() {
+  // Nesting deeper than this is refused: the reader recurses, and a file of 100,000 '['
+  // overflowed the stack. The project's files nest 3 deep.
+  static constexpr int kMaxDepth = 64;
+
+  JsonValue value(int depth = 0) {
     skip();
     if (i_ >= s_.size()) fail("unexpected end");
     JsonValue v;
     const char c = s_[i_];
+    if ((c == '{' || c == '[') && depth >= kMaxDepth)
+      fail("arrays and objects nested more than " + std::to_string(kMaxDepth) + " deep");
     if (c == '{') {
       v.kind = JsonValue::Object;
       ++i_;
@@ -164,7 +170,7 @@ class JsonReader {
       for (;;) {
         std::string key = string_body();
         expect(':');
-        v.fields[key] = value();
+        v.fields[key] = value(depth + 1);
         skip();
         if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
         expect('}');
@@ -177,7 +183,7 @@ class JsonReader {
       skip();
       if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
       for (;;) {
-        v.items.push_back(value());
+        v.items.push_back(value(depth + 1));
         skip();
         if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
         expect(']');

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -103,6 +104,31 @@ std::set<std::string>& cleanup_paths() {
   return s;
 }
 
+// A FIFO opened for writing: a plain open waits, without a word, until a reader opens it,
+// forever if none ever does. A non-blocking open fails at once without a reader (ENXIO):
+// tried for a few seconds (a reader started just before, `cat F &`, may not have opened it
+// yet), then refused. The writes themselves block as usual.
+int open_fifo_for_writing(const std::string& path, const std::string& what) {
+  constexpr int kTries = 100;  // 5 s
+  for (int attempt = 0;; ++attempt) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0) {
+      const int flags = ::fcntl(fd, F_GETFL);
+      if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        const int err = errno;
+        ::close(fd);
+        throw Error(what + errno_text(err));
+      }
+      return fd;
+    }
+    if (errno != ENXIO) throw Error(what + errno_text(errno));
+    if (attempt == kTries)
+      throw Error(what + "it is a FIFO that no process reads (waited 5 s for one): start its reader first (e.g. "
+                  "'cat " + path + " > copy &'), or name a regular file");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 void refuse_same_file(const std::string& path, std::string_view option, const std::vector<NamedPath>& others) {
@@ -155,6 +181,10 @@ OutputFile::OutputFile(const std::string& path, std::string_view option, const C
     if (create) throw Error(what + "it is not a regular file (a device, a FIFO or a standard stream); name a file");
     std::fflush(nullptr);
     in_place_ = true;
+    if (standard < 0 && S_ISFIFO(st.st_mode)) {
+      fd_ = open_fifo_for_writing(path, what);
+      return;
+    }
     fd_ = standard >= 0 ? ::fcntl(standard, F_DUPFD_CLOEXEC, 0) : ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd_ < 0) throw Error(what + errno_text(errno));
     return;

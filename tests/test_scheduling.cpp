@@ -169,7 +169,8 @@ TEST(Journal, DamageInTheMiddleIsAnError) {
 TEST(Journal, RecordsAreParsedStrictly) {
   TempDir dir;
   const std::string path = dir.file("strict.journal");
-  const std::string header = "# tricount-journal 1\n# graph_checksum=1 parts=1 splits=1 vertices=3 edges=3 input=x\n";
+  // n = 2, m = 2: 16 tasks, so that the records' tasks 7 and 8 are in the plan.
+  const std::string header = "# tricount-journal 1\n# graph_checksum=1 parts=2 splits=2 vertices=3 edges=3 input=x\n";
   const char* const bad_records[] = {
       "0 -5 0.1 1 1",                    // negative count
       "0 18446744073709551621 0.1 1 1",  // 2^64 + 5 wraps
@@ -276,7 +277,7 @@ TEST(Simulator, ReplaysCostsThroughTheSchedulingPolicy) {
 TEST(Journal, LoadColumnRoundTripsAndIsOptional) {
   TempDir dir;
   const std::string path = dir.file("load.journal");
-  const JournalIdentity id{1, 1, 1, 3, 3, "x"};
+  const JournalIdentity id{1, 1, 2, 3, 3, "x"};  // m = 2: tasks 0 and 1 are in the plan
   {
     JournalWriter w(path, id, false);
     w.append({0, 1, 0.5, 1, 1.0, 0.125});
