@@ -144,6 +144,7 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
     if (!options.per_vertex.empty()) {
       for (const JournalRecord& r : previous.records) job.journaled_counts[r.task] = r.triangles;
       job.journal->start(identity);
+      job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
       return done;
     }
     for (const JournalRecord& r : previous.records) {
@@ -157,6 +158,7 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   }
   if (exists) job.journal->resume();
   else job.journal->start(identity);
+  job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
   return done;
 }
 
@@ -183,7 +185,7 @@ void check_input_on_rank0(CountJob& job) {
       throw UsageError(std::to_string(job.size) + " ranks give " + std::to_string(job.workers) + " workers but '" +
                        options.input + "' with --parts " + std::to_string(plan.parts()) + " and --workload-splits " +
                        std::to_string(plan.splits()) + " has only " + std::to_string(tasks) +
-                       " tasks: use fewer ranks, more --workload-splits (or auto), or more parts (or --allow-idle-workers)");
+                       (tasks == 1 ? " task" : " tasks") + ", fewer tasks than workers: use fewer ranks, more --workload-splits (or auto), or more parts (or --allow-idle-workers)");
     const JournalIdentity identity{h.graph_checksum, h.parts, job.splits, h.vertices, h.edges, options.input};
     const std::unordered_set<std::uint64_t> done = resume_and_open_journal(job, identity, tasks);
     std::vector<std::uint64_t> nnz;

@@ -1,5 +1,6 @@
 // tricount-count: the MPI program. Rank 0 schedules, every other rank counts; with one rank,
-// rank 0 does both. Run under mpirun -np P or srun.
+// rank 0 does both. Runs as one process (tricount-count GRAPH), under mpirun -np P or srun.
+// GRAPH is a block file, or an edge file that rank 0 first partitions (count/prepare_input.hpp).
 #include <mpi.h>
 
 #include <exception>
@@ -8,9 +9,12 @@
 #include <unistd.h>
 
 #include "count/count_job.hpp"
+#include "count/launch_checks.hpp"
+#include "count/prepare_input.hpp"
 #include "count/verify.hpp"
 #include "src/cli.hpp"
 #include "src/output_file.hpp"
+#include "src/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace tricount;
@@ -23,9 +27,24 @@ int main(int argc, char** argv) {
     CountOptions options;
     std::string backend, json, splits = "auto", cuda_tuning;
     std::uint64_t fault_task = kNoTask;
-    std::string cache, schedule = "dynamic";
+    std::string cache, schedule = "dynamic", format = "auto";
+    InputRequest graph;
+    std::uint64_t parts = 0;
     opts.add_options()
-      ("input,i", cli::po::value(&options.input)->required(), "HDF5 block file written by tricount-partition")
+      ("input,i", cli::po::value(&graph.input),
+       "GRAPH (also the first bare argument): a block file written by tricount-partition, or an edge list, Matrix "
+       "Market, bin32/bin64 or WebGraph file, which rank 0 first partitions into a block file")
+      ("format,f", cli::po::value(&format)->default_value("auto"),
+       "GRAPH's format: auto (a block file by its HDF5 signature or .h5 name, else as tricount-partition detects), "
+       "edgelist, mtx, bin32, bin64 or webgraph")
+      ("parts,n", cli::po::value(&parts),
+       "with an edge-file GRAPH: partition into n x n blocks (default: 1 when the graph fits half of each worker's "
+       "--cache-size, else the fewest parts whose block triple does)")
+      ("save-blocks", cli::po::value(&graph.save_blocks),
+       "with an edge-file GRAPH: write the block file to PATH and keep it (default: a temporary block file, removed at exit)")
+      ("tmpdir", cli::po::value(&graph.tmpdir),
+       "with an edge-file GRAPH: folder for the temporary block file and the partitioner's sorted runs (default: $TMPDIR "
+       "or /tmp; with ranks on several nodes the block file goes next to GRAPH, where every node must see it)")
       ("workload-splits,m", cli::po::value(&splits)->default_value("auto"),
        "split each (i,j,k) subtask into m tasks (n^3 * m in all); auto: the fewest m that give every worker about 4 "
        "tasks (m = 1 for one worker)")
@@ -72,12 +91,24 @@ int main(int argc, char** argv) {
        "rank 0 moves this block file over --input once it has checked --input (as a re-run of tricount-partition would)");
     opts.add(testing);
     cli::po::variables_map vm;
-    const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
-                               "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m tasks\n"
-                               "dynamically; every other rank loads each task's three blocks and counts them; the 64-bit\n"
-                               "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.",
-                               /*hidden=*/nullptr, {"cuda-tuning"});
+    cli::po::positional_options_description positional;
+    positional.add("input", 1);
+    const bool go = cli::parse(argc, argv, opts, vm,
+                               "tricount-count GRAPH [options]\n"
+                               "       mpirun -np P tricount-count GRAPH [options]   (or srun -n P ...)",
+                               "Counts the triangles of a graph exactly. GRAPH is an edge list (SNAP, GraphChallenge),\n"
+                               "Matrix Market, binary or WebGraph file, which rank 0 first partitions into a block file,\n"
+                               "or a block file from tricount-partition. Rank 0 hands out the n^3 * m tasks dynamically;\n"
+                               "every other rank loads each task's three blocks and counts them; the 64-bit counts are\n"
+                               "summed with MPI_Reduce. With one rank (no mpirun), rank 0 does both jobs.",
+                               /*hidden=*/nullptr, {"cuda-tuning"}, &positional);
     if (!go) return cli::kExitOk;
+    if (graph.input.empty()) throw UsageError("give the graph to count: tricount-count GRAPH, or --input GRAPH (see --help)");
+    graph.format = parse_input_format(format);
+    if (vm.count("parts")) {
+      check_parts(parts);
+      graph.parts = static_cast<std::uint32_t>(parts);
+    }
     options.splits = parse_workload_splits(splits);
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     if (options.worker_options.loader_threads > 4096) throw UsageError("--loader-threads must be between 0 and 4096");
@@ -103,6 +134,21 @@ int main(int argc, char** argv) {
     }
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
     options.json = json;
+    // Before any work: a launcher that bound a working rank to one core makes it several times slower.
+    // Rank 0 works when it is the only rank or partitions GRAPH first (only its own view counts).
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const bool rank0_works = ranks == 1 || graph.format != InputFormat::Auto || !is_block_file(graph.input);
+    if (const std::string warning = single_core_warning(MPI_COMM_WORLD, rank0_works); !warning.empty())
+      std::cerr << "tricount-count: " << warning << std::endl;
+    // GRAPH: a block file as it is, anything else partitioned first by rank 0 (count/prepare_input.hpp).
+    graph.cache_bytes = options.worker_options.cache_bytes;
+    graph.progress = !vm.count("quiet") && ::isatty(STDERR_FILENO);
+    graph.outputs = {{json, "--json"}, {options.journal, "--journal"}, {options.per_vertex, "--per-vertex"}};
+    const PreparedInput prepared = prepare_input(MPI_COMM_WORLD, graph);
+    options.input = prepared.block_file;
+    std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
+    if (rank == 0 && !prepared.note.empty() && !vm.count("quiet")) say << "tricount: " << prepared.note << std::endl;
     const CountResult result = [&] {
       try {
         return run_count(MPI_COMM_WORLD, options);
@@ -128,14 +174,27 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       // The summary first: a JSON or per-vertex write that fails (disk full) still leaves the
       // count on record.
-      std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
       if (!vm.count("quiet")) say << "tricount: " << result.summary() << std::endl;
       if (!verify_message.empty()) say << "tricount: " << verify_message << std::endl;
       // The per-vertex table goes into place even when the report could not be written, and
       // never for a count the verifier refuted.
       std::exception_ptr report_failed;
       try {
-        if (!json.empty()) output::write_text_file(json, "--json", result.to_json().str() + "\n");
+        if (!json.empty()) {
+          JsonObject report = result.to_json();
+          report.add("version", std::string(kVersion) + " (commit " + kCommit + ")");
+          if (prepared.partitioned) {
+            JsonObject partition;
+            partition.add("source", graph.input).add("format", prepared.format).add("parts", prepared.parts)
+                .add("seconds", prepared.seconds);
+            if (prepared.temporary) partition.add_raw("blocks", "null");
+            else partition.add("blocks", prepared.block_file);
+            report.add("partition", partition);
+          } else {
+            report.add_raw("partition", "null");
+          }
+          output::write_text_file(json, "--json", report.str() + "\n");
+        }
       } catch (const std::exception&) {
         report_failed = std::current_exception();
       }

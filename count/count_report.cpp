@@ -145,10 +145,11 @@ JsonObject CountResult::to_json() const {
       .add("load", max_of(per_rank, f_load))
       .add("transfer", max_of(per_rank, f_transfer))
       .add("count", max_of(per_rank, f_count))
-      .add("schedule", schedule_seconds)
-      .add("load_phase", load_phase_seconds)
-      .add("count_phase", count_phase_seconds)
-      .add("total", total_seconds);
+      .add("schedule", schedule_seconds);
+  // Only the static schedule has a load phase; the dynamic one loads while it counts.
+  if (schedule == "static") seconds.add("load_phase", load_phase_seconds);
+  else seconds.add_raw("load_phase", "null");
+  seconds.add("count_phase", count_phase_seconds).add("total", total_seconds);
   JsonObject timers;
   timers.add("load", min_mean_max(per_rank, f_load))
       .add("check", min_mean_max(per_rank, f_check))
@@ -156,9 +157,10 @@ JsonObject CountResult::to_json() const {
       .add("count", min_mean_max(per_rank, f_count))
       .add("idle", min_mean_max(per_rank, f_idle))
       .add("busy", min_mean_max(per_rank, f_busy))
-      .add("tasks", min_mean_max(per_rank, f_tasks))
-      .add("load_phase", min_mean_max(per_rank, f_load_phase))
-      .add("count_phase", min_mean_max(per_rank, f_count_phase));
+      .add("tasks", min_mean_max(per_rank, f_tasks));
+  if (schedule == "static") timers.add("load_phase", min_mean_max(per_rank, f_load_phase));
+  else timers.add_raw("load_phase", "null");
+  timers.add("count_phase", min_mean_max(per_rank, f_count_phase));
   std::vector<JsonObject> ranks_json;
   for (const RankStats& r : per_rank) {
     JsonObject o, steps;
@@ -199,14 +201,21 @@ JsonObject CountResult::to_json() const {
 }
 
 std::string CountResult::summary() const {
+  // "1 rank", "2 ranks": the line is read by people.
+  auto count_of = [](std::uint64_t n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  };
+  std::string tasks_text = count_of(tasks, "task");
+  if (resumed_tasks > 0) tasks_text += " (" + std::to_string(resumed_tasks) + " resumed from the journal)";
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%llu triangles | %llu vertices, %llu edges | %u parts, %u splits, %llu tasks | %d ranks (%d workers, %s: %s) | "
+                "%llu triangles | %llu vertices, %llu edges | %s, %s, %s | %s (%s, %s: %s) | "
                 "%s schedule | load %.3f s, count %.3f s, total %.3f s",
                 static_cast<unsigned long long>(triangles), static_cast<unsigned long long>(header.vertices),
-                static_cast<unsigned long long>(header.edges), header.parts, splits, static_cast<unsigned long long>(tasks),
-                ranks, workers, backend.c_str(), device.c_str(), schedule.c_str(), max_of(per_rank, f_load),
-                max_of(per_rank, f_count), total_seconds);
+                static_cast<unsigned long long>(header.edges), count_of(header.parts, "part").c_str(),
+                count_of(splits, "split").c_str(), tasks_text.c_str(), count_of(static_cast<std::uint64_t>(ranks), "rank").c_str(),
+                count_of(static_cast<std::uint64_t>(workers), "worker").c_str(), backend.c_str(), device.c_str(), schedule.c_str(),
+                max_of(per_rank, f_load), max_of(per_rank, f_count), total_seconds);
   std::string line = buf;
   if (schedule == "static") {
     std::snprintf(buf, sizeof buf, " | load phase %.3f s, count phase %.3f s", load_phase_seconds, count_phase_seconds);

@@ -8,6 +8,7 @@
 // The library in model/ does the work; this file reads the options and prints.
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <initializer_list>
@@ -83,9 +84,29 @@ void check_prediction_cost(std::uint64_t tasks, const std::vector<int>& counts, 
 }
 
 // ---- Replay (one journal, its measured costs).
+// The schedule a replay follows: --schedule when given, else the journal's (static when every
+// run it records was; journals written before runs were recorded say nothing: dynamic).
+std::string replay_schedule(const JournalContents& journal, const std::string& asked, std::string& note) {
+  if (!asked.empty()) {
+    note = "the " + asked + " schedule, as --schedule asks";
+    return asked;
+  }
+  const bool all_static = !journal.runs.empty() && std::all_of(journal.runs.begin(), journal.runs.end(),
+                                                               [](const JournalRun& r) { return r.schedule == "static"; });
+  const std::string schedule = all_static ? "static" : "dynamic";
+  note = journal.runs.empty() ? "the dynamic schedule (the journal does not record its runs' schedule)"
+                              : "the " + schedule + " schedule, as the journal's run" + (journal.runs.size() > 1 ? "s" : "") + " used";
+  if (journal.runs.size() > 1)
+    note += " (" + std::to_string(journal.runs.size()) + " runs: resumed " + std::to_string(journal.runs.size() - 1) + " time" +
+            (journal.runs.size() > 2 ? "s" : "") + ", the first run finished " + std::to_string(journal.runs[1].first_record) + " tasks)";
+  return schedule;
+}
+
 int replay(const std::string& journal_path, const std::vector<int>& counts, double overhead, std::string input,
-           bool no_loads, const std::string& json) {
+           bool no_loads, const std::string& json, const std::string& asked_schedule) {
   const JournalContents journal = read_journal(journal_path);
+  std::string schedule_note;
+  const std::string schedule = replay_schedule(journal, asked_schedule, schedule_note);
   output::refuse_same_file(json, "--json", {{input.empty() ? journal.identity.input : input, "the journal's block file"}});
   double measured_total = 0;
   for (const JournalRecord& r : journal.records) measured_total += r.seconds;
@@ -120,10 +141,38 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
     require_finite({measured_total, p.predicted_seconds, p.speedup, p.efficiency, p.imbalance}, "journal '" + journal_path + "'");
   }
   std::FILE* out = json == "-" ? stderr : stdout;
+  if (schedule == "static") {
+    if (overhead > 0) throw UsageError("--task-overhead: the static replay has no per-task hand-out to charge");
+    std::fprintf(out,
+                 "PREDICTION, not a measurement: %zu measured task costs (%.3f s in all) from '%s', replayed through\n"
+                 "%s: every virtual worker first loads the blocks of its assigned tasks, then all count; %s.\n",
+                 journal.records.size(), measured_total, journal_path.c_str(), schedule_note.c_str(), loads_note.c_str());
+    std::fprintf(out, "%8s %14s %14s %14s %10s %11s %10s\n", "workers", "load_phase_s", "count_phase_s", "predicted_s",
+                 "count_eff", "efficiency", "imbalance");
+    std::vector<JsonObject> points;
+    for (int w : counts) {
+      const StaticSimulationPoint p = simulate_static(journal, w, loads ? &*loads : nullptr);
+      std::fprintf(out, "%8d %14.6f %14.6f %14.6f %10.3f %11.3f %10.3f\n", p.workers, p.load_phase_seconds,
+                   p.count_phase_seconds, p.total_seconds, p.count_efficiency, p.efficiency, p.imbalance);
+      JsonObject o;
+      o.add("workers", p.workers).add("predicted_seconds", p.total_seconds).add("load_phase_seconds", p.load_phase_seconds)
+          .add("count_phase_seconds", p.count_phase_seconds).add("speedup", p.speedup).add("efficiency", p.efficiency)
+          .add("count_efficiency", p.count_efficiency).add("imbalance", p.imbalance);
+      points.push_back(o);
+    }
+    if (!json.empty()) {
+      JsonObject j;
+      j.add("prediction", true).add("journal", journal_path).add("scheduling", "static")
+          .add("tasks", static_cast<std::uint64_t>(journal.records.size())).add("measured_task_seconds", measured_total)
+          .add("block_loads_modelled", loads.has_value()).add("points", points);
+      output::write_text_file(json, "--json", j.str() + "\n");
+    }
+    return cli::kExitOk;
+  }
   std::fprintf(out,
                "PREDICTION, not a measurement: %zu measured task costs (%.3f s in all) from '%s', replayed through\n"
-               "the scheduler's policy (costliest first, block affinity) for P virtual workers; %s.\n",
-               journal.records.size(), measured_total, journal_path.c_str(), loads_note.c_str());
+               "%s (costliest first, block affinity) for P virtual workers; %s.\n",
+               journal.records.size(), measured_total, journal_path.c_str(), schedule_note.c_str(), loads_note.c_str());
   std::fprintf(out, "%8s %14s %9s %11s %10s\n", "workers", "predicted_s", "speedup", "efficiency", "imbalance");
   std::vector<JsonObject> points;
   for (const SimulationPoint& p : simulated) {
@@ -136,7 +185,8 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
   }
   if (!json.empty()) {
     JsonObject j;
-    j.add("prediction", true).add("journal", journal_path).add("tasks", static_cast<std::uint64_t>(journal.records.size()))
+    j.add("prediction", true).add("journal", journal_path).add("scheduling", "dynamic")
+        .add("tasks", static_cast<std::uint64_t>(journal.records.size()))
         .add("measured_task_seconds", measured_total).add("block_loads_modelled", loads.has_value())
         .add("points", points);
     output::write_text_file(json, "--json", j.str() + "\n");
@@ -182,29 +232,66 @@ int fit(const FitRequest& request) {
   }
   check_cost_model(model, "--fit '" + request.output + "': the fit on the journals given");
   save_cost_model(model, request.output);
+  // A CPU worker copies nothing to a device: no upload rate to speak of.
+  char upload[96];
+  if (model.backend != "cuda") std::snprintf(upload, sizeof upload, "upload n/a (%s backend: no device copy)", model.backend.c_str());
+  else if (model.upload_seconds_per_byte > 0) std::snprintf(upload, sizeof upload, "upload %.3g GB/s", 1e-9 / model.upload_seconds_per_byte);
+  else std::snprintf(upload, sizeof upload, "upload not measured (give each journal's --report)");
   std::printf("fitted on %llu tasks of %zu journals (%s, %s): overhead %.3g s/task, %.4g s per 1e9 work, %.4g s per 1e9 "
-              "rows (R^2 %.3f, run totals within %.1f%%), load %.3g GB/s (%s), upload %.3g GB/s -> '%s'\n",
+              "rows (R^2 %.3f, run totals within %.1f%%), load %.3g GB/s (%s), %s -> '%s'\n",
               static_cast<unsigned long long>(model.tasks_fitted), runs.size(), model.backend.c_str(), model.device.c_str(),
               model.task_overhead_seconds, model.seconds_per_work * 1e9, model.seconds_per_row * 1e9, model.count_r2,
               100 * model.count_total_relative_error,
-              model.load_seconds_per_byte > 0 ? 1e-9 / model.load_seconds_per_byte : 0.0, model.storage.c_str(),
-              model.upload_seconds_per_byte > 0 ? 1e-9 / model.upload_seconds_per_byte : 0.0, request.output.c_str());
+              model.load_seconds_per_byte > 0 ? 1e-9 / model.load_seconds_per_byte : 0.0, model.storage.c_str(), upload,
+              request.output.c_str());
   return cli::kExitOk;
 }
 
 // ---- Predict and plan.
+
+// What a worker is called in the output: a GPU for a model of the cuda backend, a worker (a
+// CPU worker rank) for any other. Texts are written with GPU words and said in the model's.
+struct Words {
+  bool gpu = true;
+  std::string one() const { return gpu ? "gpu" : "worker"; }    // column names
+  std::string many() const { return gpu ? "gpus" : "workers"; }
+  std::string say(std::string text) const {
+    if (gpu) return text;
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"GPUs", "workers"}, {"GPU", "worker"}})
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+  }
+};
+Words words_for(const CostModel& model) { return Words{model.backend == "cuda"}; }
+
+// printf into a string of any length (the calibration note names every journal).
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  va_list args, again;
+  va_start(args, fmt);
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, args);
+  va_end(args);
+  std::string text(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(text.data(), text.size() + 1, fmt, again);
+  va_end(again);
+  return text;
+}
+
 std::string calibration_note(const CostModel& model, const std::string& model_path) {
   std::string note = "calibrated on " + model.backend + " on " + model.device + " (model '" + model_path + "': ";
   for (std::size_t i = 0; i < model.calibrated_on.size(); ++i) note += (i ? ", " : "") + model.calibrated_on[i];
   return note + ")";
 }
 
-void print_points(std::FILE* out, const std::vector<PredictedPoint>& points) {
-  std::fprintf(out, "%7s %13s %9s %11s %10s %16s %16s\n", "gpus", "predicted_s", "speedup", "efficiency", "imbalance",
-               "max_GB_per_gpu", "load_GB/s/gpu");
+void print_points(std::FILE* out, const std::vector<PredictedPoint>& points, const Words& w) {
+  const int width = w.gpu ? 16 : 17;
+  std::fprintf(out, "%7s %13s %9s %11s %10s %*s %*s\n", w.many().c_str(), "predicted_s", "speedup", "efficiency", "imbalance",
+               width, ("max_GB_per_" + w.one()).c_str(), width, ("load_GB/s/" + w.one()).c_str());
   for (const PredictedPoint& p : points)
-    std::fprintf(out, "%7d %13.4f %9.2f %11.3f %10.3f %16.3f %16.3f\n", p.gpus, p.seconds, p.speedup, p.efficiency,
-                 p.imbalance, 1e-9 * static_cast<double>(p.max_bytes_per_gpu), 1e-9 / p.load_seconds_per_byte);
+    std::fprintf(out, "%7d %13.4f %9.2f %11.3f %10.3f %*.3f %*.3f\n", p.gpus, p.seconds, p.speedup, p.efficiency,
+                 p.imbalance, width, 1e-9 * static_cast<double>(p.max_bytes_per_gpu), width, 1e-9 / p.load_seconds_per_byte);
 }
 
 std::vector<JsonObject> points_json(const std::vector<PredictedPoint>& points) {
@@ -234,13 +321,14 @@ struct PredictRequest {
   std::vector<std::string> like;   // --like: block files whose shapes stand in for a graph given by size
 };
 
-void print_static(std::FILE* out, const std::vector<StaticPrediction>& points, bool memory_given) {
-  std::fprintf(out, "%7s %13s %10s %13s %13s %10s %10s %16s %5s %10s\n", "gpus", "count_phase_s", "count_eff", "load_phase_s",
-               "total_s", "total_eff", "imbalance", "max_GB_per_gpu", "fits", "dyn_eff");
+void print_static(std::FILE* out, const std::vector<StaticPrediction>& points, bool memory_given, const Words& w) {
+  const int width = w.gpu ? 16 : 17;
+  std::fprintf(out, "%7s %13s %10s %13s %13s %10s %10s %*s %5s %10s\n", w.many().c_str(), "count_phase_s", "count_eff",
+               "load_phase_s", "total_s", "total_eff", "imbalance", width, ("max_GB_per_" + w.one()).c_str(), "fits", "dyn_eff");
   for (const StaticPrediction& s : points) {
     const StaticSimulationPoint& p = s.point;
-    std::fprintf(out, "%7d %13.4f %10.3f %13.4f %13.4f %10.3f %10.3f %16.3f %5s %10.3f\n", p.workers, p.count_phase_seconds,
-                 p.count_efficiency, p.load_phase_seconds, p.total_seconds, p.efficiency, p.imbalance,
+    std::fprintf(out, "%7d %13.4f %10.3f %13.4f %13.4f %10.3f %10.3f %*.3f %5s %10.3f\n", p.workers, p.count_phase_seconds,
+                 p.count_efficiency, p.load_phase_seconds, p.total_seconds, p.efficiency, p.imbalance, width,
                  1e-9 * static_cast<double>(p.max_bytes), memory_given ? (s.fits ? "yes" : "NO") : "-", s.dynamic.efficiency);
   }
 }
@@ -266,12 +354,13 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
                              std::uint32_t splits, const std::vector<int>& counts, const std::string& plan_note, std::FILE* out) {
   const std::vector<StaticPrediction> points =
       predict_static(model, shape, splits, counts, request.machine, request.plan_request);
+  const Words w = words_for(model);
   for (const StaticPrediction& s : points)
     require_finite({s.point.count_phase_seconds, s.point.count_efficiency, s.point.load_phase_seconds, s.point.total_seconds,
                     s.point.efficiency, s.point.imbalance, s.dynamic.efficiency},
                    "model '" + request.model_path + "'");
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
-  std::fprintf(out,
+  const std::string text = format(
                "PREDICTED, not measured, STATIC schedule (resident mode: every GPU loads the blocks of its assigned tasks, "
                "then all meet, then the timed count phase): %s (%llu vertices, %llu edges, work %.4g) at --parts %u "
                "--workload-splits %u;\n%s; %d GPUs per node, %.3g GB/s network per node, %.3g TB/s shared file system.\n"
@@ -283,13 +372,14 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
                calibration_note(model, request.model_path).c_str(), request.machine.gpus_per_node,
                1e-9 * request.machine.network_bytes_per_second, 1e-12 * request.machine.file_system_bytes_per_second,
                100 * request.plan_request.memory_headroom);
-  print_static(out, points, request.plan_request.gpu_memory_bytes > 0);
+  std::fputs(w.say(text).c_str(), out);
+  print_static(out, points, request.plan_request.gpu_memory_bytes > 0, w);
   if (!request.json.empty()) {
     JsonObject j;
     std::string sources = "[";
     for (std::size_t i = 0; i < model.calibrated_on.size(); ++i) sources += (i ? ", " : "") + json_escape(model.calibrated_on[i]);
     j.add("prediction", true).add("label", "PREDICTED").add("scheduling", "static").add("model", request.model_path)
-        .add("backend", model.backend).add("device", model.device).add_raw("calibrated_on", sources + "]")
+        .add("backend", model.backend).add("unit", w.one()).add("device", model.device).add_raw("calibrated_on", sources + "]")
         .add("graph", shape.description).add("vertices", shape.vertices).add("edges", shape.edges)
         .add("total_work", shape.total_work()).add("parts", parts).add("workload_splits", splits)
         .add("gpus_per_node", request.machine.gpus_per_node)
@@ -321,13 +411,13 @@ int predict(const PredictRequest& request) {
                   parts, splits, plan.smallest_parts, parts, 1e-9 * static_cast<double>(triple_bytes(shapes.at(parts), pr.table_factor)),
                   1e-9 * budget, static_cast<unsigned long long>(std::uint64_t(parts) * parts * parts * splits),
                   static_cast<double>(std::uint64_t(parts) * parts * parts * splits) / pr.gpus, pr.gpus);
-    plan_note = note;
+    plan_note = words_for(model).say(note);
     if (request.static_schedule) {
       std::snprintf(note, sizeof note,
                     "; resident (static schedule): the shortest count phase at %d GPUs whose blocks fit, %.3g GB of blocks on "
                     "the fullest GPU",
                     pr.gpus, 1e-9 * static_cast<double>(plan.resident_bytes));
-      plan_note += note;
+      plan_note += words_for(model).say(note);
     }
   }
   if (parts == 0) throw UsageError("--parts: give the parts to predict for (or --plan)");
@@ -343,23 +433,25 @@ int predict(const PredictRequest& request) {
   std::FILE* out = request.json == "-" ? stderr : stdout;
   if (request.static_schedule) return predict_static_and_print(request, model, shape, parts, splits, counts, plan_note, out);
   const std::vector<PredictedPoint> points = predict_runs(model, shape, splits, counts, request.machine);
+  const Words w = words_for(model);
   for (const PredictedPoint& p : points)
     require_finite({p.seconds, p.speedup, p.efficiency, p.imbalance, p.load_seconds_per_byte}, "model '" + request.model_path + "'");
   if (!plan_note.empty()) std::fprintf(out, "%s\n", plan_note.c_str());
-  std::fprintf(out,
+  const std::string text = format(
                "PREDICTED, not measured: %s (%llu vertices, %llu edges, work %.4g) at --parts %u --workload-splits %u;\n"
                "%s; %d GPUs per node, %.3g GB/s network per node, %.3g TB/s shared file system.\n",
                shape.description.c_str(), static_cast<unsigned long long>(shape.vertices),
                static_cast<unsigned long long>(shape.edges), static_cast<double>(shape.total_work()), parts, splits,
                calibration_note(model, request.model_path).c_str(), request.machine.gpus_per_node,
                1e-9 * request.machine.network_bytes_per_second, 1e-12 * request.machine.file_system_bytes_per_second);
-  print_points(out, points);
+  std::fputs(w.say(text).c_str(), out);
+  print_points(out, points, w);
   if (!request.json.empty()) {
     JsonObject j;
     std::string sources = "[";
     for (std::size_t i = 0; i < model.calibrated_on.size(); ++i) sources += (i ? ", " : "") + json_escape(model.calibrated_on[i]);
     j.add("prediction", true).add("label", "PREDICTED").add("model", request.model_path).add("backend", model.backend)
-        .add("device", model.device).add_raw("calibrated_on", sources + "]").add("graph", shape.description)
+        .add("unit", w.one()).add("device", model.device).add_raw("calibrated_on", sources + "]").add("graph", shape.description)
         .add("vertices", shape.vertices).add("edges", shape.edges).add("total_work", shape.total_work())
         .add("parts", parts).add("workload_splits", splits).add("gpus_per_node", request.machine.gpus_per_node)
         .add("network_bytes_per_second", request.machine.network_bytes_per_second)
@@ -407,7 +499,8 @@ int main(int argc, char** argv) {
     opts.add_options()
       ("journal,j", cli::po::value(&journals)->composing(), "journal written by tricount-count --journal (repeat for --fit)")
       ("max-workers", cli::po::value(&max_workers)->default_value(1024), "predict for 1, 2, 4, ... up to this many workers")
-      ("workers", cli::po::value(&workers_list), "comma-separated worker counts instead of powers of two")
+      ("workers", cli::po::value(&workers_list),
+       "comma-separated worker counts instead of powers of two; with --model and --plan the same as --gpus (for a CPU model)")
       ("task-overhead", cli::po::value(&overhead)->default_value(0.0), "seconds added to every task (scheduler latency)")
       ("input,i", cli::po::value(&input),
        "the block file of the journal's run, for block sizes (default: the journal's input, if it is there): "
@@ -435,6 +528,7 @@ int main(int argc, char** argv) {
       ("network", cli::po::value(&network)->default_value(network), "network bandwidth per node, bytes/s (25G)")
       ("file-system", cli::po::value(&file_system)->default_value(file_system), "shared file system bandwidth, bytes/s (2.5T: GPFS-like)")
       ("schedule", cli::po::value(&schedule)->default_value(schedule),
+       "with --journal: the schedule to replay (default: the journal's, as its runs recorded it); "
        "with --model/--plan: dynamic (tasks handed out as GPUs ask, blocks loaded on demand) or static (tricount-count "
        "--schedule static: each GPU loads the blocks of its assigned tasks, then the timed count phase; predicts both "
        "phases, and --plan picks n and m whose blocks fit each GPU)")
@@ -446,7 +540,7 @@ int main(int argc, char** argv) {
       ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
       ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(kAutoTasksPerWorker),
        "with --plan: the fewest tasks per GPU (the default is tricount-count's --workload-splits auto)")
-      ("memory-headroom", cli::po::value(&request.plan_request.memory_headroom)->default_value(0.8),
+      ("memory-headroom", cli::po::value(&request.plan_request.memory_headroom)->default_value(0.8, "0.8"),
        "with --plan: the fraction of GPU memory the block triple and tables may take")
       ("table-factor", cli::po::value(&request.plan_request.table_factor)->default_value(2.0),
        "with --plan: hash table bytes per byte of the hashed block (the CUDA tables keep at least 2 slots per key)");
@@ -506,7 +600,12 @@ int main(int argc, char** argv) {
       if (schedule != "dynamic" && schedule != "static") throw UsageError("--schedule: '" + schedule + "' is not dynamic or static");
       request.static_schedule = schedule == "static";
       if (!request.like.empty() && !input.empty()) throw UsageError("--like: the graph is given by --input already");
-      if (gpus_list.empty()) throw UsageError(request.plan ? "--plan needs --gpus (the most GPUs)" : "--model needs --gpus (e.g. 1,2,4)");
+      // A CPU model's workers are not GPUs: --workers says the same as --gpus.
+      if (!gpus_list.empty() && !workers_list.empty()) throw UsageError("--gpus and --workers: give one of them");
+      if (gpus_list.empty()) gpus_list = workers_list;
+      if (gpus_list.empty())
+        throw UsageError(request.plan ? "--plan needs --gpus (the most GPUs; --workers for a CPU model)"
+                                      : "--model needs --gpus (e.g. 1,2,4; --workers for a CPU model)");
       request.gpus = parse_counts(gpus_list, "--gpus");
       if (request.plan) {
         if (request.gpus.size() != 1) throw UsageError("--plan: --gpus is one number, the most GPUs");
@@ -536,6 +635,9 @@ int main(int argc, char** argv) {
     } else {
       for (int w = 1; w <= max_workers; w *= 2) counts.push_back(w);
     }
-    return replay(journals.front(), counts, overhead, input, vm.count("no-loads") > 0, json);
+    if (!vm["schedule"].defaulted() && schedule != "dynamic" && schedule != "static")
+      throw UsageError("--schedule: '" + schedule + "' is not dynamic or static");
+    return replay(journals.front(), counts, overhead, input, vm.count("no-loads") > 0, json,
+                  vm["schedule"].defaulted() ? "" : schedule);
   });
 }

@@ -24,6 +24,8 @@ namespace {
 
 constexpr const char* kMagic = "# tricount-journal 1";
 
+constexpr const char* kRunPrefix = "# run schedule=";
+
 std::string identity_line(const JournalIdentity& id) {
   return "# graph_checksum=" + std::to_string(id.graph_checksum) + " parts=" + std::to_string(id.parts) +
          " splits=" + std::to_string(id.splits) + " vertices=" + std::to_string(id.vertices) +
@@ -98,6 +100,43 @@ bool parse_identity_line(std::string_view line, JournalIdentity& id) {
   id.input = std::string(values[5]);
   return parse_u64(values[0], id.graph_checksum) && parse_u32(values[1], id.parts) && parse_u32(values[2], id.splits) &&
          parse_u64(values[3], id.vertices) && parse_u64(values[4], id.edges);
+}
+
+// "# run schedule=<dynamic|static> workers=<W>", exactly as begin_run writes it.
+bool parse_run_line(std::string_view line, JournalRun& run) {
+  if (line.substr(0, std::strlen(kRunPrefix)) != kRunPrefix) return false;
+  line.remove_prefix(std::strlen(kRunPrefix));
+  const std::size_t space = line.find(' ');
+  if (space == std::string_view::npos) return false;
+  run.schedule = std::string(line.substr(0, space));
+  line.remove_prefix(space);
+  constexpr std::string_view kWorkers = " workers=";
+  if (line.substr(0, kWorkers.size()) != kWorkers) return false;
+  line.remove_prefix(kWorkers.size());
+  return (run.schedule == "dynamic" || run.schedule == "static") && parse_u32(line, run.workers);
+}
+
+// A relative input= names the block file from the journal's folder; older journals named it
+// from the folder the count ran in, so a name with no file beside the journal stays as written.
+std::string resolve_input(const std::string& journal_path, const std::string& input) {
+  namespace fs = std::filesystem;
+  if (input.empty() || fs::path(input).is_absolute()) return input;
+  const fs::path beside = (fs::path(journal_path).parent_path() / input).lexically_normal();
+  std::error_code ec;
+  return fs::exists(beside, ec) ? beside.string() : input;
+}
+
+// input= as the writer stores it: an existing block file relative to the journal's folder
+// (a name that is no file stays as given).
+std::string input_from_journal(const std::string& journal_path, const std::string& input) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (input.empty() || !fs::exists(input, ec)) return input;
+  const fs::path folder = fs::absolute(fs::path(journal_path), ec).parent_path().lexically_normal();
+  const fs::path target = fs::absolute(fs::path(input), ec).lexically_normal();
+  if (ec) return input;
+  const fs::path relative = target.lexically_relative(folder);
+  return relative.empty() ? target.string() : relative.string();
 }
 
 }  // namespace
@@ -205,6 +244,15 @@ JournalContents read_journal(const std::string& path) {
       j.torn_last_line = true;
       break;
     }
+    if (line.rfind("# run ", 0) == 0) {
+      JournalRun run;
+      if (!parse_run_line(line, run))
+        throw Error(at + ": malformed run line '" + line + "' (expected '" + kRunPrefix + "dynamic|static workers=W'): " +
+                    kDamaged);
+      run.first_record = j.records.size();
+      j.runs.push_back(run);
+      continue;
+    }
     JournalRecord r;
     if (!parse_record(line, r))
       throw Error(at + ": malformed journal record '" + line +
@@ -218,6 +266,7 @@ JournalContents read_journal(const std::string& path) {
     j.records.push_back(r);
   }
   if (!have_identity) throw Error("journal '" + path + "' has no header (empty or not a tricount journal)");
+  j.identity.input = resolve_input(path, j.identity.input);
   return j;
 }
 
@@ -274,9 +323,11 @@ bool JournalWriter::empty() const {
 }
 
 void JournalWriter::start(const JournalIdentity& identity) {
+  JournalIdentity stored = identity;
+  stored.input = input_from_journal(path_, identity.input);
   // (a device such as /dev/null cannot be truncated, and needs not be)
   if ((!empty() && ::ftruncate(::fileno(file_), 0) != 0) ||
-      std::fprintf(file_, "%s\n%s\n", kMagic, identity_line(identity).c_str()) < 0 || std::fflush(file_) != 0 ||
+      std::fprintf(file_, "%s\n%s\n", kMagic, identity_line(stored).c_str()) < 0 || std::fflush(file_) != 0 ||
       ::fsync(::fileno(file_)) != 0)
     throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
 }
@@ -294,6 +345,12 @@ void JournalWriter::resume() {
 
 JournalWriter::~JournalWriter() {
   if (file_) std::fclose(file_);  // closes the descriptor: the lock goes with it
+}
+
+void JournalWriter::begin_run(const std::string& schedule, std::uint32_t workers) {
+  std::fprintf(file_, "%s%s workers=%u\n", kRunPrefix, schedule.c_str(), workers);
+  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+    throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
 }
 
 void JournalWriter::append(const JournalRecord& r) {

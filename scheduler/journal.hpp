@@ -6,9 +6,16 @@
 //
 //   # tricount-journal 1
 //   # graph_checksum=<u64> parts=<n> splits=<m> vertices=<|V|> edges=<|E|> input=<path>
+//   # run schedule=<dynamic|static> workers=<W>
 //   <task> <triangles> <seconds> <rank> <estimate> <load seconds>
+//   ...
+//   # run schedule=... workers=...      (a --resume run: its records follow)
 //
-// (Journals written before the load column have five fields; they read with load unknown.)
+// input= is the block file relative to the journal's folder (or absolute), so that a folder
+// of journals and block files can move; the reader resolves it there. Each run writes a
+// "# run" line before its records (the resume boundaries, and how the run was scheduled, so
+// that tricount-simulate replays a static run as static). Journals written before the load
+// column have five fields (load unknown), and before the run lines none (schedule unknown).
 #pragma once
 
 #include <cstdint>
@@ -39,9 +46,17 @@ struct JournalRecord {
   double load_seconds = -1;  // part of `seconds` spent reading blocks; < 0: not recorded
 };
 
+// One run that appended to the journal: its "# run" line, and where its records start.
+struct JournalRun {
+  std::string schedule;            // "dynamic" or "static"
+  std::uint32_t workers = 0;
+  std::uint64_t first_record = 0;  // index into JournalContents::records
+};
+
 struct JournalContents {
-  JournalIdentity identity;
+  JournalIdentity identity;        // input resolved against the journal's folder
   std::vector<JournalRecord> records;
+  std::vector<JournalRun> runs;    // empty for journals written before runs were recorded
   bool torn_last_line = false;
 };
 
@@ -70,6 +85,8 @@ class JournalWriter {
   void start(const JournalIdentity& identity);   // truncates, writes the header
   void resume();                                 // drops a torn last line; records follow
   void append(const JournalRecord& record);      // write + flush + fsync
+  // The "# run" line that starts a run's records (write + flush + fsync).
+  void begin_run(const std::string& schedule, std::uint32_t workers);
   const std::string& path() const { return path_; }
   bool locked() const { return locked_; }        // false where the file system has no locks
 

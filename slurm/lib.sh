@@ -30,7 +30,8 @@
 #   TRICOUNT_SRUN_ARGS       extra srun options for every count, e.g. "--cpu-bind=cores".
 #   TRICOUNT_HOME            the tricount checkout. Default: found from the submitted script.
 #   TRICOUNT_BIN             folder of tricount-count and friends. Default: TRICOUNT_HOME/build/bin,
-#                            else the folder of tricount-count on PATH.
+#                            else PREFIX/bin when the scripts were installed (cmake --install:
+#                            PREFIX/share/tricount/slurm), else the folder of tricount-count on PATH.
 #
 # Account, partition, time, node count and GPU request are sbatch options: give them on the
 # command line (sbatch -A ACCOUNT -p PARTITION -t 1:00:00 -N 4 --gpus-per-node=6 ...) or
@@ -67,6 +68,8 @@ tricount_setup() {
   if [ -z "${TRICOUNT_BIN:-}" ]; then
     if [ -x "$TRICOUNT_HOME/build/bin/tricount-count" ]; then
       TRICOUNT_BIN=$TRICOUNT_HOME/build/bin
+    elif [ -x "$TRICOUNT_HOME/../../bin/tricount-count" ]; then  # installed: PREFIX/share/tricount
+      TRICOUNT_BIN=$(cd "$TRICOUNT_HOME/../../bin" && pwd)
     elif command -v tricount-count >/dev/null 2>&1; then
       TRICOUNT_BIN=$(dirname "$(command -v tricount-count)")
     else

@@ -7,17 +7,19 @@ Reads RESULTS/runs/*.json (tricount-count reports), RESULTS/study.json and, when
 RESULTS/prediction.json (tricount-simulate), and writes into DIR (default RESULTS/report):
 
     scaling.md     Markdown table and a description of the study
-    scaling.csv    the same numbers, one row per GPU count
+    scaling.csv    the same numbers, one row per worker count
     scaling.png    four panels: time, speedup, parallel efficiency, imbalance
     time.png, speedup.png, efficiency.png, imbalance.png   the panels one by one
 
-Per GPU count W: the median, min and max of the metric over the repeats; speedup
+Per worker count W (worker ranks: GPUs with the cuda backend, CPU workers with cpu; the
+table and plots say "GPUs" or "workers" after the runs' backend): the median, min and
+max of the metric over the repeats; speedup
 S(W) = W0 * T(W0) / T(W) against the smallest measured count W0 (W0 = 1 makes it the
 classic T(1) / T(W)); efficiency S(W) / W; imbalance = slowest / fastest worker's busy
 seconds (tricount-count's "imbalance"; 1 is perfect). Ideal lines: T(W0) * W0 / W, S = W,
 efficiency 1.
 
-Predictions (GPU counts beyond the measured ones) come from tricount-simulate, which
+Predictions (worker counts beyond the measured ones) come from tricount-simulate, which
 replays the task costs of the journal run through the scheduler's policy. Its seconds
 cover the tasks only, so they are anchored to the measurement at the largest measured
 count Wm and continue the measured curve from there: predicted T(W) = T(Wm) * P(W) / P(Wm),
@@ -87,7 +89,7 @@ def collect(results, metric):
         times = [float(r[group][key]) for r in rs]
         imb = [float(r.get("imbalance", 0)) for r in rs]
         rows.append({
-            "gpus": w,
+            "workers": w,
             "kind": "measured",
             "runs": len(rs),
             "time": statistics.median(times),
@@ -102,10 +104,10 @@ def collect(results, metric):
 
 
 def add_speedup(rows, base):
-    w0, t0 = base["gpus"], base["time"]
+    w0, t0 = base["workers"], base["time"]
     for row in rows:
         row["speedup"] = w0 * t0 / row["time"] if row["time"] > 0 else None
-        row["efficiency"] = row["speedup"] / row["gpus"] if row["speedup"] is not None else None
+        row["efficiency"] = row["speedup"] / row["workers"] if row["speedup"] is not None else None
 
 
 def predictions(results, rows):
@@ -117,11 +119,11 @@ def predictions(results, rows):
     if not points:
         return [], pred
     base = rows[-1]  # the largest measured count: predictions continue the measured curve
-    anchor = points.get(base["gpus"])
+    anchor = points.get(base["workers"])
     scale = base["time"] / anchor["predicted_seconds"] if anchor and anchor["predicted_seconds"] > 0 else None
-    measured = {row["gpus"] for row in rows}
+    measured = {row["workers"] for row in rows}
     for row in rows:
-        p = points.get(row["gpus"])
+        p = points.get(row["workers"])
         if p and scale is not None:
             row["predicted"] = p["predicted_seconds"] * scale
         row["simulated"] = p["predicted_seconds"] if p else None
@@ -132,7 +134,7 @@ def predictions(results, rows):
         p = points[w]
         t = p["predicted_seconds"] * scale if scale is not None else p["predicted_seconds"]
         extra.append({
-            "gpus": w, "kind": "predicted", "runs": 0, "time": t, "time_min": None, "time_max": None,
+            "workers": w, "kind": "predicted", "runs": 0, "time": t, "time_min": None, "time_max": None,
             "total": None, "count": None, "predicted": t, "simulated": p["predicted_seconds"],
             "imbalance": p["imbalance"] if p["imbalance"] > 0 else None,
         })
@@ -140,7 +142,7 @@ def predictions(results, rows):
 
 
 def write_csv(path, rows, triangles):
-    cols = ["gpus", "kind", "runs", "time_median_s", "time_min_s", "time_max_s", "speedup", "efficiency",
+    cols = ["workers", "kind", "runs", "time_median_s", "time_min_s", "time_max_s", "speedup", "efficiency",
             "imbalance", "predicted_s", "simulated_task_s", "total_median_s", "count_median_s", "triangles"]
     with open(path, "w", newline="") as f:
         out = csv.writer(f)
@@ -148,13 +150,21 @@ def write_csv(path, rows, triangles):
         for r in rows:
             def v(x):
                 return "" if x is None else (f"{x:.6g}" if isinstance(x, float) else x)
-            out.writerow([r["gpus"], r["kind"], r["runs"], v(r["time"]), v(r["time_min"]), v(r["time_max"]),
+            out.writerow([r["workers"], r["kind"], r["runs"], v(r["time"]), v(r["time_min"]), v(r["time_max"]),
                           v(r.get("speedup")), v(r.get("efficiency")), v(r.get("imbalance")), v(r.get("predicted")),
                           v(r.get("simulated")), v(r.get("total")), v(r.get("count")),
                           triangles if r["kind"] == "measured" else ""])
 
 
+def words(sample):
+    """What a worker is, after the runs' backend: (singular, plural, capitalised plural)."""
+    if sample.get("backend") == "cuda":
+        return "GPU", "GPUs", "GPUs"
+    return "worker", "workers", "workers"
+
+
 def write_markdown(path, rows, study, sample, metric, pred, title, images):
+    one, many, head = words(sample)
     base = rows[0]
     last = [r for r in rows if r["kind"] == "measured"][-1]
     lines = [f"# {title}", ""]
@@ -164,30 +174,30 @@ def write_markdown(path, rows, study, sample, metric, pred, title, images):
         f"**{sample['triangles']} triangles** in every run",
         f"- blocks: {sample['parts']} x {sample['parts']} parts, workload splits {sample['workload_splits']}, "
         f"{sample['tasks']} tasks",
-        f"- backend: {sample['backend']} ({sample['device']}); one scheduler rank plus one worker rank per GPU",
+        f"- backend: {sample['backend']} ({sample['device']}); one scheduler rank plus one worker rank per {one}",
     ]
     if study:
         nodes = study.get("nodes", [])
         lines.append(f"- Slurm job {study.get('job_id', '?')} on cluster {study.get('cluster') or '?'}: {len(nodes)} node(s) "
-                     f"({', '.join(nodes[:8])}{', ...' if len(nodes) > 8 else ''}), {study.get('gpus_per_node')} GPUs per node, "
-                     f"{study.get('repeats')} run(s) per GPU count; started {study.get('started')}, finished {study.get('finished')}")
+                     f"({', '.join(nodes[:8])}{', ...' if len(nodes) > 8 else ''}), {study.get('gpus_per_node')} {many} per node, "
+                     f"{study.get('repeats')} run(s) per {one} count; started {study.get('started')}, finished {study.get('finished')}")
         if study.get("count_args"):
             lines.append(f"- tricount-count options: `{' '.join(study['count_args'])}`")
     lines += [
         f"- time: {METRICS[metric][2]}, median of the runs (min and max beside it)",
-        f"- speedup and efficiency against {base['gpus']} GPU(s): S(W) = {base['gpus']} x T({base['gpus']}) / T(W), E = S / W",
+        f"- speedup and efficiency against {base['workers']} {one}(s): S(W) = {base['workers']} x T({base['workers']}) / T(W), E = S / W",
         "- imbalance: slowest / fastest worker's busy seconds (1 = perfect; – = a worker got no task)",
     ]
     if pred:
         lines.append(f"- **predicted** rows are not measurements: tricount-simulate replayed the {pred.get('tasks')} task costs "
                      f"of the journal run through the scheduler's policy; its seconds (tasks only) are scaled so that it "
-                     f"matches the measurement at {last['gpus']} GPU(s), the largest measured count. The *model* column "
+                     f"matches the measurement at {last['workers']} {one}(s), the largest measured count. The *model* column "
                      f"shows that scaled prediction for the measured counts too.")
-    lines += ["", "| GPUs | kind | runs | time (s) | min (s) | max (s) | speedup | efficiency | imbalance | model (s) |",
+    lines += ["", f"| {head} | kind | runs | time (s) | min (s) | max (s) | speedup | efficiency | imbalance | model (s) |",
               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         kind = "measured" if r["kind"] == "measured" else "*predicted*"
-        lines.append(f"| {r['gpus']} | {kind} | {r['runs'] or '–'} | {fmt(r['time'])} | {fmt(r['time_min'])} | "
+        lines.append(f"| {r['workers']} | {kind} | {r['runs'] or '–'} | {fmt(r['time'])} | {fmt(r['time_min'])} | "
                      f"{fmt(r['time_max'])} | {fmt(r.get('speedup'), 3)} | {fmt(r.get('efficiency'), 3)} | "
                      f"{fmt(r.get('imbalance'), 3)} | {fmt(r.get('predicted') if r['kind'] == 'measured' else None)} |")
     lines += [""] + [f"![{name}]({name})" for name in images] + [""]
@@ -195,17 +205,19 @@ def write_markdown(path, rows, study, sample, metric, pred, title, images):
         f.write("\n".join(lines))
 
 
-def plot(out_dir, rows, metric, title):
+def plot(out_dir, rows, metric, title, sample):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
+    one, many, head = words(sample)
+    xlabel = "GPUs (worker ranks)" if one == "GPU" else "worker ranks"
     meas = [r for r in rows if r["kind"] == "measured"]
     pred = [r for r in rows if r["kind"] == "predicted"]
     base = meas[0]
-    w0, t0 = base["gpus"], base["time"]
-    all_w = [r["gpus"] for r in rows]
+    w0, t0 = base["workers"], base["time"]
+    all_w = [r["workers"] for r in rows]
     ideal_w = [min(all_w), max(all_w)]
     mkw = dict(color="C0", marker="o", linestyle="-", label="measured (median; bars: min–max)")
     pkw = dict(color="C1", marker="s", markerfacecolor="white", linestyle="--",
@@ -219,11 +231,11 @@ def plot(out_dir, rows, metric, title):
         ax.xaxis.set_major_locator(FixedLocator(all_w))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.set_xlabel("GPUs (worker ranks)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, which="major", alpha=0.3)
         if pred:
-            left = max(r["gpus"] for r in meas) * 1.15
+            left = max(r["workers"] for r in meas) * 1.15
             ax.axvspan(left, max(all_w) * 1.3, color="C1", alpha=0.07, lw=0, label="beyond the measured sizes")
 
     def link(ax, key):
@@ -231,27 +243,27 @@ def plot(out_dir, rows, metric, title):
         # thin dashed line without a marker (that point is measured, not predicted)
         if pred:
             last = meas[-1]
-            ax.plot([last["gpus"], pred[0]["gpus"]], [last[key], pred[0][key]], color="C1", linestyle="--", lw=0.8)
-            ax.plot([r["gpus"] for r in pred], [r[key] for r in pred], **pkw)
+            ax.plot([last["workers"], pred[0]["workers"]], [last[key], pred[0][key]], color="C1", linestyle="--", lw=0.8)
+            ax.plot([r["workers"] for r in pred], [r[key] for r in pred], **pkw)
 
     def panel_time(ax):
         t = [r["time"] for r in meas]
         err = [[r["time"] - r["time_min"] for r in meas], [r["time_max"] - r["time"] for r in meas]]
-        ax.errorbar([r["gpus"] for r in meas], t, yerr=err, capsize=3, **mkw)
+        ax.errorbar([r["workers"] for r in meas], t, yerr=err, capsize=3, **mkw)
         link(ax, "time")
         ax.plot(ideal_w, [t0 * w0 / w for w in ideal_w], **ideal_kw)
         ax.set_title(f"time ({metric})")
         axis(ax, "seconds", logy=True)
 
     def panel_speedup(ax):
-        ax.plot([r["gpus"] for r in meas], [r["speedup"] for r in meas], **mkw)
+        ax.plot([r["workers"] for r in meas], [r["speedup"] for r in meas], **mkw)
         link(ax, "speedup")
         ax.plot(ideal_w, ideal_w, **ideal_kw)
-        ax.set_title(f"speedup vs {w0} GPU{'s' if w0 > 1 else ''}")
+        ax.set_title(f"speedup vs {w0} {one if w0 == 1 else many}")
         axis(ax, "speedup", logy=True)
 
     def panel_eff(ax):
-        ax.plot([r["gpus"] for r in meas], [r["efficiency"] for r in meas], **mkw)
+        ax.plot([r["workers"] for r in meas], [r["efficiency"] for r in meas], **mkw)
         link(ax, "efficiency")
         ax.plot(ideal_w, [1, 1], **ideal_kw)
         ax.set_ylim(0, max(1.1, max((r["efficiency"] or 0) for r in rows) * 1.1))
@@ -259,7 +271,7 @@ def plot(out_dir, rows, metric, title):
         axis(ax, "efficiency")
 
     def panel_imb(ax):
-        # bars at equal spacing, one per GPU count
+        # bars at equal spacing, one per worker count
         xs = list(range(len(rows)))
         for x, r in zip(xs, rows):
             v = r.get("imbalance")
@@ -273,8 +285,8 @@ def plot(out_dir, rows, metric, title):
             ax.text(x, v, f"{v:.2f}", ha="center", va="bottom", fontsize=7)
         ax.axhline(1.0, **ideal_kw)
         ax.set_xticks(xs)
-        ax.set_xticklabels([str(r["gpus"]) for r in rows])
-        ax.set_xlabel("GPUs (worker ranks)")
+        ax.set_xticklabels([str(r["workers"]) for r in rows])
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("max / min worker busy time")
         top = max([r["imbalance"] for r in rows if r.get("imbalance")] + [1.0])
         ax.set_ylim(0, top * 1.2)
@@ -330,7 +342,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     write_csv(os.path.join(out_dir, "scaling.csv"), table, sample["triangles"])
     try:
-        images = plot(out_dir, table, args.metric, title)
+        images = plot(out_dir, table, args.metric, title, sample)
     except ImportError as e:
         images = []
         print(f"report.py: no plots: {e} (install python3-matplotlib)", file=sys.stderr)

@@ -11,18 +11,28 @@
 #include <vector>
 
 #include "src/types.hpp"
+#include "src/version.hpp"
 
 namespace tricount::cli {
 
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
            std::string_view usage, std::string_view description, const po::options_description* hidden,
-           std::initializer_list<std::string_view> may_be_empty) {
-  options.add_options()("help,h", "print this help and exit");
+           std::initializer_list<std::string_view> may_be_empty, const po::positional_options_description* positional) {
+  options.add_options()("help,h", "print this help and exit")("version", "print the version and git commit and exit");
   po::options_description all;
   all.add(options);
   if (hidden) all.add(*hidden);
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
+    po::command_line_parser parser(argc, argv);
+    parser.options(all);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    if (vm.count("version")) {
+      // The program's name as it was started (tricount-count, or its installed path).
+      const std::string_view name = argc > 0 ? std::string_view(argv[0]) : std::string_view("tricount");
+      std::cout << version_line(name.substr(name.find_last_of('/') + 1)) << std::endl;
+      return false;
+    }
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << options << std::endl;
       return false;
@@ -44,6 +54,10 @@ bool parse(int argc, char** argv, po::options_description& options, po::variable
     if (empty) throw UsageError("--" + name + " is given an empty value: give one, or leave the option out");
   }
   return true;
+}
+
+std::string version_line(std::string_view program) {
+  return std::string(program) + " " + kVersion + " (commit " + kCommit + ")";
 }
 
 int run_main(std::string_view program, const std::function<int()>& body) {

@@ -1,5 +1,5 @@
 // Command-line conventions shared by every executable: --help explains every option and
-// exits 0; a wrong option or value is "PROGRAM: error: ..." and exit code 2; any other
+// exits 0; --version prints "PROGRAM VERSION (commit C)" and exits 0; a wrong option or value is "PROGRAM: error: ..." and exit code 2; any other
 // reported error is "PROGRAM: error: ..." and exit code 1.
 #pragma once
 
@@ -18,13 +18,18 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 
-// Parses argv into `vm` (adds --help). Returns false when --help was printed (the caller
-// then exits 0). Throws UsageError for unknown options, bad values, missing required ones,
-// and an empty string value (--json "") of any option but those in `may_be_empty`.
-// `hidden`: options accepted but not listed by --help (old spellings kept as aliases).
+// Parses argv into `vm` (adds --help and --version). Returns false when --help or --version
+// was printed (the caller then exits 0). Throws UsageError for unknown options, bad values,
+// missing required ones, and an empty string value (--json "") of any option but those in
+// `may_be_empty`. `hidden`: options accepted but not listed by --help (old spellings kept as
+// aliases). `positional`, when given, maps bare arguments to options (tricount-count GRAPH).
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
            std::string_view usage, std::string_view description, const po::options_description* hidden = nullptr,
-           std::initializer_list<std::string_view> may_be_empty = {});
+           std::initializer_list<std::string_view> may_be_empty = {},
+           const po::positional_options_description* positional = nullptr);
+
+// "PROGRAM VERSION (commit C)": the version and git commit of this build (src/version.hpp).
+std::string version_line(std::string_view program);
 
 // Runs `body`, mapping UsageError to exit 2 and other exceptions to exit 1, each printed
 // to stderr as "PROGRAM: error: MESSAGE".

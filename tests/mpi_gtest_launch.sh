@@ -18,9 +18,11 @@ for arg; do
   esac
 done
 if [ "$list" = 1 ]; then exec "$exe" "$@"; fi
-# As root (CI containers) and on fewer cores than ranks; an explicit setting wins.
+# As root (CI containers), on fewer cores than ranks, unbound; an explicit setting wins.
 export OMPI_ALLOW_RUN_AS_ROOT="${OMPI_ALLOW_RUN_AS_ROOT:-1}"
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}"
 export OMPI_MCA_rmaps_base_oversubscribe="${OMPI_MCA_rmaps_base_oversubscribe:-1}"
 export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+# Unbound, as scripts/mpi-env: a rank bound to one core would be warned about (count/launch_checks).
+export OMPI_MCA_hwloc_base_binding_policy="${OMPI_MCA_hwloc_base_binding_policy:-none}"
 exec "$mpiexec" -np "$ranks" --oversubscribe "$exe" "$@"

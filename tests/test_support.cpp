@@ -30,7 +30,15 @@ static std::string env_or(const char* name, const std::string& fallback) {
 }
 
 std::string bin_dir() { return env_or("TRICOUNT_BIN_DIR", TRICOUNT_DEFAULT_BIN_DIR); }
-std::string graphs_dir() { return env_or("TRICOUNT_GRAPHS_DIR", TRICOUNT_DEFAULT_GRAPHS_DIR); }
+std::string graphs_dir() {
+  std::error_code ec;
+  const std::string beside = TRICOUNT_DEFAULT_GRAPHS_DIR;
+  return env_or("TRICOUNT_GRAPHS_DIR", std::filesystem::is_directory(beside, ec) ? beside : TRICOUNT_FETCHED_GRAPHS_DIR);
+}
+std::string fetch_graphs_hint() {
+  return "run scripts/fetch-graphs (downloads them into data/; --from DIR copies them from a local folder), "
+         "or set TRICOUNT_GRAPHS_DIR";
+}
 std::string mpiexec() { return env_or("TRICOUNT_MPIEXEC", TRICOUNT_DEFAULT_MPIEXEC); }
 std::string source_dir() { return env_or("TRICOUNT_SOURCE_DIR", TRICOUNT_DEFAULT_SOURCE_DIR); }
 
@@ -50,12 +58,13 @@ void write_file(const std::string& path, const std::string& bytes) {
 
 namespace {
 // mpiexec runs that tests start must work as root (CI containers) and on fewer cores than
-// ranks; an explicit setting in the environment wins.
+// ranks, unbound as scripts/mpi-env leaves them; an explicit setting in the environment wins.
 const bool mpi_env_ready = [] {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   ::setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  ::setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
   return true;
 }();
 }  // namespace

@@ -19,7 +19,11 @@ namespace tricount::testing {
 using EdgePairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
 std::string bin_dir();     // $TRICOUNT_BIN_DIR (set by ctest)
-std::string graphs_dir();  // $TRICOUNT_GRAPHS_DIR: ../shared/data/graphs
+// $TRICOUNT_GRAPHS_DIR, else ../shared/data/graphs beside the checkout when it is there, else
+// data/graphs of the checkout (scripts/fetch-graphs); LAW's webgraph/ folder is its sibling.
+std::string graphs_dir();
+// What a data test that skips says: the command that makes it run.
+std::string fetch_graphs_hint();
 std::string mpiexec();     // $TRICOUNT_MPIEXEC or "mpiexec"
 std::string source_dir();  // $TRICOUNT_SOURCE_DIR or the checkout these tests were built from
 

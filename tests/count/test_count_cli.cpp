@@ -200,11 +200,13 @@ TEST(cliBadBlockFile, PartsBeyondTheFileSize) {
 }
 
 TEST(cliBadBlockFile, EdgeListGivenToCount) {
-  // A perfectly good edge list is still not a block file.
+  // An edge list given to tricount-count is partitioned first (issue 33), no longer refused.
   TempDir dir;
   const std::string path = dir.file("graph.txt");
   write_text_edges(path, complete_graph(5));
-  expect_count_fails(path);
+  const ProcessResult r = count_json(1, path);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(json_uint(r.out, "triangles"), 10u);  // C(5,3)
 }
 
 // ------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ std::string toy() { return webgraph_dir() + "/test"; }
 #define REQUIRE_DATA()                                                                        \
   do {                                                                                        \
     if (!fs::exists(cnr() + ".graph"))                                                        \
-      GTEST_SKIP() << "'" << webgraph_dir() << "' has no cnr-2000.graph (set TRICOUNT_GRAPHS_DIR)"; \
+      GTEST_SKIP() << "'" << webgraph_dir() << "' has no cnr-2000.graph: " << fetch_graphs_hint(); \
   } while (0)
 
 std::vector<RawEdge> decode_all(const std::string& path, const BvDecodeOptions& o, BvStats* stats = nullptr) {
