@@ -412,6 +412,7 @@ class Pipeline {
     header.source_file = source_file;
     header.source_size = source_size;
     header.input_edges = input_edges_;
+    carry_known_counts(o_, header);
     out.open(header);
     write_vertex_map(out);
     blocks();

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "partitioner/reorder.hpp"
 #include "src/block_format.hpp"
 #include "input/edge_source.hpp"
+#include "input/known_counts.hpp"
 
 namespace tricount {
 
@@ -35,7 +37,15 @@ struct PartitionOptions {
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
   bool force_external = false;      // runs on disk even when they fit in memory
   bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
+  // The input's counts known in advance (its FILE.known; partition_file reads it): the
+  // cleaned graph must have these vertices and edges, and the block file gets the triangles.
+  std::optional<KnownCounts> known;
 };
+
+// Checks the cleaned graph's vertices and edges in `header` against options.known, if any,
+// and gives the header its known triangle count; throws Error naming the sidecar otherwise.
+// Called before the block file is opened, so that no file with a wrong known count exists.
+void carry_known_counts(const PartitionOptions& options, GraphHeader& header);
 
 // The most parts worth making for a graph of `edges` edges: the larger of 32 and sqrt(edges)
 // (more blocks than edges are mostly empty and only cost file space, about 2.4 KiB each, and

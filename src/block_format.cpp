@@ -333,6 +333,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   write_attr_str(f, "source_file", header.source_file, where);
   write_attr_u64(f, "source_size", header.source_size, where);
   write_attr_str(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
+  if (header.known_triangles) write_attr_u64(f, "known_triangles", *header.known_triangles, where);
   s.blocks = Handle(check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
                     H5Gclose);
   // The superblock on disk now: the HDF5 signature at offset 0 marks the temporary as a block
@@ -736,6 +737,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   h.source_file = read_attr_str(f, "source_file", where);
   h.source_size = read_attr_u64(f, "source_size", where);
   h.graph_checksum = read_attr_u64(f, "graph_checksum", where);
+  if (has_attr(f, "known_triangles")) h.known_triangles = read_attr_u64(f, "known_triangles", where);
   // Every block present, with sizes consistent with n and |V|; data is checked on read.
   const std::uint32_t n = h.parts;
   s.nnz.assign(std::size_t(n) * n, 0);
