@@ -103,7 +103,9 @@ int run(int argc, char** argv) {
     ("nz", po::value<std::string>(), "grid3d: grid size in z (default 16)")
     ("factors", po::value<std::string>(),
      (std::string("kronecker-product: the factors, A = A1 x A2 x ... (ids: the first factor's "
-                  "most significant); ") + kFactorSyntax).c_str())
+                  "most significant; each undirected edge of A is written once, self-loops not at "
+                  "all; a factor with neither a triangle nor a self-loop makes 0 triangles); ") +
+      kFactorSyntax).c_str())
     ("threads", po::value<std::string>()->default_value("0"),
      "kronecker, uniform, kronecker-product: threads that compute edges (0: the cores this process may use); "
      "the file is the same for any number")

@@ -34,7 +34,6 @@
 #include <random>
 #include <string_view>
 #include <system_error>
-#include <unordered_set>
 #include <utility>  // std::in_range, used by types.hpp
 
 namespace tricount {
@@ -93,22 +92,29 @@ void add(ProductFactor& f, std::uint64_t u, std::uint64_t v) {
 }
 
 // m distinct pairs u < v among n vertices, from the seed alone: mt19937_64's output is fixed
-// by the C++ standard (distributions are not, hence the multiply-high below).
+// by the C++ standard (distributions are not, hence the multiply-high below). Drawn in rounds
+// (draw what is missing, sort, drop repeats) rather than into a hash set: sorting is fast.
 void random_edges(ProductFactor& f, std::uint64_t n, std::uint64_t m, std::uint64_t seed) {
   const std::uint64_t pairs = n * (n - 1) / 2;
   const bool complement = m > pairs / 2;  // dense: draw the pairs to leave out
-  const std::uint64_t draw_count = complement ? pairs - m : m;
+  const std::uint64_t wanted = complement ? pairs - m : m;
   std::mt19937_64 rng(seed);
-  std::unordered_set<std::uint64_t> drawn;
-  while (drawn.size() < draw_count) {
-    const auto u = static_cast<std::uint64_t>((static_cast<u128>(rng()) * n) >> 64);
-    const auto v = static_cast<std::uint64_t>((static_cast<u128>(rng()) * n) >> 64);
-    if (u != v) drawn.insert(std::min(u, v) << 32 | std::max(u, v));
+  std::vector<std::uint64_t> drawn;
+  while (drawn.size() < wanted) {
+    for (std::uint64_t missing = wanted - drawn.size(); missing > 0;) {
+      const auto u = static_cast<std::uint64_t>((static_cast<u128>(rng()) * n) >> 64);
+      const auto v = static_cast<std::uint64_t>((static_cast<u128>(rng()) * n) >> 64);
+      if (u == v) continue;
+      drawn.push_back(std::min(u, v) << 32 | std::max(u, v));
+      --missing;
+    }
+    std::sort(drawn.begin(), drawn.end());
+    drawn.erase(std::unique(drawn.begin(), drawn.end()), drawn.end());
   }
   if (complement) {
     for (std::uint64_t u = 0; u < n; ++u)
       for (std::uint64_t v = u + 1; v < n; ++v)
-        if (!drawn.count(u << 32 | v)) add(f, u, v);
+        if (!std::binary_search(drawn.begin(), drawn.end(), u << 32 | v)) add(f, u, v);
   } else {
     for (const std::uint64_t p : drawn) add(f, p >> 32, p & 0xFFFFFFFFu);
   }
