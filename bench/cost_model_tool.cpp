@@ -1,7 +1,7 @@
 // bench tool, not a product feature: the cost model's held-out validation (issue 21) away
 // from the block files. Where the files are (the GPU host), `shape` writes what the fit and
 // the predictions need of each file as a small JSON file; anywhere, `fit` fits a model on
-// journals with those shapes (scheduler/cost_model.hpp, as tricount-simulate --fit does) and
+// journals with those shapes (model/cost_model.hpp, as tricount-simulate --fit does) and
 // `predict` predicts one run from a shape or from the model's Kronecker family.
 //
 //   cost_model_tool shape FILE.h5 OUT.json
@@ -20,8 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/cost_model.hpp"
-#include "src/block_format.hpp"
+#include "model/cost_model.hpp"
+#include "model/graph_shape.hpp"
+#include "model/predict.hpp"
 #include "src/json.hpp"
 
 namespace {
@@ -34,23 +35,8 @@ using namespace tricount;
 }
 
 int shape_of_file(const std::string& path, const std::string& out) {
-  const BlockFileReader file(path);
-  GraphShape g;
-  g.description = "block file '" + path + "'";
-  g.vertices = file.header().vertices, g.edges = file.header().edges, g.parts = file.header().parts;
-  for (std::uint32_t i = 0; i < g.parts; ++i)
-    for (std::uint32_t j = 0; j < g.parts; ++j) g.block_bytes.push_back(block_bytes_of(g.vertices, g.parts, i, file.block_nnz({i, j})));
-  g.subtask_work = file.read_task_work();
-  if (g.subtask_work.empty()) throw Error("'" + path + "' has no /task_work estimates");
-  save_graph_shape(g, out);
+  save_graph_shape(file_shape(path), out);
   return 0;
-}
-
-GraphSample sample_of(int scale, const GraphShape& g) {
-  GraphSample s;
-  s.scale = scale, s.vertices = g.vertices, s.edges = g.edges, s.total_work = g.total_work(), s.tasks = g.subtask_work.size();
-  for (std::uint64_t w : g.subtask_work) s.max_task_work = std::max(s.max_task_work, w);
-  return s;
 }
 
 int fit(int argc, char** argv) {
@@ -73,7 +59,7 @@ int fit(int argc, char** argv) {
       runs.back().transfer_bytes = std::strtoull(argv[a + 2], nullptr, 10);
       a += 2;
     } else if (opt == "--sample" && a + 2 < argc) {
-      samples.push_back(sample_of(std::atoi(argv[a + 1]), load_graph_shape(argv[a + 2])));
+      samples.push_back(kronecker_sample(std::atoi(argv[a + 1]), load_graph_shape(argv[a + 2])));
       sample_names.push_back(std::string("kronecker sample ") + argv[a + 1] + "=" + argv[a + 2]);
       a += 2;
     } else {

@@ -1,7 +1,14 @@
 #include "src/json.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "src/types.hpp"
 
 namespace tricount {
 
@@ -87,5 +94,138 @@ std::string JsonObject::render(int indent, int depth) const {
 }
 
 std::string JsonObject::str(int indent) const { return render(indent, 0); }
+
+// ---- The reader: objects, arrays, numbers, strings, bools, null.
+namespace {
+
+class JsonReader {
+ public:
+  JsonReader(const std::string& text, const std::string& path, const std::string& what) : s_(text), path_(path), what_(what) {}
+  JsonValue document() {
+    JsonValue v = value();
+    skip();
+    if (i_ != s_.size()) fail("text after the JSON value");
+    return v;
+  }
+
+ private:
+  const std::string& s_;
+  const std::string& path_;
+  const std::string& what_;
+  std::size_t i_ = 0;
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw Error("'" + path_ + "': not " + what_ + ": " + problem + " at byte " + std::to_string(i_));
+  }
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  void expect(char c) {
+    skip();
+    if (i_ >= s_.size() || s_[i_] != c) fail(std::string("expected '") + c + "'");
+    ++i_;
+  }
+  std::string string_body() {
+    expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c == '\\') {
+        if (i_ >= s_.size()) fail("unterminated string");
+        const char e = s_[i_++];
+        switch (e) {
+          case 'n': c = '\n'; break;
+          case 'r': c = '\r'; break;
+          case 't': c = '\t'; break;
+          case 'u':
+            if (i_ + 4 > s_.size()) fail("bad \\u escape");
+            c = static_cast<char>(std::strtol(s_.substr(i_, 4).c_str(), nullptr, 16));
+            i_ += 4;
+            break;
+          default: c = e;
+        }
+      }
+      out += c;
+    }
+    if (i_ >= s_.size()) fail("unterminated string");
+    ++i_;
+    return out;
+  }
+  JsonValue value() {
+    skip();
+    if (i_ >= s_.size()) fail("unexpected end");
+    JsonValue v;
+    const char c = s_[i_];
+    if (c == '{') {
+      v.kind = JsonValue::Object;
+      ++i_;
+      skip();
+      if (i_ < s_.size() && s_[i_] == '}') return ++i_, v;
+      for (;;) {
+        std::string key = string_body();
+        expect(':');
+        v.fields[key] = value();
+        skip();
+        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
+        expect('}');
+        return v;
+      }
+    }
+    if (c == '[') {
+      v.kind = JsonValue::Array;
+      ++i_;
+      skip();
+      if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
+      for (;;) {
+        v.items.push_back(value());
+        skip();
+        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
+        expect(']');
+        return v;
+      }
+    }
+    if (c == '"') {
+      v.kind = JsonValue::String;
+      v.text = string_body();
+      return v;
+    }
+    for (const char* word : {"true", "false", "null"})
+      if (s_.compare(i_, std::strlen(word), word) == 0) {
+        i_ += std::strlen(word);
+        v.kind = word[0] == 'n' ? JsonValue::Null : JsonValue::Bool;
+        v.boolean = word[0] == 't';
+        return v;
+      }
+    char* end = nullptr;
+    v.number = std::strtod(s_.c_str() + i_, &end);
+    if (end == s_.c_str() + i_) fail("expected a value");
+    v.kind = JsonValue::Number;
+    i_ = static_cast<std::size_t>(end - s_.c_str());
+    return v;
+  }
+};
+
+}  // namespace
+
+JsonValue parse_json(const std::string& text, const std::string& path, const std::string& what) {
+  return JsonReader(text, path, what).document();
+}
+
+JsonValue read_json_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  return parse_json(text, path, what);
+}
+
+const JsonValue& json_field(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path,
+                            const std::string& what) {
+  auto it = object.fields.find(key);
+  if (object.kind != JsonValue::Object || it == object.fields.end() || it->second.kind != kind)
+    throw Error("'" + path + "': not " + what + ": field '" + key + "' is missing or of the wrong type");
+  return it->second;
+}
 
 }  // namespace tricount

@@ -1,7 +1,9 @@
-// A small ordered JSON object builder for the programs' --json output (no dependency).
+// The project's JSON, both ways (no dependency): an ordered object builder for the programs'
+// --json output, and a small reader for the files they read back (cost models, graph shapes).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,5 +35,25 @@ class JsonObject {
 };
 
 std::string json_escape(std::string_view s);
+
+// A parsed JSON value: objects, arrays, numbers, strings, bools, null.
+struct JsonValue {
+  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  double number = 0;
+  bool boolean = false;
+  std::string text;
+  std::vector<JsonValue> items;
+  std::map<std::string, JsonValue> fields;
+};
+
+// Parses one JSON document. `what` names the kind of file for messages: a syntax error throws
+// Error "'<path>': not <what>: <problem> at byte <offset>".
+JsonValue parse_json(const std::string& text, const std::string& path, const std::string& what);
+// Reads and parses the file at `path` (Error "cannot read '<path>'" when it cannot be read).
+JsonValue read_json_file(const std::string& path, const std::string& what);
+// object[key], which must be of `kind`; else Error "'<path>': not <what>: field '<key>' is
+// missing or of the wrong type".
+const JsonValue& json_field(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path,
+                            const std::string& what);
 
 }  // namespace tricount

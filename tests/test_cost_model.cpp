@@ -7,7 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "scheduler/cost_model.hpp"
+#include "model/cost_model.hpp"
+#include "model/plan.hpp"
 #include "src/task_plan.hpp"
 #include "test_support.hpp"
 

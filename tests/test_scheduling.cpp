@@ -8,7 +8,7 @@
 
 #include "count/count_job.hpp"
 #include "scheduler/journal.hpp"
-#include "scheduler/simulate.hpp"
+#include "model/simulate.hpp"
 #include "scheduler/task_queue.hpp"
 #include "tests/test_support.hpp"
 

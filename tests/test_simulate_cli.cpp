@@ -9,7 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "scheduler/cost_model.hpp"
+#include "model/cost_model.hpp"
+#include "model/plan.hpp"
 #include "src/block_format.hpp"
 #include "src/cli.hpp"
 #include "test_support.hpp"

@@ -1,17 +1,14 @@
-#include "scheduler/cost_model.hpp"
+#include "model/cost_model.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <map>
-#include <memory>
 #include <sstream>
 #include <unordered_map>
 
-#include "scheduler/simulate.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
 #include "src/output_file.hpp"
@@ -19,138 +16,6 @@
 
 namespace tricount {
 namespace {
-
-// ---- A small JSON reader for the model file (objects, arrays, numbers, strings, bools, null).
-struct JsonValue {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  double number = 0;
-  bool boolean = false;
-  std::string text;
-  std::vector<JsonValue> items;
-  std::map<std::string, JsonValue> fields;
-};
-
-class JsonReader {
- public:
-  JsonReader(const std::string& text, const std::string& path) : s_(text), path_(path) {}
-  JsonValue document() {
-    JsonValue v = value();
-    skip();
-    if (i_ != s_.size()) fail("text after the JSON value");
-    return v;
-  }
-
- private:
-  const std::string& s_;
-  const std::string& path_;
-  std::size_t i_ = 0;
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error("'" + path_ + "': not a cost model file: " + what + " at byte " + std::to_string(i_));
-  }
-  void skip() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  void expect(char c) {
-    skip();
-    if (i_ >= s_.size() || s_[i_] != c) fail(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  std::string string_body() {
-    expect('"');
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      char c = s_[i_++];
-      if (c == '\\') {
-        if (i_ >= s_.size()) fail("unterminated string");
-        const char e = s_[i_++];
-        switch (e) {
-          case 'n': c = '\n'; break;
-          case 'r': c = '\r'; break;
-          case 't': c = '\t'; break;
-          case 'u':
-            if (i_ + 4 > s_.size()) fail("bad \\u escape");
-            c = static_cast<char>(std::strtol(s_.substr(i_, 4).c_str(), nullptr, 16));
-            i_ += 4;
-            break;
-          default: c = e;
-        }
-      }
-      out += c;
-    }
-    if (i_ >= s_.size()) fail("unterminated string");
-    ++i_;
-    return out;
-  }
-  JsonValue value() {
-    skip();
-    if (i_ >= s_.size()) fail("unexpected end");
-    JsonValue v;
-    const char c = s_[i_];
-    if (c == '{') {
-      v.kind = JsonValue::Object;
-      ++i_;
-      skip();
-      if (i_ < s_.size() && s_[i_] == '}') return ++i_, v;
-      for (;;) {
-        std::string key = string_body();
-        expect(':');
-        v.fields[key] = value();
-        skip();
-        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-        expect('}');
-        return v;
-      }
-    }
-    if (c == '[') {
-      v.kind = JsonValue::Array;
-      ++i_;
-      skip();
-      if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
-      for (;;) {
-        v.items.push_back(value());
-        skip();
-        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-        expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.kind = JsonValue::String;
-      v.text = string_body();
-      return v;
-    }
-    for (const char* word : {"true", "false", "null"})
-      if (s_.compare(i_, std::strlen(word), word) == 0) {
-        i_ += std::strlen(word);
-        v.kind = word[0] == 'n' ? JsonValue::Null : JsonValue::Bool;
-        v.boolean = word[0] == 't';
-        return v;
-      }
-    char* end = nullptr;
-    v.number = std::strtod(s_.c_str() + i_, &end);
-    if (end == s_.c_str() + i_) fail("expected a value");
-    v.kind = JsonValue::Number;
-    i_ = static_cast<std::size_t>(end - s_.c_str());
-    return v;
-  }
-};
-
-JsonValue read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  return JsonReader(text, path).document();
-}
-
-const JsonValue& field(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path) {
-  auto it = object.fields.find(key);
-  if (object.kind != JsonValue::Object || it == object.fields.end() || it->second.kind != kind)
-    throw Error("'" + path + "': not a cost model file: field '" + key + "' is missing or of the wrong type");
-  return it->second;
-}
 
 // Least squares of y = a + b x. Returns {a, b, R^2}.
 struct LineFit {
@@ -294,6 +159,30 @@ double task_rows(const JournalIdentity& identity, std::uint64_t task) {
   return static_cast<double>(rows_in_class(identity.vertices, identity.parts, plan.decode(task).i));
 }
 
+// A count --json report's transfer seconds and bytes loaded, summed over its worker ranks.
+void add_report(const std::string& path, MeasuredRun& run) {
+  // The report is the program's own JSON; only two keys per rank are needed.
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read --report '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  double seconds = 0;
+  std::uint64_t bytes = 0;
+  bool any = false;
+  for (std::size_t at = text.find("\"per_rank\""); at != std::string::npos;) {
+    const std::size_t t = text.find("\"transfer_seconds\":", at), b = text.find("\"bytes_loaded\":", at);
+    if (t == std::string::npos || b == std::string::npos) break;
+    seconds += std::strtod(text.c_str() + t + 19, nullptr);
+    bytes += std::strtoull(text.c_str() + b + 15, nullptr, 10);
+    any = true;
+    at = std::max(t, b) + 1;
+  }
+  if (!any) throw Error("--report '" + path + "' has no per_rank transfer_seconds and bytes_loaded (a tricount-count --json report?)");
+  run.transfer_seconds = seconds;
+  run.transfer_bytes = bytes;
+}
+
 }  // namespace
 
 double LogLinear::at(double scale) const { return std::exp2(intercept + slope * scale); }
@@ -420,13 +309,17 @@ void save_cost_model(const CostModel& model, const std::string& path) {
 }
 
 CostModel load_cost_model(const std::string& path) {
-  const JsonValue doc = read_json_file(path);
+  const std::string what = "a cost model file";
+  const JsonValue doc = read_json_file(path, what);
+  auto field = [&](const JsonValue& object, const std::string& key, JsonValue::Kind kind) -> const JsonValue& {
+    return json_field(object, key, kind, path, what);
+  };
   auto num = [&](const JsonValue& o, const std::string& key) {
-    const double v = field(o, key, JsonValue::Number, path).number;
+    const double v = field(o, key, JsonValue::Number).number;
     if (!std::isfinite(v) || v < -1e300) throw Error("'" + path + "': field '" + key + "' is not a finite number");
     return v;
   };
-  auto str = [&](const std::string& key) { return field(doc, key, JsonValue::String, path).text; };
+  auto str = [&](const std::string& key) { return field(doc, key, JsonValue::String).text; };
   if (num(doc, "tricount_cost_model") != 1) throw Error("'" + path + "': cost model version is not 1");
   CostModel m;
   m.backend = str("backend"), m.device = str("device"), m.storage = str("storage");
@@ -444,16 +337,16 @@ CostModel load_cost_model(const std::string& path) {
   if (m.task_overhead_seconds < 0 || m.seconds_per_work < 0 || m.seconds_per_row < 0 || m.load_seconds_per_byte < 0 || m.load_seconds_per_block < 0 || m.load_seconds_per_row < 0 ||
       m.upload_seconds_per_byte < 0)
     throw Error("'" + path + "': a rate or overhead is negative");
-  for (const JsonValue& s : field(doc, "calibrated_on", JsonValue::Array, path).items) {
+  for (const JsonValue& s : field(doc, "calibrated_on", JsonValue::Array).items) {
     if (s.kind != JsonValue::String) throw Error("'" + path + "': field 'calibrated_on' holds a non-string");
     m.calibrated_on.push_back(s.text);
   }
-  const JsonValue& k = field(doc, "kronecker", JsonValue::Object, path);
-  m.kronecker.fitted = field(k, "fitted", JsonValue::Bool, path).boolean;
-  for (const JsonValue& s : field(k, "scales", JsonValue::Array, path).items)
+  const JsonValue& k = field(doc, "kronecker", JsonValue::Object);
+  m.kronecker.fitted = field(k, "fitted", JsonValue::Bool).boolean;
+  for (const JsonValue& s : field(k, "scales", JsonValue::Array).items)
     m.kronecker.scales.push_back(static_cast<int>(s.number));
   auto loglin = [&](const std::string& key) {
-    const JsonValue& o = field(k, key, JsonValue::Object, path);
+    const JsonValue& o = field(k, key, JsonValue::Object);
     return LogLinear{num(o, "intercept"), num(o, "slope")};
   };
   m.kronecker.vertices = loglin("log2_vertices");
@@ -463,177 +356,28 @@ CostModel load_cost_model(const std::string& path) {
   return m;
 }
 
-std::uint64_t GraphShape::total_work() const {
-  std::uint64_t w = 0;
-  for (std::uint64_t x : subtask_work) w += x;
-  return w;
-}
-
-std::uint64_t GraphShape::max_block_bytes() const {
-  return block_bytes.empty() ? 0 : *std::max_element(block_bytes.begin(), block_bytes.end());
-}
-
-std::string graph_shape_json(const GraphShape& shape) {
-  auto list = [](const std::vector<std::uint64_t>& values) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
-    return s + "]";
-  };
-  JsonObject j;
-  j.add("tricount_graph_shape", 1).add("description", shape.description).add("vertices", shape.vertices)
-      .add("edges", shape.edges).add("parts", shape.parts).add_raw("block_bytes", list(shape.block_bytes))
-      .add_raw("subtask_work", list(shape.subtask_work));
-  return j.str() + "\n";
-}
-
-void save_graph_shape(const GraphShape& shape, const std::string& path) {
-  output::write_text_file(path, "shape", graph_shape_json(shape));
-}
-
-GraphShape load_graph_shape(const std::string& path) {
-  const JsonValue doc = read_json_file(path);
-  auto count = [&](const JsonValue& v, const std::string& key) {
-    if (v.kind != JsonValue::Number || !(v.number >= 0) || v.number > 1.8e19 || v.number != std::floor(v.number))
-      throw Error("'" + path + "': field '" + key + "' holds a value that is not a count");
-    return static_cast<std::uint64_t>(v.number);
-  };
-  auto counts = [&](const std::string& key) {
-    std::vector<std::uint64_t> values;
-    for (const JsonValue& v : field(doc, key, JsonValue::Array, path).items) values.push_back(count(v, key));
-    return values;
-  };
-  if (count(field(doc, "tricount_graph_shape", JsonValue::Number, path), "tricount_graph_shape") != 1)
-    throw Error("'" + path + "': graph shape version is not 1");
-  GraphShape g;
-  g.description = field(doc, "description", JsonValue::String, path).text;
-  g.vertices = count(field(doc, "vertices", JsonValue::Number, path), "vertices");
-  g.edges = count(field(doc, "edges", JsonValue::Number, path), "edges");
-  const std::uint64_t parts = count(field(doc, "parts", JsonValue::Number, path), "parts");
-  if (parts < 1 || parts > 1024) throw Error("'" + path + "': field 'parts' is not between 1 and 1024");
-  g.parts = static_cast<std::uint32_t>(parts);
-  g.block_bytes = counts("block_bytes");
-  g.subtask_work = counts("subtask_work");
-  if (g.block_bytes.size() != parts * parts || g.subtask_work.size() != parts * parts * parts)
-    throw Error("'" + path + "': " + std::to_string(g.block_bytes.size()) + " block sizes and " +
-                std::to_string(g.subtask_work.size()) + " subtask works for n = " + std::to_string(parts) +
-                " (n^2 and n^3 expected)");
-  return g;
-}
-
-std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz) {
-  return csr_bytes(rows_in_class(vertices, parts, row_class), nnz);
-}
-
-GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,
-                           std::uint64_t total_work, std::uint32_t parts) {
-  check_parts(parts);
-  GraphShape g;
-  g.description = description, g.vertices = vertices, g.edges = edges, g.parts = parts;
-  const std::uint64_t n = parts;
-  g.subtask_work.assign(n * n * n, total_work / (n * n * n));
-  g.block_bytes.resize(n * n);
-  for (std::uint32_t i = 0; i < parts; ++i)
-    for (std::uint32_t j = 0; j < parts; ++j) g.block_bytes[i * n + j] = block_bytes_of(vertices, parts, i, edges / (n * n));
-  return g;
-}
-
-JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits) {
-  check_workload_splits(splits);
-  JournalContents run;
-  run.identity.parts = shape.parts;
-  run.identity.splits = splits;
-  run.identity.vertices = shape.vertices;
-  const TaskPlan plan(shape.parts, splits);
-  run.records.reserve(plan.num_tasks());
-  for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
-    const Task t = plan.decode(id);
-    const double work = static_cast<double>(shape.subtask_work[(std::size_t(t.i) * shape.parts + t.j) * shape.parts + t.k]) / splits;
-    const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, t.i));
-    run.records.push_back(
-        {id, 0, model.task_overhead_seconds + model.seconds_per_work * work + model.seconds_per_row * rows, 0, work, 0.0});
-  }
+MeasuredRun measured_run(const std::string& journal_path, const std::string& report_path) {
+  MeasuredRun run;
+  run.journal_path = journal_path;
+  run.journal = read_journal(run.journal_path);
+  const std::string& input = run.journal.identity.input;
+  if (!std::filesystem::exists(input))
+    throw Error("journal '" + run.journal_path + "': its block file '" + input + "' is not here (the fit needs its block sizes)");
+  const BlockFileReader file(input);
+  if (file.header().graph_checksum != run.journal.identity.graph_checksum)
+    throw Error("'" + input + "' is not the graph of journal '" + run.journal_path + "' (other content)");
+  run.block_bytes = file_block_bytes(file);
+  if (!report_path.empty()) add_report(report_path, run);
   return run;
 }
 
-BlockLoads model_block_loads(const CostModel& model, const GraphShape& shape, double seconds_per_byte, bool with_fixed_costs) {
-  BlockLoads loads{shape.block_bytes, seconds_per_byte};
-  // The simulator charges bytes at one rate: a block's fixed and per-row costs ride on it as
-  // the bytes read at that rate in the same time.
-  if (with_fixed_costs && (model.load_seconds_per_block > 0 || model.load_seconds_per_row > 0))
-    for (std::size_t b = 0; b < loads.block_bytes.size(); ++b) {
-      const double rows = static_cast<double>(rows_in_class(shape.vertices, shape.parts, static_cast<std::uint32_t>(b / shape.parts)));
-      loads.block_bytes[b] +=
-          static_cast<std::uint64_t>((model.load_seconds_per_block + model.load_seconds_per_row * rows) / seconds_per_byte);
-    }
-  return loads;
-}
-
-std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
-                                         const std::vector<int>& gpu_counts, const MachineParameters& machine) {
-  check_workload_splits(splits);
-  // 1. The run as a journal of predicted task costs (load charged by the simulator).
-  const JournalContents run = model_task_run(model, shape, splits);
-  // 2. Each GPU count through the scheduler's policy, reading at the slowest of the bounds.
-  auto rate_at = [&](int gpus) {
-    const double own = model.load_seconds_per_byte;
-    const double network = std::min(gpus, machine.gpus_per_node) / machine.network_bytes_per_second;
-    const double shared_fs = gpus / machine.file_system_bytes_per_second;
-    return std::max({own, network, shared_fs}) + model.upload_seconds_per_byte;
-  };
-  double count_seconds = 0;
-  for (const JournalRecord& r : run.records) count_seconds += r.seconds;
-  const bool extra_costs = model.load_seconds_per_block > 0 || model.load_seconds_per_row > 0;
-  auto loads_at = [&](int gpus, bool with_fixed_costs) { return model_block_loads(model, shape, rate_at(gpus), with_fixed_costs); };
-  const BlockLoads one = loads_at(1, true);
-  const double one_gpu = simulate_schedule(run, 1, 0, &one).predicted_seconds;
-  std::vector<PredictedPoint> points;
-  for (int gpus : gpu_counts) {
-    const BlockLoads loads = loads_at(gpus, true);
-    SimulationPoint s = simulate_schedule(run, gpus, 0, &loads);
-    // What the simulator charged for reads (fixed costs included), then the real bytes.
-    const double charged_all = static_cast<double>(s.mean_bytes_loaded) * gpus * loads.seconds_per_byte;
-    if (extra_costs) {
-      const BlockLoads plain = loads_at(gpus, false);
-      const SimulationPoint bytes_only = simulate_schedule(run, gpus, 0, &plain);
-      s.max_bytes_loaded = bytes_only.max_bytes_loaded, s.mean_bytes_loaded = bytes_only.mean_bytes_loaded;
-    }
-    PredictedPoint p;
-    p.gpus = gpus;
-    p.seconds = s.predicted_seconds;
-    p.speedup = s.predicted_seconds > 0 ? one_gpu / s.predicted_seconds : 1;
-    p.efficiency = p.speedup / gpus;
-    p.imbalance = s.imbalance;
-    p.load_seconds_per_byte = loads.seconds_per_byte;
-    p.max_bytes_per_gpu = s.max_bytes_loaded;
-    p.mean_bytes_per_gpu = s.mean_bytes_loaded;
-    p.tasks = s.tasks;
-    p.count_seconds = count_seconds;
-    const double bytes_all = static_cast<double>(s.mean_bytes_loaded) * gpus;
-    p.upload_seconds = bytes_all * model.upload_seconds_per_byte;
-    p.load_seconds = charged_all - p.upload_seconds;
-    points.push_back(p);
-  }
-  return points;
-}
-
-std::uint64_t triple_bytes(const GraphShape& shape, double table_factor) {
-  const std::uint64_t n = shape.parts;
-  double most = 0;
-  for (std::uint64_t i = 0; i < n; ++i)
-    for (std::uint64_t j = 0; j < n; ++j)
-      for (std::uint64_t k = 0; k < n; ++k) {
-        const double hash = static_cast<double>(shape.block_bytes[i * n + k]);
-        most = std::max(most, hash * (1 + table_factor) + static_cast<double>(shape.block_bytes[i * n + j]) +
-                                  static_cast<double>(shape.block_bytes[j * n + k]));
-      }
-  return static_cast<std::uint64_t>(most);
-}
-
-std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request) {
-  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
-  const std::uint64_t wanted = std::uint64_t(request.tasks_per_gpu) * static_cast<std::uint64_t>(request.gpus);
-  const std::uint64_t m = (wanted + subtasks - 1) / subtasks;
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(m, 1, kMaxWorkloadSplits));
+GraphSample kronecker_sample(int scale, const GraphShape& shape) {
+  GraphSample g;
+  g.scale = scale;
+  g.vertices = shape.vertices, g.edges = shape.edges, g.total_work = shape.total_work();
+  g.tasks = shape.subtask_work.size();
+  for (std::uint64_t w : shape.subtask_work) g.max_task_work = std::max(g.max_task_work, w);
+  return g;
 }
 
 }  // namespace tricount

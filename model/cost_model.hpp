@@ -1,5 +1,6 @@
 // The cost model behind tricount-simulate's predictions for runs it has not seen, fitted
-// from measured runs (journals and the block files they counted):
+// from measured runs (journals and the block files they counted); the predictions are in
+// model/predict.hpp, the planner in model/plan.hpp:
 //
 //   task seconds  = overhead + rate * work estimate            (count; per backend and device)
 //                 + row rate * rows of the task's class i       (each split walks every row)
@@ -31,8 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "model/graph_shape.hpp"
 #include "scheduler/journal.hpp"
-#include "scheduler/simulate.hpp"
 
 namespace tricount {
 
@@ -91,71 +92,12 @@ std::string cost_model_json(const CostModel& model);
 void save_cost_model(const CostModel& model, const std::string& path);
 CostModel load_cost_model(const std::string& path);
 
-// A graph's shape at n parts: what the simulator needs.
-struct GraphShape {
-  std::string description;
-  std::uint64_t vertices = 0, edges = 0;
-  std::uint32_t parts = 1;
-  std::vector<std::uint64_t> subtask_work;  // n^3, indexed (i * n + j) * n + k
-  std::vector<std::uint64_t> block_bytes;   // n^2, row-major
-  std::uint64_t total_work() const;
-  std::uint64_t max_block_bytes() const;
-};
+// A measured run from its journal and the block file it counted (the journal's input), with
+// the transfer seconds and bytes of its tricount-count --json report when `report_path` is
+// given. Throws Error naming the journal or the report when one cannot be used.
+MeasuredRun measured_run(const std::string& journal_path, const std::string& report_path = "");
 
-// A shape as a small JSON file (|V|, |E|, n, block bytes, subtask work): what the fit and a
-// prediction need of a block file, without the file (made where the file is, read anywhere).
-std::string graph_shape_json(const GraphShape& shape);
-void save_graph_shape(const GraphShape& shape, const std::string& path);
-GraphShape load_graph_shape(const std::string& path);  // throws Error naming the file and field
-
-// The bytes of block (i, j) holding `nnz` neighbours of a graph of `vertices` at n parts.
-std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
-// A synthetic graph of `vertices`, `edges` and total work at n parts: even tasks and blocks.
-GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,
-                           std::uint64_t total_work, std::uint32_t parts);
-
-// The machine the prediction is for (defaults: a Summit-class node).
-struct MachineParameters {
-  int gpus_per_node = 6;
-  double network_bytes_per_second = 25e9;       // per node
-  double file_system_bytes_per_second = 2.5e12; // shared by every GPU reading at once
-};
-
-struct PredictedPoint {
-  int gpus = 1;
-  double seconds = 0, speedup = 1, efficiency = 1, imbalance = 1;
-  double load_seconds_per_byte = 0;  // the rate used at this count (the slowest of the bounds)
-  std::uint64_t max_bytes_per_gpu = 0, mean_bytes_per_gpu = 0;
-  std::uint64_t tasks = 0;
-  double count_seconds = 0;  // summed over every GPU: overheads and counting
-  double load_seconds = 0;   // summed over every GPU: block reads
-  double upload_seconds = 0; // summed over every GPU: host -> device copies of the blocks read
-};
-
-// Predicts one run of `shape` at m splits on each GPU count (efficiency against one GPU
-// at the same n and m), through the scheduler's own policy (simulate_schedule).
-// The run predict_runs simulates, as a journal: each task's model seconds (overhead, work,
-// row walk; no loads) and its work estimate. The static schedule's simulation starts from it too.
-JournalContents model_task_run(const CostModel& model, const GraphShape& shape, std::uint32_t splits);
-// The blocks as the simulator charges them at `seconds_per_byte`; with_fixed_costs adds each
-// block's per-block and per-row load seconds as the bytes read at that rate in the same time.
-BlockLoads model_block_loads(const CostModel& model, const GraphShape& shape, double seconds_per_byte, bool with_fixed_costs);
-std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
-                                         const std::vector<int>& gpu_counts, const MachineParameters& machine);
-
-// The plan: the parts whose triple of blocks (and the hash tables of one of them) fit the
-// GPU's memory, and the splits that give every GPU enough tasks.
-struct PlanRequest {
-  int gpus = 1;
-  std::uint64_t gpu_memory_bytes = 0;
-  double memory_headroom = 0.8;   // fraction of GPU memory the blocks and tables may use
-  double table_factor = 2.0;      // hash table bytes per byte of the hashed block
-  std::uint32_t tasks_per_gpu = 8;
-};
-// Smallest n (>= 1) whose largest block triple + tables fit: needs a shape builder for n.
-std::uint64_t triple_bytes(const GraphShape& shape, double table_factor);
-std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request);
-
-
+// A Kronecker sample of `scale` from the shape of its block file.
+GraphSample kronecker_sample(int scale, const GraphShape& shape);
 
 }  // namespace tricount

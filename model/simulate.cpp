@@ -1,4 +1,4 @@
-#include "scheduler/simulate.hpp"
+#include "model/simulate.hpp"
 
 #include <algorithm>
 #include <array>

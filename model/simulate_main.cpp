@@ -1,20 +1,22 @@
 // tricount-simulate: predicted scaling. Four modes:
 //   --journal J              replay one journal's measured task costs (as before);
-//   --fit MODEL --journal J… fit a cost model (scheduler/cost_model.hpp) and save it;
-//   --model MODEL GRAPH      predict runs of a graph (block file, or its size) not measured;
-//   --plan --model MODEL …   recommend --parts and --workload-splits, with the predictions.
+//   --fit MODEL --journal J… fit a cost model (model/cost_model.hpp) and save it;
+//   --model MODEL GRAPH      predict runs of a graph (block file, or its size) not measured
+//                            (model/predict.hpp);
+//   --plan --model MODEL …   recommend --parts and --workload-splits, with the predictions
+//                            (model/plan.hpp).
+// The library in model/ does the work; this file reads the options and prints.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <map>
 #include <optional>
 #include <sstream>
 
-#include "scheduler/cost_model.hpp"
-#include "scheduler/simulate.hpp"
+#include "model/cost_model.hpp"
+#include "model/plan.hpp"
+#include "model/predict.hpp"
+#include "model/simulate.hpp"
 #include "src/block_format.hpp"
 #include "src/cli.hpp"
 #include "src/json.hpp"
@@ -49,56 +51,6 @@ std::vector<int> powers_of_two_up_to(int most) {
   for (int w = 1; w < most; w *= 2) counts.push_back(w);
   counts.push_back(most);
   return counts;
-}
-
-// The bytes of every block of a file (n x n, row-major), from its attributes.
-std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file) {
-  const std::uint32_t n = file.header().parts;
-  std::vector<std::uint64_t> bytes;
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = 0; j < n; ++j) bytes.push_back(block_bytes_of(file.header().vertices, n, i, file.block_nnz({i, j})));
-  return bytes;
-}
-
-GraphShape file_shape(const std::string& path) {
-  const BlockFileReader file(path);
-  GraphShape g;
-  g.description = "block file '" + path + "'";
-  g.vertices = file.header().vertices, g.edges = file.header().edges, g.parts = file.header().parts;
-  g.subtask_work = file.read_task_work();
-  if (g.subtask_work.empty())
-    throw Error("'" + path + "' has no /task_work estimates: partition it again with this tricount-partition");
-  g.block_bytes = file_block_bytes(file);
-  return g;
-}
-
-// The shape of a graph of `size` at the parts of the real block file `like` (a smaller
-// graph of the same family, partitioned at the same n; Kronecker graphs are self-similar):
-// its /task_work scaled to the size's total work, its blocks' neighbours to the size's edges.
-GraphShape like_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges, std::uint64_t total_work,
-                      const std::string& like) {
-  const BlockFileReader file(like);
-  const std::uint32_t n = file.header().parts;
-  GraphShape g;
-  g.description = description + ", task and block shape of '" + like + "'";
-  g.vertices = vertices, g.edges = edges, g.parts = n;
-  const std::vector<std::uint64_t> work = file.read_task_work();
-  if (work.empty()) throw Error("--like '" + like + "' has no /task_work estimates: partition it again with this tricount-partition");
-  double like_work = 0, like_nnz = 0;
-  for (std::uint64_t w : work) like_work += static_cast<double>(w);
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = 0; j < n; ++j) like_nnz += static_cast<double>(file.block_nnz({i, j}));
-  if (like_work <= 0 || like_nnz <= 0) throw Error("--like '" + like + "' has no work or no edges");
-  for (std::uint64_t w : work) g.subtask_work.push_back(static_cast<std::uint64_t>(static_cast<double>(w) * total_work / like_work));
-  char skew[96];
-  std::snprintf(skew, sizeof skew, " (largest subtask %.2f x the mean)",
-                static_cast<double>(*std::max_element(work.begin(), work.end())) * static_cast<double>(work.size()) / like_work);
-  g.description += skew;
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = 0; j < n; ++j)
-      g.block_bytes.push_back(block_bytes_of(
-          vertices, n, i, static_cast<std::uint64_t>(static_cast<double>(file.block_nnz({i, j})) * static_cast<double>(edges) / like_nnz)));
-  return g;
 }
 
 // ---- Replay (one journal, its measured costs).
@@ -162,30 +114,6 @@ struct FitRequest {
   std::string backend, device, storage, output;
 };
 
-// A count --json report's transfer seconds and bytes loaded, summed over its worker ranks.
-void add_report(const std::string& path, MeasuredRun& run) {
-  // The report is the program's own JSON; only two keys per rank are needed.
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read --report '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  double seconds = 0;
-  std::uint64_t bytes = 0;
-  bool any = false;
-  for (std::size_t at = text.find("\"per_rank\""); at != std::string::npos;) {
-    const std::size_t t = text.find("\"transfer_seconds\":", at), b = text.find("\"bytes_loaded\":", at);
-    if (t == std::string::npos || b == std::string::npos) break;
-    seconds += std::strtod(text.c_str() + t + 19, nullptr);
-    bytes += std::strtoull(text.c_str() + b + 15, nullptr, 10);
-    any = true;
-    at = std::max(t, b) + 1;
-  }
-  if (!any) throw Error("--report '" + path + "' has no per_rank transfer_seconds and bytes_loaded (a tricount-count --json report?)");
-  run.transfer_seconds = seconds;
-  run.transfer_bytes = bytes;
-}
-
 int fit(const FitRequest& request) {
   if (request.journals.empty()) throw UsageError("--fit needs at least one --journal");
   if (!request.reports.empty() && request.reports.size() != request.journals.size())
@@ -193,39 +121,23 @@ int fit(const FitRequest& request) {
                      " journals, " + std::to_string(request.reports.size()) + " reports)");
   // 1. The runs, each with its block file (the journal's input).
   std::vector<MeasuredRun> runs;
-  for (std::size_t r = 0; r < request.journals.size(); ++r) {
-    MeasuredRun run;
-    run.journal_path = request.journals[r];
-    run.journal = read_journal(run.journal_path);
-    const std::string& input = run.journal.identity.input;
-    if (!std::filesystem::exists(input))
-      throw Error("journal '" + run.journal_path + "': its block file '" + input + "' is not here (the fit needs its block sizes)");
-    const BlockFileReader file(input);
-    if (file.header().graph_checksum != run.journal.identity.graph_checksum)
-      throw Error("'" + input + "' is not the graph of journal '" + run.journal_path + "' (other content)");
-    run.block_bytes = file_block_bytes(file);
-    if (!request.reports.empty()) add_report(request.reports[r], run);
-    runs.push_back(std::move(run));
-  }
+  for (std::size_t r = 0; r < request.journals.size(); ++r)
+    runs.push_back(measured_run(request.journals[r], request.reports.empty() ? "" : request.reports[r]));
   // 2. The count, load and upload rates; 3. the Kronecker family from its samples.
   CostModel model = fit_cost_model(runs, request.backend, request.device, request.storage);
   if (!request.samples.empty()) {
     std::vector<GraphSample> samples;
     for (const std::string& s : request.samples) {
       const std::size_t eq = s.find('=');
-      GraphSample g;
+      int scale = 0;
       try {
         std::size_t used = 0;
-        g.scale = std::stoi(s.substr(0, eq), &used);
-        if (eq == std::string::npos || used != eq || g.scale < 1 || g.scale > 40) throw std::invalid_argument(s);
+        scale = std::stoi(s.substr(0, eq), &used);
+        if (eq == std::string::npos || used != eq || scale < 1 || scale > 40) throw std::invalid_argument(s);
       } catch (const std::exception&) {
         throw UsageError("--kronecker-sample: '" + s + "' is not SCALE=BLOCKFILE");
       }
-      const GraphShape shape = file_shape(s.substr(eq + 1));
-      g.vertices = shape.vertices, g.edges = shape.edges, g.total_work = shape.total_work();
-      g.tasks = shape.subtask_work.size();
-      for (std::uint64_t w : shape.subtask_work) g.max_task_work = std::max(g.max_task_work, w);
-      samples.push_back(g);
+      samples.push_back(kronecker_sample(scale, file_shape(s.substr(eq + 1))));
       model.calibrated_on.push_back("kronecker sample " + s);
     }
     model.kronecker = fit_kronecker_family(samples);
@@ -242,49 +154,6 @@ int fit(const FitRequest& request) {
 }
 
 // ---- Predict and plan.
-struct GraphRequest {
-  std::string input, family = "kronecker";
-  int kronecker_scale = 0;
-  double edges = 0, vertices = 0;
-};
-
-// |V|, |E| and total work of a graph given by size, from the model's family fit.
-struct GraphSize {
-  std::string description;
-  std::uint64_t vertices = 0, edges = 0, total_work = 0;
-};
-
-GraphSize graph_size(const GraphRequest& g, const CostModel& model) {
-  GraphSize s;
-  const KroneckerFamily& k = model.kronecker;
-  if (g.kronecker_scale > 0) {
-    if (!k.fitted) throw UsageError("--kronecker-scale: the model has no Kronecker family (fit it with --kronecker-sample)");
-    const double v = k.vertices.at(g.kronecker_scale), e = k.edges.at(g.kronecker_scale);
-    if (v > double(kMaxVertices)) throw UsageError("--kronecker-scale " + std::to_string(g.kronecker_scale) + " has more vertices than 2^32 - 1");
-    s.vertices = static_cast<std::uint64_t>(v), s.edges = static_cast<std::uint64_t>(e);
-    s.total_work = static_cast<std::uint64_t>(k.work.at(g.kronecker_scale));
-    s.description = "Kronecker scale " + std::to_string(g.kronecker_scale);
-    return s;
-  }
-  if (g.edges < 1 || g.vertices < 2) throw UsageError("--edges and --vertices: give both, at least 1 and 2");
-  if (g.vertices > double(kMaxVertices)) throw UsageError("--vertices is more than 2^32 - 1");
-  if (g.edges > g.vertices * (g.vertices - 1) / 2) throw UsageError("--edges is more than a simple graph of --vertices can hold");
-  s.vertices = static_cast<std::uint64_t>(g.vertices), s.edges = static_cast<std::uint64_t>(g.edges);
-  if (g.family == "kronecker") {
-    if (!k.fitted) throw UsageError("--family kronecker: the model has no Kronecker family (fit it with --kronecker-sample)");
-    // The scale whose edge count this is; its work per edge.
-    const double scale = (std::log2(g.edges) - k.edges.intercept) / k.edges.slope;
-    s.total_work = static_cast<std::uint64_t>(g.edges * k.work.at(scale) / k.edges.at(scale));
-  } else if (g.family == "erdos-renyi") {
-    // Uniform degrees d = 2|E|/|V|: each oriented edge probes the out-list of its head, about d/2.
-    s.total_work = static_cast<std::uint64_t>(g.edges + g.edges * g.edges / g.vertices);
-  } else {
-    throw UsageError("--family: '" + g.family + "' is not kronecker or erdos-renyi");
-  }
-  s.description = g.family + " graph of " + std::to_string(s.vertices) + " vertices and " + std::to_string(s.edges) + " edges";
-  return s;
-}
-
 std::string calibration_note(const CostModel& model, const std::string& model_path) {
   std::string note = "calibrated on " + model.backend + " on " + model.device + " (model '" + model_path + "': ";
   for (std::size_t i = 0; i < model.calibrated_on.size(); ++i) note += (i ? ", " : "") + model.calibrated_on[i];
@@ -324,42 +193,6 @@ struct PredictRequest {
   bool static_schedule = false;    // --schedule static: the resident mode's two phases
   std::vector<std::string> like;   // --like: block files whose shapes stand in for a graph given by size
 };
-
-// The static schedule at each GPU count: the runtime's assignment, the blocks each GPU holds,
-// the load phase at the rate predict_runs charges at that count, then the count phase.
-struct StaticPrediction {
-  PredictedPoint dynamic;        // the dynamic schedule's prediction at the same count
-  StaticSimulationPoint point;
-  bool fits = true;              // the GPU's blocks and the hash tables of its largest block fit
-};
-
-std::vector<StaticPrediction> predict_static(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
-                                             const std::vector<int>& counts, const MachineParameters& machine,
-                                             const PlanRequest& memory) {
-  const JournalContents run = model_task_run(model, shape, splits);
-  const std::vector<PredictedPoint> dynamic = predict_runs(model, shape, splits, counts, machine);
-  const double one_rate = predict_runs(model, shape, splits, {1}, machine).front().load_seconds_per_byte;
-  const double budget = memory.memory_headroom * static_cast<double>(memory.gpu_memory_bytes);
-  std::vector<StaticPrediction> out;
-  for (std::size_t c = 0; c < counts.size(); ++c) {
-    StaticPrediction p;
-    p.dynamic = dynamic[c];
-    // Times with each block's fixed load costs; bytes without them; the one-GPU base at its own rate.
-    const BlockLoads charged = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, true);
-    const BlockLoads plain = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, false);
-    const BlockLoads base_loads = model_block_loads(model, shape, one_rate, true);
-    p.point = simulate_static(run, counts[c], &charged, one_rate);
-    const StaticSimulationPoint bytes = simulate_static(run, counts[c], &plain);
-    const StaticSimulationPoint base = simulate_static(run, 1, &base_loads);
-    p.point.max_bytes = bytes.max_bytes, p.point.mean_bytes = bytes.mean_bytes;
-    p.point.speedup = p.point.total_seconds > 0 ? base.total_seconds / p.point.total_seconds : 1.0;
-    p.point.efficiency = p.point.speedup / counts[c];
-    p.fits = memory.gpu_memory_bytes == 0 ||
-             static_cast<double>(p.point.max_bytes) + memory.table_factor * static_cast<double>(shape.max_block_bytes()) <= budget;
-    out.push_back(p);
-  }
-  return out;
-}
 
 void print_static(std::FILE* out, const std::vector<StaticPrediction>& points, bool memory_given) {
   std::fprintf(out, "%7s %13s %10s %13s %13s %10s %10s %16s %5s %10s\n", "gpus", "count_phase_s", "count_eff", "load_phase_s",
@@ -427,96 +260,35 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
 int predict(const PredictRequest& request) {
   // 1. The model and the graph's shape (at the requested parts, or the file's own).
   const CostModel model = load_cost_model(request.model_path);
-  std::optional<GraphSize> size;
-  std::optional<GraphShape> from_file;
-  if (!request.graph.input.empty()) {
-    from_file = file_shape(request.graph.input);
-    if (request.plan) {
-      // Other parts than the file's: its size and total work (work does not depend on n), even tasks.
-      size = GraphSize{from_file->description, from_file->vertices, from_file->edges, from_file->total_work()};
-      from_file.reset();
-    } else if (request.parts != 0 && request.parts != from_file->parts)
-      throw UsageError("--parts " + std::to_string(request.parts) + ": '" + request.graph.input + "' has n = " +
-                       std::to_string(from_file->parts) + " (partition it again for other parts)");
-  } else {
-    size = graph_size(request.graph, model);
-  }
-  // --like files by their parts (the one with the most edges where several share n).
-  std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> like_at;
-  for (const std::string& path : request.like) {
-    const BlockFileReader file(path);
-    auto& slot = like_at[file.header().parts];
-    if (file.header().edges > slot.first) slot = {file.header().edges, path};
-  }
-  auto shape_at = [&](std::uint32_t n) {
-    if (from_file) return *from_file;
-    if (const auto like = like_at.find(n); like != like_at.end())
-      return like_shape(size->description, size->vertices, size->edges, size->total_work, like->second.second);
-    GraphShape even = synthetic_shape(size->description, size->vertices, size->edges, size->total_work, n);
-    even.description += ", even tasks and blocks";
-    return even;
-  };
-  // 2. The plan: smallest n whose triple fits, then splits for enough tasks; among n, 2n, ...
-  // up to 128 (more parts: smaller blocks read per GPU, more tasks) while the subtasks are at
-  // most 16 times the tasks wanted (beyond that only the row walks and offsets grow), the
-  // fastest at the most GPUs.
-  std::uint32_t parts = request.parts ? request.parts : (from_file ? from_file->parts : 0);
+  const GraphShapes shapes = graph_shapes(request.graph, model, request.plan, request.parts, request.like);
+  // 2. The plan (model/plan.hpp), or the parts and splits asked for.
+  std::uint32_t parts = request.parts ? request.parts : (shapes.from_file ? shapes.from_file->parts : 0);
   std::uint32_t splits = request.splits;
   std::string plan_note;
   if (request.plan) {
     const PlanRequest& pr = request.plan_request;
+    const Plan plan = plan_run(model, shapes, pr, request.machine, request.static_schedule);
+    parts = plan.parts, splits = plan.splits;
     const double budget = pr.memory_headroom * static_cast<double>(pr.gpu_memory_bytes);
-    std::uint32_t fit = 1;
-    while (fit <= kMaxParts && static_cast<double>(triple_bytes(synthetic_shape("", size->vertices, size->edges, 0, fit), pr.table_factor)) > budget)
-      fit = fit < 16 ? fit + 1 : fit * 2;
-    if (fit > kMaxParts)
-      throw UsageError("--gpu-memory: no --parts up to " + std::to_string(kMaxParts) + " fits a block triple in it");
-    double best = -1;
-    const std::uint64_t most_subtasks = 16ull * pr.tasks_per_gpu * static_cast<std::uint64_t>(pr.gpus);
-    std::uint64_t resident_bytes = 0;
-    // (Static: also beyond that, up to 128, while no n has fitted a GPU's blocks yet.)
-    for (std::uint32_t n = fit;
-         n == fit || (n <= 128 && (std::uint64_t(n) * n * n <= most_subtasks || (request.static_schedule && best < 0))); n *= 2) {
-      PlanRequest for_n = pr;
-      const std::uint32_t m = splits_for(n, for_n);
-      if (!request.static_schedule) {
-        const double t = predict_runs(model, shape_at(n), m, {pr.gpus}, request.machine).front().seconds;
-        if (best < 0 || t < best * 0.98) best = t, parts = n, splits = m;  // more parts only for a clear gain
-        continue;
-      }
-      // Static: the shortest count phase whose blocks fit each GPU, over m, 2m, 4m (more
-      // splits even out hub tasks but repeat the row walk); more parts or splits only for a
-      // clear gain.
-      const GraphShape shape = shape_at(n);
-      for (std::uint32_t more = m; more <= std::min<std::uint32_t>(4 * m, kMaxWorkloadSplits); more *= 2) {
-        const StaticPrediction p = predict_static(model, shape, more, {pr.gpus}, request.machine, pr).front();
-        if (!p.fits) continue;
-        if (best < 0 || p.point.count_phase_seconds < best * 0.98)
-          best = p.point.count_phase_seconds, parts = n, splits = more, resident_bytes = p.point.max_bytes;
-      }
-    }
-    if (request.static_schedule && best < 0)
-      throw UsageError("--schedule static: at no --parts from " + std::to_string(fit) + " do the blocks of a GPU's tasks fit " +
-                       "--gpu-memory at " + std::to_string(pr.gpus) + " GPUs: give more GPUs or count with the dynamic schedule");
     char note[256];
     std::snprintf(note, sizeof note,
                   "PLAN: --parts %u --workload-splits %u (smallest n whose block triple fits: %u; at n = %u the triple + tables "
                   "take %.3g GB of %.3g GB usable; %llu tasks, %.1f per GPU at %d)",
-                  parts, splits, fit, parts, 1e-9 * static_cast<double>(triple_bytes(shape_at(parts), pr.table_factor)), 1e-9 * budget,
-                  static_cast<unsigned long long>(std::uint64_t(parts) * parts * parts * splits),
+                  parts, splits, plan.smallest_parts, parts, 1e-9 * static_cast<double>(triple_bytes(shapes.at(parts), pr.table_factor)),
+                  1e-9 * budget, static_cast<unsigned long long>(std::uint64_t(parts) * parts * parts * splits),
                   static_cast<double>(std::uint64_t(parts) * parts * parts * splits) / pr.gpus, pr.gpus);
     plan_note = note;
     if (request.static_schedule) {
       std::snprintf(note, sizeof note,
                     "; resident (static schedule): the shortest count phase at %d GPUs whose blocks fit, %.3g GB of blocks on "
                     "the fullest GPU",
-                    pr.gpus, 1e-9 * static_cast<double>(resident_bytes));
+                    pr.gpus, 1e-9 * static_cast<double>(plan.resident_bytes));
       plan_note += note;
     }
   }
   if (parts == 0) throw UsageError("--parts: give the parts to predict for (or --plan)");
   // 3. The predictions.
-  const GraphShape shape = shape_at(parts);
+  const GraphShape shape = shapes.at(parts);
   const std::vector<int> counts = request.plan ? powers_of_two_up_to(request.plan_request.gpus) : request.gpus;
   std::FILE* out = request.json == "-" ? stderr : stdout;
   if (request.static_schedule) return predict_static_and_print(request, model, shape, parts, splits, counts, plan_note, out);

@@ -1,0 +1,45 @@
+// A graph's shape at n parts: what the simulator needs of a graph (|V|, |E|, each block's
+// bytes, each subtask's work), from a block file, from its small JSON file (made where the
+// block file is, read anywhere), or made up from a size (even tasks and blocks).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/block_format.hpp"
+
+namespace tricount {
+
+struct GraphShape {
+  std::string description;
+  std::uint64_t vertices = 0, edges = 0;
+  std::uint32_t parts = 1;
+  std::vector<std::uint64_t> subtask_work;  // n^3, indexed (i * n + j) * n + k
+  std::vector<std::uint64_t> block_bytes;   // n^2, row-major
+  std::uint64_t total_work() const;
+  std::uint64_t max_block_bytes() const;
+};
+
+// A shape as a small JSON file (|V|, |E|, n, block bytes, subtask work): what the fit and a
+// prediction need of a block file, without the file (made where the file is, read anywhere).
+std::string graph_shape_json(const GraphShape& shape);
+void save_graph_shape(const GraphShape& shape, const std::string& path);
+GraphShape load_graph_shape(const std::string& path);  // throws Error naming the file and field
+
+// The bytes of block (i, j) holding `nnz` neighbours of a graph of `vertices` at n parts.
+std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
+// The bytes of every block of a file (n x n, row-major), from its attributes.
+std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file);
+// The shape of the block file at `path` (Error when it has no /task_work estimates).
+GraphShape file_shape(const std::string& path);
+// A synthetic graph of `vertices`, `edges` and total work at n parts: even tasks and blocks.
+GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,
+                           std::uint64_t total_work, std::uint32_t parts);
+// The shape of a graph of that size at the parts of the real block file `like` (a smaller
+// graph of the same family, partitioned at the same n; Kronecker graphs are self-similar):
+// its /task_work scaled to the size's total work, its blocks' neighbours to the size's edges.
+GraphShape like_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges, std::uint64_t total_work,
+                      const std::string& like);
+
+}  // namespace tricount
