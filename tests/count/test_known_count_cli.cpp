@@ -180,7 +180,8 @@ TEST_F(KnownCountCli, StaleOrWrongSidecarStopsThePartitioner) {
   write_file(dir_.file("g.txt.known"), "triangles = 5\n");
   p = partition(dir_.file("g.txt"), dir_.file("g.h5"));
   EXPECT_EQ(p.exit_code, 1) << describe(p);
-  EXPECT_TRUE(has(p.err, "is not a known-counts file written by tricount-generate")) << p.err;
+  EXPECT_TRUE(has(p.err, "g.txt.known': not a known-counts file written by tricount-generate")) << p.err;
+  EXPECT_TRUE(has(p.err, "delete it or regenerate the graph")) << p.err;
 }
 
 TEST_F(KnownCountCli, StandardOutputGetsTheCountsButNoSidecar) {

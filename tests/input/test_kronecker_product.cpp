@@ -304,6 +304,12 @@ TEST(KnownSidecar, RoundTripStaleAndMalformed) {
   EXPECT_EQ(back->generator, k.generator);
   EXPECT_EQ(back->sidecar, known_sidecar_path(g));
 
+  k.triangles = UINT64_MAX;  // exact beyond 2^53, where a double would round
+  k.edges = (std::uint64_t{1} << 53) + 1;
+  write_known_sidecar(g, k);
+  EXPECT_EQ(read_known_sidecar(g)->triangles, UINT64_MAX);
+  EXPECT_EQ(read_known_sidecar(g)->edges, (std::uint64_t{1} << 53) + 1);
+
   write_file(g, "0 1\n1 2\n2 0\n2 3\n");  // another graph under the same name
   try {
     read_known_sidecar(g);
@@ -312,7 +318,9 @@ TEST(KnownSidecar, RoundTripStaleAndMalformed) {
     EXPECT_NE(std::string(e.what()).find("belongs to another graph"), std::string::npos) << e.what();
   }
   for (const std::string bad : {"", "{", "{\"format\": \"tricount-known\"}", "{\"format\": \"other\", \"version\": 1}",
-                                "{\"triangles\": -1}", "{\"a\": 1, \"a\": 2}", "{} x"}) {
+                                "{\"triangles\": -1}", "{} x",
+                                "{\"format\": \"tricount-known\", \"version\": 1, \"generator\": \"g\", \"file_bytes\": 12, "
+                                "\"vertex_ids\": 3, \"vertices\": 3, \"edges\": 3, \"triangles\": 1.5}"}) {
     write_file(known_sidecar_path(g), bad);
     try {
       read_known_sidecar(g);
