@@ -21,7 +21,8 @@
 #   WORK       folder for the edge lists and outputs (default /tmp/tricount-bench-partition;
 #              scale 26 needs ~17 GB for the input, ~5 GB per output)
 #   TMPDIR_RUNS  --tmpdir for runs on disk (default WORK/runs; up to ~32 B per input edge)
-#   FORCE_EXTERNAL=1  runs on disk at any size (default 0: the program decides)
+#   RUNS_ON_DISK=1  runs on disk at any size (default 0: the program decides; FORCE_EXTERNAL=1,
+#              the old name, too)
 #   BEFORE=DIR  also run DIR/tricount-partition (e.g. main's build) on the same inputs,
 #              rows labelled "before" (the current build's are "after")
 #   TEXT=1     also write each graph as a text edge list and partition that (the reader's
@@ -40,7 +41,7 @@ BUDGETS=${BUDGETS:-"4G 16G"}
 THREADS=${THREADS:-0}
 WORK=${WORK:-/tmp/tricount-bench-partition}
 RUNS=${TMPDIR_RUNS:-$WORK/runs}
-FORCE=${FORCE_EXTERNAL:-0}
+RUNS_ON_DISK=${RUNS_ON_DISK:-${FORCE_EXTERNAL:-0}}
 BEFORE=${BEFORE:-}
 TEXT=${TEXT:-0}
 GAPBS_CONVERTER=${GAPBS_CONVERTER:-}
@@ -91,7 +92,8 @@ partition() {
   local out=$WORK/$name-n$p-$b-$label.h5 log=$WORK/$name-n$p-$b-$label.log
   local args=(-i "$input" -o "$out" --parts "$p" --tmpdir "$RUNS" --threads "$THREADS")
   [[ $b == default ]] || args+=(--memory-budget "$b")
-  [[ $FORCE == 1 ]] && args+=(--force-external)
+  # --force-external, the old spelling of --runs-on-disk: a BEFORE build may predate the new one.
+  [[ $RUNS_ON_DISK == 1 ]] && args+=(--force-external)
   if ! timed "$program" "${args[@]}" > "$log.out" 2> "$log"; then
     echo "$label $name --parts $p --memory-budget $b failed: see $log" >&2
     return 0

@@ -1,53 +1,26 @@
+// run_count's numbered steps; the collective helpers are in count/collective.cpp, the
+// statistics' gather and the report in count/count_report.cpp.
 #include "count/count_job.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <functional>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
-#include <type_traits>
-
-#include "scheduler/scheduler.hpp"
-#include "worker/block_cache.hpp"
-#include "src/output_file.hpp"
-#include "src/threads.hpp"
-
-#include <filesystem>
 #include <unordered_map>
 #include <unordered_set>
 
-namespace tricount {
+#include "count/count_report.hpp"
+#include "scheduler/scheduler.hpp"
+#include "src/output_file.hpp"
+#include "src/threads.hpp"
+#include "worker/block_cache.hpp"
 
-void collective_step(MPI_Comm comm, const std::function<void()>& step) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::string message;
-  int usage = 0;
-  try {
-    step();
-  } catch (const UsageError& e) {
-    message = e.what();
-    usage = 1;
-  } catch (const std::exception& e) {
-    message = e.what();
-    if (message.empty()) message = "unknown error";
-  }
-  int mine = message.empty() ? INT_MAX : rank, first = INT_MAX;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == INT_MAX) return;
-  int header[2] = {static_cast<int>(message.size()), usage};
-  MPI_Bcast(header, 2, MPI_INT, first, comm);
-  message.resize(static_cast<std::size_t>(header[0]));
-  MPI_Bcast(message.data(), header[0], MPI_CHAR, first, comm);
-  if (first != 0 && header[1] == 0) message = "rank " + std::to_string(first) + ": " + message;
-  if (header[1]) throw UsageError(message);
-  throw Error(message);
-}
+namespace tricount {
 
 namespace {
 
@@ -68,110 +41,6 @@ class StoppingTaskSource final : public TaskSource {
   TaskSource& source_;
   std::uint64_t stop_at_;
 };
-
-// One rank's statistics as they travel to rank 0 (MPI_Gather of 64-bit words: counts as
-// they are, seconds as the bits of their double) and as they appear in the report's
-// per_rank entries. One row per field drives packing, unpacking and the JSON.
-struct RankStatField {
-  const char* name;  // JSON key (inside "load_steps_seconds" for a load step)
-  bool load_step;
-  bool integer;      // a count (a JSON integer) or seconds (a JSON number)
-  std::uint64_t (*pack)(const WorkerStats&);
-  void (*unpack)(WorkerStats&, std::uint64_t);
-};
-
-template <class T>
-constexpr std::uint64_t to_word(T value) {
-  if constexpr (std::is_integral_v<T>) return value;
-  else return std::bit_cast<std::uint64_t>(value);
-}
-template <class T>
-constexpr T from_word(std::uint64_t word) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(word);
-  else return std::bit_cast<T>(word);
-}
-
-template <auto Member>
-constexpr RankStatField worker_stat(const char* name) {
-  using T = std::remove_cvref_t<decltype(WorkerStats{}.*Member)>;
-  return {name, false, std::is_integral_v<T>, [](const WorkerStats& s) { return to_word(s.*Member); },
-          [](WorkerStats& s, std::uint64_t word) { s.*Member = from_word<T>(word); }};
-}
-
-template <double BlockReadTimes::*Member>
-constexpr RankStatField load_step(const char* name) {
-  return {name, true, false, [](const WorkerStats& s) { return to_word(s.load_steps.*Member); },
-          [](WorkerStats& s, std::uint64_t word) { s.load_steps.*Member = from_word<double>(word); }};
-}
-
-constexpr RankStatField kRankStatFields[] = {
-    worker_stat<&WorkerStats::tasks>("tasks"),
-    worker_stat<&WorkerStats::triangles>("triangles"),
-    worker_stat<&WorkerStats::load_seconds>("load_seconds"),
-    worker_stat<&WorkerStats::transfer_seconds>("transfer_seconds"),
-    worker_stat<&WorkerStats::count_seconds>("count_seconds"),
-    worker_stat<&WorkerStats::idle_seconds>("idle_seconds"),
-    worker_stat<&WorkerStats::busy_seconds>("busy_seconds"),
-    worker_stat<&WorkerStats::bytes_loaded>("bytes_loaded"),
-    worker_stat<&WorkerStats::blocks_checked>("blocks_checked"),
-    worker_stat<&WorkerStats::bytes_checked>("bytes_checked"),
-    worker_stat<&WorkerStats::check_seconds>("check_seconds"),
-    worker_stat<&WorkerStats::load_phase_seconds>("load_phase_seconds"),
-    worker_stat<&WorkerStats::count_phase_seconds>("count_phase_seconds"),
-    worker_stat<&WorkerStats::resident_bytes>("resident_bytes"),
-    load_step<&BlockReadTimes::metadata>("metadata"),
-    load_step<&BlockReadTimes::read>("read"),
-    load_step<&BlockReadTimes::validate>("validate"),
-    load_step<&BlockReadTimes::checksum>("checksum"),
-};
-constexpr int kStatWords = 1 + static_cast<int>(std::size(kRankStatFields));  // the worker flag, then the fields
-
-std::vector<std::uint64_t> pack(const RankStats& r) {
-  std::vector<std::uint64_t> words = {r.worker ? 1u : 0u};
-  for (const RankStatField& f : kRankStatFields) words.push_back(f.pack(r.stats));
-  return words;
-}
-
-RankStats unpack(int rank, const std::uint64_t* words) {
-  RankStats r;
-  r.rank = rank;
-  r.worker = words[0] != 0;
-  for (std::size_t k = 0; k < std::size(kRankStatFields); ++k) kRankStatFields[k].unpack(r.stats, words[1 + k]);
-  return r;
-}
-
-JsonObject min_mean_max(const std::vector<RankStats>& ranks, double (*field)(const WorkerStats&)) {
-  double lo = 0, hi = 0, sum = 0;
-  int n = 0;
-  for (const RankStats& r : ranks) {
-    if (!r.worker) continue;
-    const double v = field(r.stats);
-    lo = n ? std::min(lo, v) : v;
-    hi = n ? std::max(hi, v) : v;
-    sum += v;
-    ++n;
-  }
-  JsonObject o;
-  o.add("min", lo).add("mean", n ? sum / n : 0.0).add("max", hi);
-  return o;
-}
-
-double max_of(const std::vector<RankStats>& ranks, double (*field)(const WorkerStats&)) {
-  double hi = 0;
-  for (const RankStats& r : ranks)
-    if (r.worker) hi = std::max(hi, field(r.stats));
-  return hi;
-}
-
-double f_load(const WorkerStats& s) { return s.load_seconds; }
-double f_check(const WorkerStats& s) { return s.check_seconds; }
-double f_transfer(const WorkerStats& s) { return s.transfer_seconds; }
-double f_count(const WorkerStats& s) { return s.count_seconds; }
-double f_idle(const WorkerStats& s) { return s.idle_seconds; }
-double f_busy(const WorkerStats& s) { return s.busy_seconds; }
-double f_tasks(const WorkerStats& s) { return static_cast<double>(s.tasks); }
-double f_load_phase(const WorkerStats& s) { return s.load_phase_seconds; }
-double f_count_phase(const WorkerStats& s) { return s.count_phase_seconds; }
 
 }  // namespace
 
@@ -201,16 +70,6 @@ std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
   const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
   const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
-}
-
-int node_local_rank(MPI_Comm comm, int* local_size) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  if (local_size) MPI_Comm_size(node, local_size);
-  MPI_Comm_free(&node);
-  return local;
 }
 
 namespace {
@@ -591,15 +450,6 @@ void write_per_vertex(CountJob& job, count_t total) {
   if (job.rank == 0) job.result.per_vertex = std::move(summary);
 }
 
-// Step 9: every rank's statistics to rank 0.
-void gather_rank_stats(CountJob& job, const RankStats& mine) {
-  const std::vector<std::uint64_t> packed = pack(mine);
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(job.size) * kStatWords);
-  MPI_Gather(packed.data(), kStatWords, MPI_UINT64_T, all.data(), kStatWords, MPI_UINT64_T, 0, job.comm);
-  if (job.rank != 0) return;
-  for (int r = 0; r < job.size; ++r) job.result.per_rank.push_back(unpack(r, all.data() + std::size_t(r) * kStatWords));
-}
-
 }  // namespace
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options) {
@@ -626,103 +476,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   job.result.count_phase_seconds = MPI_Wtime() - t_count;
   end_on_failure(job, outcome, total);  // 7.
   if (!options.per_vertex.empty()) write_per_vertex(job, total);  // 8.
-  gather_rank_stats(job, outcome.mine);  // 9.
+  job.result.per_rank = gather_rank_stats(comm, outcome.mine);  // 9. every rank's statistics to rank 0
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;
   return std::move(job.result);
-}
-
-double CountResult::imbalance() const {
-  double lo = 0, hi = 0;
-  bool any = false;
-  for (const RankStats& r : per_rank) {
-    if (!r.worker) continue;
-    lo = any ? std::min(lo, r.stats.busy_seconds) : r.stats.busy_seconds;
-    hi = any ? std::max(hi, r.stats.busy_seconds) : r.stats.busy_seconds;
-    any = true;
-  }
-  return any && lo > 0 ? hi / lo : 0.0;
-}
-
-JsonObject CountResult::to_json() const {
-  JsonObject seconds;
-  seconds.add("setup", setup_seconds)
-      .add("load", max_of(per_rank, f_load))
-      .add("transfer", max_of(per_rank, f_transfer))
-      .add("count", max_of(per_rank, f_count))
-      .add("schedule", schedule_seconds)
-      .add("load_phase", load_phase_seconds)
-      .add("count_phase", count_phase_seconds)
-      .add("total", total_seconds);
-  JsonObject timers;
-  timers.add("load", min_mean_max(per_rank, f_load))
-      .add("check", min_mean_max(per_rank, f_check))
-      .add("transfer", min_mean_max(per_rank, f_transfer))
-      .add("count", min_mean_max(per_rank, f_count))
-      .add("idle", min_mean_max(per_rank, f_idle))
-      .add("busy", min_mean_max(per_rank, f_busy))
-      .add("tasks", min_mean_max(per_rank, f_tasks))
-      .add("load_phase", min_mean_max(per_rank, f_load_phase))
-      .add("count_phase", min_mean_max(per_rank, f_count_phase));
-  std::vector<JsonObject> ranks_json;
-  for (const RankStats& r : per_rank) {
-    JsonObject o, steps;
-    o.add("rank", r.rank).add("role", r.worker ? (ranks == 1 ? "scheduler+worker" : "worker") : "scheduler");
-    for (const RankStatField& f : kRankStatFields) {
-      const std::uint64_t word = f.pack(r.stats);
-      JsonObject& into = f.load_step ? steps : o;
-      if (f.integer) into.add(f.name, word);
-      else into.add(f.name, from_word<double>(word));
-    }
-    o.add("load_steps_seconds", steps);
-    ranks_json.push_back(o);
-  }
-  const double count_s = max_of(per_rank, f_count);
-  JsonObject j;
-  j.add("input", input)
-      .add("source", header.source_file)
-      .add("triangles", triangles)
-      .add("vertices", header.vertices)
-      .add("edges", header.edges)
-      .add("parts", header.parts)
-      .add("workload_splits", splits)
-      .add("scheduling", schedule)
-      .add("tasks", tasks)
-      .add("ranks", ranks)
-      .add("workers", workers)
-      .add("backend", backend)
-      .add("device", device)
-      .add("ordering", header.ordering)
-      .add("seconds", seconds)
-      .add("teps", count_s > 0 ? static_cast<double>(header.edges) / count_s : 0.0)
-      .add("imbalance", imbalance())
-      .add("resumed_tasks", resumed_tasks);
-  if (header.known_triangles) j.add("known_triangles", *header.known_triangles);
-  if (per_vertex) per_vertex->add_to(j);
-  j.add("timers", timers)
-      .add("per_rank", ranks_json);
-  return j;
-}
-
-std::string CountResult::summary() const {
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%llu triangles | %llu vertices, %llu edges | %u parts, %u splits, %llu tasks | %d ranks (%d workers, %s: %s) | "
-                "%s schedule | load %.3f s, count %.3f s, total %.3f s",
-                static_cast<unsigned long long>(triangles), static_cast<unsigned long long>(header.vertices),
-                static_cast<unsigned long long>(header.edges), header.parts, splits, static_cast<unsigned long long>(tasks),
-                ranks, workers, backend.c_str(), device.c_str(), schedule.c_str(), max_of(per_rank, f_load),
-                max_of(per_rank, f_count), total_seconds);
-  std::string line = buf;
-  if (schedule == "static") {
-    std::snprintf(buf, sizeof buf, " | load phase %.3f s, count phase %.3f s", load_phase_seconds, count_phase_seconds);
-    line += buf;
-  }
-  if (header.known_triangles)
-    line += *header.known_triangles == triangles ? " | matches the known count"
-                                                 : " | DIFFERS FROM THE KNOWN COUNT " + std::to_string(*header.known_triangles);
-  if (per_vertex) return line + " | " + per_vertex->summary();
-  return line;
 }
 
 }  // namespace tricount

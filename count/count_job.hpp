@@ -1,6 +1,7 @@
 // The whole count as one collective call: rank 0 schedules, every other rank works (one
 // rank does both), the 64-bit counts meet in MPI_Reduce, statistics are gathered to rank 0.
-// Any error on any rank ends the call on every rank with the same message, never a hang.
+// Any error on any rank ends the call on every rank with the same message, never a hang
+// (collective_step, count/collective.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "count/collective.hpp"
 #include "count/per_vertex.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
@@ -94,14 +96,5 @@ struct CountResult {  // complete on rank 0 only
 };
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options);
-
-// Runs `step` on every rank of `comm` (a step for one rank returns at once on the others);
-// if it throws on any rank, every rank throws the same error (the lowest failing rank's
-// message, as UsageError if it was one), so that no rank waits for one that gave up.
-void collective_step(MPI_Comm comm, const std::function<void()>& step);
-
-// Node-local rank among the ranks of `comm` (MPI_COMM_TYPE_SHARED), for picking a GPU, and
-// (if asked) how many ranks of `comm` share the node.
-int node_local_rank(MPI_Comm comm, int* local_size = nullptr);
 
 }  // namespace tricount

@@ -1,12 +1,17 @@
-// The entry points of partition.hpp over the one pipeline (external_partition.cpp): into a
-// graph in memory (partition_edges, clean_edges) or into a block file (partition_file).
+// The entry points of partition.hpp: the pipeline (pipeline_state.hpp) into any output
+// (run_pipeline), into a block file (partition_source, partition_file) or into a graph in
+// memory (partition_edges), and its first stages alone (clean_pipeline, clean_edges).
 #include "partitioner/partition.hpp"
+
+#include <malloc.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 
-#include "partitioner/external_partition.hpp"
-#include "partitioner/run_files.hpp"
+#include "partitioner/pipeline_state.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
 
@@ -48,7 +53,82 @@ class GraphOutput final : public BlockOutput {
   PartitionedGraph& graph_;
 };
 
+// Buffers of 64 KiB and more come from mmap and go back to the system when freed, so that
+// the resident set follows the memory in use (glibc otherwise raises its mmap threshold up
+// to 32 MiB, and memory freed in a worker thread's arena stays there).
+void bound_malloc_retention() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ::mallopt(M_MMAP_THRESHOLD, 64 << 10);
+    ::mallopt(M_TRIM_THRESHOLD, 1 << 20);
+  });
+}
+
+void raise_open_file_limit() {
+  struct rlimit r {};
+  if (::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &r);
+  }
+}
+
+// An HDF5 block file (temporary name + rename at commit).
+class FileOutput final : public BlockOutput {
+ public:
+  explicit FileOutput(std::string path) : path_(std::move(path)) {}
+  void open(const GraphHeader& header) override { writer_.emplace(path_, header); }
+  void vertex_map(std::vector<raw_id_t> map) override { writer_->write_vertex_map(map); }
+  void block(CsrBlock block) override { writer_->write_block(block); }
+  BlockFileWriter* file() override { return &*writer_; }
+  void task_work(std::vector<std::uint64_t> work) override { writer_->write_task_work(work); }
+  void commit(std::uint64_t max_degree) override {
+    writer_->set_max_degree(max_degree);
+    writer_->commit();
+  }
+
+ private:
+  std::string path_;
+  std::optional<BlockFileWriter> writer_;
+};
+
 }  // namespace
+
+PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
+                            const std::string& source_file, std::uint64_t source_size, const PipelineTuning& tuning) {
+  check_parts(options.parts);
+  bound_malloc_retention();
+  raise_open_file_limit();
+  Progress progress(Progress::mode_for(options.progress), "[partition]", options.debug_memory);
+  pipeline::Pipeline pipeline(options, tuning, progress, runs_in_memory);
+  PipelineReport report = pipeline.run(source, out, source_file, source_size);
+  if (options.progress) {
+    const std::string where =
+        runs_in_memory ? mib(report.scratch_bytes) + " of sorted runs written to memory (at most " +
+                             mib(report.peak_memory_run_bytes) + " held at once)"
+                       : mib(report.scratch_bytes) + " written to the temporary directory";
+    progress.message(std::string("[partition] ") + (runs_in_memory ? "runs in memory" : "external memory") +
+                     ": budget " + mib(report.memory_budget) + ", " + std::to_string(report.runs) + " sorted runs, " +
+                     std::to_string(report.merge_passes) + " extra merge passes, ids by " + report.id_collection + ", " +
+                     std::to_string(report.streamed_blocks) + " blocks written in pieces, " + where + ", " +
+                     std::to_string(progress.seconds_total()).substr(0, 8) + " s in all");
+  }
+  return report;
+}
+
+PipelineReport partition_source(EdgeSource& source, const std::string& output, const PartitionOptions& options,
+                                const std::string& source_file, std::uint64_t source_size,
+                                const PipelineTuning& tuning, bool runs_in_memory) {
+  FileOutput out(output);
+  return run_pipeline(source, out, options, runs_in_memory && !options.runs_on_disk, source_file, source_size, tuning);
+}
+
+CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options) {
+  bound_malloc_retention();
+  Progress progress(Progress::mode_for(false));
+  const PipelineTuning tuning;
+  pipeline::Pipeline pipeline(options, tuning, progress, /*runs_in_memory=*/true);
+  return pipeline.clean_only(source);
+}
 
 CleanGraph clean_edges(std::vector<RawEdge> raw) {
   return clean_edges_with_threads(std::move(raw), 0);
@@ -59,16 +139,6 @@ CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads) 
   o.threads = threads;
   VectorEdgeSource source(std::move(raw));
   return clean_pipeline(source, o);
-}
-
-void check_parts_for_graph(std::uint32_t parts, std::uint64_t edges) {
-  std::uint64_t root = 0;
-  while ((root + 1) * (root + 1) <= edges) ++root;  // runs once per graph; at most 2^32 steps
-  const std::uint64_t most = std::max<std::uint64_t>(32, root);
-  if (parts > most)
-    throw UsageError("--parts " + std::to_string(parts) + " is too many for " + std::to_string(edges) + " edges: " +
-                     std::to_string(std::uint64_t{parts} * parts) + " blocks would be almost all empty (about 2.4 KiB "
-                     "of file each); use --parts " + std::to_string(most) + " or fewer");
 }
 
 PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOptions& options) {
@@ -130,7 +200,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   if (ec) source_size = 0;
   PartitionOptions o = options;
   o.memory_budget = options.memory_budget ? options.memory_budget : default_memory_budget();
-  const bool runs_in_memory = !options.force_external && runs_fit_in_memory(estimated_input_edges(input, format), o.memory_budget);
+  const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(estimated_input_edges(input, format), o.memory_budget);
   // Text is parsed on as many threads as sorting uses.
   EdgeFileOptions read_options{.threads = options.threads ? options.threads : usable_cores(), .progress = options.progress};
   // Parallel parsing holds about four blocks of text and their edges: under a small budget,
@@ -139,7 +209,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
     read_options.block_bytes = static_cast<std::size_t>(std::max<std::uint64_t>(std::uint64_t{128} << 10, o.memory_budget / 128));
   o.known = read_known_sidecar(input);  // before the work: a stale one is an error
   auto source = open_edge_file(input, format, read_options);
-  return partition_external(*source, output, o, input, source_size, {}, runs_in_memory).header;
+  return partition_source(*source, output, o, input, source_size, {}, runs_in_memory).header;
 }
 
 }  // namespace tricount

@@ -1,20 +1,19 @@
-// The partitioner's pipeline, one named step each:
+// The partitioner's entry points, every one running the one pipeline of pipeline.hpp, one
+// named step each:
 //   read -> clean (drop self-loops, symmetrize, drop duplicates, drop isolated vertices and
 //   renumber densely) -> degrees -> orient (lower to higher (degree, id)) -> reorder
 //   (partitioner/reorder.hpp) -> hash into n x n blocks (u mod n, v mod n; local ids id / n)
 //   -> CSR per block -> HDF5 (src/block_format.hpp).
-// Every entry point below runs the one pipeline of partitioner/external_partition.hpp.
+// An edge file into a block file: partition_file (what tricount-partition runs). An edge
+// stream into a block file: partition_source; into a graph in memory: partition_edges; into
+// any BlockOutput: run_pipeline.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "partitioner/reorder.hpp"
-#include "src/block_format.hpp"
-#include "input/edge_source.hpp"
-#include "input/known_counts.hpp"
+#include "partitioner/pipeline.hpp"
 
 namespace tricount {
 
@@ -26,44 +25,35 @@ struct PartitionedGraph {
   const CsrBlock& block(std::uint32_t i, std::uint32_t j) const { return blocks[std::size_t(i) * header.parts + j]; }
 };
 
-struct PartitionOptions {
-  std::uint32_t parts = 1;
-  VertexOrder order = VertexOrder::Degree;
-  unsigned threads = 0;  // 0 = all
-  bool progress = false; // one line per stage on stderr (a progress bar on a terminal)
-  // The budget bounds the memory in use; partition_file keeps the sorted runs in memory
-  // when they fit in half of it (partitioner/external_partition.hpp), else in tmpdir.
-  std::uint64_t memory_budget = 0;  // bytes; 0 = half of the machine's memory
-  std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
-  bool force_external = false;      // runs on disk even when they fit in memory
-  bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
-  // The input's counts known in advance (its FILE.known; partition_file reads it): the
-  // cleaned graph must have these vertices and edges, and the block file gets the triangles.
-  std::optional<KnownCounts> known;
-};
+// Partitions a file into an HDF5 block file (temp name + rename); the runs in memory when they
+// fit in half of the budget (runs_fit_in_memory) and not options.runs_on_disk, else in
+// options.tmpdir. Returns the header written.
+GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
+                           const PartitionOptions& options);
 
-// Checks the cleaned graph's vertices and edges in `header` against options.known, if any,
-// and gives the header its known triangle count; throws Error naming the sidecar otherwise.
-// Called before the block file is opened, so that no file with a wrong known count exists.
-void carry_known_counts(const PartitionOptions& options, GraphHeader& header);
-
-// The most parts worth making for a graph of `edges` edges: the larger of 32 and sqrt(edges)
-// (more blocks than edges are mostly empty and only cost file space, about 2.4 KiB each, and
-// empty tasks). Throws UsageError saying what to use when parts is larger.
-void check_parts_for_graph(std::uint32_t parts, std::uint64_t edges);
-
-// The clean step's result (read, clean and degrees stages of the pipeline), for tests.
-struct CleanGraph {
-  std::vector<raw_id_t> input_id;          // compact id -> input id (ascending)
-  std::vector<std::pair<vid_t, vid_t>> edges;  // undirected, a < b, sorted, unique (compact ids)
-  std::uint64_t input_edges = 0;
-};
-CleanGraph clean_edges(std::vector<RawEdge> raw);
-CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads);
+// Partitions `source` into the HDF5 block file `output` (temporary name + rename); the runs
+// on disk under options.tmpdir unless `runs_in_memory` (and not options.runs_on_disk).
+// source_file / source_size are the provenance attributes (partition_file passes the input's
+// path and size).
+PipelineReport partition_source(EdgeSource& source, const std::string& output, const PartitionOptions& options,
+                                const std::string& source_file = "", std::uint64_t source_size = 0,
+                                const PipelineTuning& tuning = {}, bool runs_in_memory = false);
 
 // The whole pipeline over an edge stream into a graph in memory (runs in memory).
 PartitionedGraph partition_edges(EdgeSource& source, const PartitionOptions& options);
 PartitionedGraph partition_edges(std::vector<RawEdge> edges, const PartitionOptions& options);
+
+// The pipeline: partitions `source` into `out`. Runs are memory files when `runs_in_memory`
+// (half the budget is then left for them), else files under options.tmpdir.
+PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const PartitionOptions& options, bool runs_in_memory,
+                            const std::string& source_file = "", std::uint64_t source_size = 0,
+                            const PipelineTuning& tuning = {});
+
+// The read, clean and degrees stages alone, runs in memory: over a stream (clean_pipeline)
+// or an edge list.
+CleanGraph clean_pipeline(EdgeSource& source, const PartitionOptions& options);
+CleanGraph clean_edges(std::vector<RawEdge> raw);
+CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads);
 
 // Estimated work of every subtask (i, j, k), indexed (i * n + j) * n + k: for each row u of
 // class i, the 2-hop probes sum over v in P(i,j)[u] of |P(j,k)[v]|, plus the |P(i,k)[u]|
@@ -72,9 +62,5 @@ std::vector<std::uint64_t> estimate_task_work(const std::vector<CsrBlock>& block
 
 // Writes a partitioned graph as an HDF5 block file (temp name + rename).
 void write_block_file(const PartitionedGraph& graph, const std::string& output);
-
-// Partition a file into an HDF5 block file (temp name + rename). Returns the header written.
-GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
-                           const PartitionOptions& options);
 
 }  // namespace tricount

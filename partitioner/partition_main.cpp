@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   using namespace tricount;
   // Before any thread starts: SIGTERM/SIGINT/SIGHUP remove the temporary files and exit.
-  ext::install_signal_cleanup("tricount-partition");
+  runs::install_signal_cleanup("tricount-partition");
   const int rc = cli::run_main("tricount-partition", [&] {
     cli::po::options_description opts("options");
     std::string input, output, format, order, budget, tmpdir;
@@ -33,9 +33,12 @@ int main(int argc, char** argv) {
        "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")
       ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs when they do not fit in memory (default: $TMPDIR "
        "or /tmp); needs up to about 32 bytes per input edge free")
-      ("force-external", "write the sorted runs to --tmpdir even when they fit in memory (for tests)")
+      ("runs-on-disk", "write the sorted runs to --tmpdir even when they fit in memory (for tests and benchmarks)")
       ("debug-memory", "each progress line also shows the process's resident set (VmRSS) and peak (VmHWM)")
       ("quiet,q", "print nothing but errors");
+    // The old spelling of --runs-on-disk, from when the runs on disk were a second pipeline.
+    cli::po::options_description hidden("deprecated");
+    hidden.add_options()("force-external", "same as --runs-on-disk");
     cli::po::variables_map vm;
     if (!cli::parse(argc, argv, opts, vm, "tricount-partition --input FILE --output FILE.h5 [--parts N]",
                     "Cleans an edge list (drops self-loops, duplicates and isolated vertices; symmetrizes), orients\n"
@@ -43,7 +46,8 @@ int main(int argc, char** argv) {
                     "CSR blocks into one HDF5 file for tricount-count, in passes over sorted runs held in memory\n"
                     "or, when they do not fit --memory-budget, on disk (--tmpdir), with the same result. An input FILE\n"
                     "with a FILE.known beside it (tricount-generate --kind kronecker-product) must have the vertices and\n"
-                    "edges it gives; its triangle count goes into the block file for tricount-count to check against."))
+                    "edges it gives; its triangle count goes into the block file for tricount-count to check against.",
+                    &hidden))
       return cli::kExitOk;
     // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
     check_parts(parts);
@@ -57,7 +61,7 @@ int main(int argc, char** argv) {
       if (options.memory_budget < (std::uint64_t{1} << 20)) throw UsageError("--memory-budget must be at least 1M");
     }
     options.tmpdir = tmpdir;
-    options.force_external = vm.count("force-external") > 0;
+    options.runs_on_disk = vm.count("runs-on-disk") > 0 || vm.count("force-external") > 0;
     options.debug_memory = vm.count("debug-memory") > 0;
     const bool quiet = vm.count("quiet") > 0;
     options.progress = !quiet;
@@ -66,11 +70,11 @@ int main(int argc, char** argv) {
     try {
       h = partition_file(input, parse_input_format(format), output, options);
     } catch (const std::bad_alloc&) {
-      ext::wait_if_interrupted();
+      runs::wait_if_interrupted();
       throw Error("out of memory partitioning '" + printable(input) + "': give a smaller --memory-budget (the graph is then "
                   "partitioned in passes over sorted runs in --tmpdir) or run where more memory is free");
     } catch (...) {
-      ext::wait_if_interrupted();  // a signal removed the files under the workers' feet
+      runs::wait_if_interrupted();  // a signal removed the files under the workers' feet
       throw;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

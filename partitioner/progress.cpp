@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -34,6 +37,39 @@ std::string human_duration(double seconds) {
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
   else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
   return buf;
+}
+
+std::string mib(std::uint64_t bytes) {
+  char buf[32];
+  const double m = double(bytes) / (1 << 20);
+  std::snprintf(buf, sizeof buf, m < 10 && m != std::floor(m) ? "%.1f MiB" : "%.0f MiB", m);
+  return buf;
+}
+
+std::function<double()> input_fraction(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec || size == 0) return nullptr;
+  auto fd = std::make_shared<int>(-1);
+  return [target, size, fd]() -> double {
+    std::error_code e;
+    if (*fd < 0) {
+      for (std::filesystem::directory_iterator it("/proc/self/fd", e), end; !e && it != end; it.increment(e)) {
+        std::error_code e2;
+        if (std::filesystem::read_symlink(it->path(), e2) == target) {
+          *fd = std::atoi(it->path().filename().c_str());
+          break;
+        }
+      }
+      if (*fd < 0) return -1;
+    }
+    std::ifstream info("/proc/self/fdinfo/" + std::to_string(*fd));
+    std::string key;
+    std::uint64_t pos = 0;
+    if (!(info >> key >> pos) || key != "pos:") return -1;
+    return std::min(1.0, double(pos) / double(size));
+  };
 }
 
 namespace {

@@ -66,5 +66,12 @@ class Progress {
 std::string human_count(double x);
 // "1:02:03" or "2:03".
 std::string human_duration(double seconds);
+// "3.5 MiB", "120 MiB".
+std::string mib(std::uint64_t bytes);
+
+// The read position of an input file over its size, found through /proc (Linux); -1 when
+// it cannot tell. Works for compressed input too: the position is in the compressed file.
+// Null when the file has no size (a pipe): for Progress::set_fraction.
+std::function<double()> input_fraction(const std::string& path);
 
 }  // namespace tricount

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
+
+#include "partitioner/run_files.hpp"
 
 namespace tricount {
 
@@ -19,43 +22,39 @@ std::string_view to_string(VertexOrder order) {
   return "?";
 }
 
-namespace {
-
-// Rank of each vertex by ascending key, ties by old id: a stable sort of the ids.
-template <class Key>
-std::vector<vid_t> rank_by(std::uint64_t n, Key key) {
-  std::vector<vid_t> by_rank(n);
-  std::iota(by_rank.begin(), by_rank.end(), vid_t{0});
-  std::stable_sort(by_rank.begin(), by_rank.end(), [&](vid_t a, vid_t b) { return key(a) < key(b); });
-  std::vector<vid_t> new_id(n);
-  for (std::uint64_t r = 0; r < n; ++r) new_id[by_rank[r]] = static_cast<vid_t>(r);
+std::vector<vid_t> degree_order(const std::vector<vid_t>& degree) {
+  vid_t max_degree = 0;
+  for (vid_t d : degree) max_degree = std::max(max_degree, d);
+  std::vector<vid_t> start(std::uint64_t(max_degree) + 1, 0);
+  for (vid_t d : degree) ++start[d];
+  vid_t sum = 0;
+  for (vid_t& c : start) sum += std::exchange(c, sum);
+  std::vector<vid_t> new_id(degree.size());
+  for (std::uint64_t x = 0; x < degree.size(); ++x) new_id[x] = start[degree[x]]++;
   return new_id;
 }
 
-}  // namespace
-
-std::vector<vid_t> compute_vertex_order(VertexOrder order, const std::vector<vid_t>& degree,
-                                        const OrientedCsr& oriented) {
-  const std::uint64_t n = degree.size();
-  switch (order) {
-    case VertexOrder::Degree:
-      // Same key as the orientation, so every oriented edge goes from a lower to a higher id.
-      return rank_by(n, [&](vid_t x) { return degree[x]; });
-    case VertexOrder::Collective: {
-      // TRUST (Sec. 4): vertices whose out-neighbourhoods are probed together should not
-      // share hash buckets. Order by the collective out-degree (a vertex's own out-degree
-      // plus its out-neighbours'), then by out-degree, so heavy probe lists spread.
-      std::vector<std::uint64_t> outdeg(n), collective(n);
-      for (std::uint64_t x = 0; x < n; ++x) outdeg[x] = oriented.offsets[x + 1] - oriented.offsets[x];
-      for (std::uint64_t x = 0; x < n; ++x) {
-        std::uint64_t sum = outdeg[x];
-        for (eoff_t e = oriented.offsets[x]; e < oriented.offsets[x + 1]; ++e) sum += outdeg[oriented.targets[e]];
-        collective[x] = sum;
-      }
-      return rank_by(n, [&](vid_t x) { return std::pair(collective[x], outdeg[x]); });
-    }
+std::vector<vid_t> collective_order(const std::vector<std::uint64_t>& collective, const std::vector<vid_t>& out_degree,
+                                    unsigned threads) {
+  const std::uint64_t V = collective.size();
+  auto less = [&](vid_t a, vid_t b) {
+    if (collective[a] != collective[b]) return collective[a] < collective[b];
+    if (out_degree[a] != out_degree[b]) return out_degree[a] < out_degree[b];
+    return a < b;
+  };
+  std::vector<vid_t> perm(V);
+  std::iota(perm.begin(), perm.end(), vid_t{0});
+  const auto cut = runs::even_cuts(V, threads);
+  runs::parallel_for(threads, [&](unsigned t) { std::sort(perm.begin() + cut[t], perm.begin() + cut[t + 1], less); });
+  std::vector<vid_t> new_id(V);
+  std::vector<std::uint64_t> head(cut.begin(), cut.end() - 1);
+  for (std::uint64_t r = 0; r < V; ++r) {
+    unsigned best = threads;
+    for (unsigned t = 0; t < threads; ++t)
+      if (head[t] < cut[t + 1] && (best == threads || less(perm[head[t]], perm[head[best]]))) best = t;
+    new_id[perm[head[best]++]] = static_cast<vid_t>(r);
   }
-  throw Error("unknown vertex order");
+  return new_id;
 }
 
 }  // namespace tricount

@@ -1,6 +1,8 @@
 // Reordering: the separate, named step that gives vertices their final ids after
 // orientation. The ids decide which class (id mod n) and which hash bucket a vertex falls
 // in, so the order matters for balance and for hash collisions, never for the count.
+// The orders are defined here over vertex arrays; the pipeline's reorder stage
+// (stage_reorder.cpp) gathers those arrays from the edges.
 #pragma once
 
 #include <cstdint>
@@ -14,21 +16,22 @@ namespace tricount {
 
 enum class VertexOrder {
   Degree,      // ascending (degree, id): oriented edges then always go from lower to higher id
-  Collective,  // TRUST: by collective degree, then out-degree (see reorder.cpp)
+  // TRUST (Sec. 4): ascending (collective out-degree, out-degree, id), the collective
+  // out-degree being a vertex's own out-degree plus its out-neighbours': vertices whose
+  // out-neighbourhoods are probed together then do not share hash buckets.
+  Collective,
 };
 
 VertexOrder parse_vertex_order(std::string_view name);  // throws UsageError
 std::string_view to_string(VertexOrder order);
 
-// Oriented graph before renaming, as a CSR over the compact ids 0..V-1 (out-neighbours).
-struct OrientedCsr {
-  std::vector<eoff_t> offsets;  // V + 1
-  std::vector<vid_t> targets;   // |E|
-  std::uint64_t vertices() const { return offsets.empty() ? 0 : offsets.size() - 1; }
-};
+// new_id[x] for ascending (degree[x], x): a stable counting sort, whose counts grow with the
+// largest degree (a hub's), up to 4 bytes a vertex.
+std::vector<vid_t> degree_order(const std::vector<vid_t>& degree);
 
-// Returns new_id[old]: a permutation of 0..V-1. `degree` is each vertex's undirected degree.
-std::vector<vid_t> compute_vertex_order(VertexOrder order, const std::vector<vid_t>& degree,
-                                        const OrientedCsr& oriented);
+// new_id[x] for ascending (collective[x], out_degree[x], x): slices sorted on `threads`
+// threads, then merged while the ranks are handed out.
+std::vector<vid_t> collective_order(const std::vector<std::uint64_t>& collective, const std::vector<vid_t>& out_degree,
+                                    unsigned threads);
 
 }  // namespace tricount

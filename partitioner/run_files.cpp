@@ -18,7 +18,7 @@
 #include <system_error>
 #include <thread>
 
-namespace tricount::ext {
+namespace tricount::runs {
 
 namespace fs = std::filesystem;
 
@@ -374,4 +374,4 @@ std::uint64_t ScratchDir::free_bytes() const {
   return std::uint64_t(s.f_bavail) * s.f_frsize;
 }
 
-}  // namespace tricount::ext
+}  // namespace tricount::runs

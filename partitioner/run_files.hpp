@@ -1,4 +1,4 @@
-// Sorted runs for the partition pipeline (partitioner/external_partition.hpp): fixed-size
+// Sorted runs for the partition pipeline (partitioner/pipeline.hpp): fixed-size
 // records written and read sequentially through bounded buffers, in files on disk or, when
 // the pipeline keeps its runs in memory, in anonymous memory files (memfd) behind the same
 // names and calls, k-way merges cut
@@ -25,13 +25,20 @@
 #include "src/output_file.hpp"
 #include "src/types.hpp"
 
-namespace tricount::ext {
+namespace tricount::runs {
 
 // ---- threads --------------------------------------------------------------------------
 
 // Runs fn(t) for every t in [0, threads), fn(0) on the calling thread; waits for all and
 // rethrows the first exception.
 void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn);
+
+// Ranges [cut[t], cut[t+1]) of `size` records, one for each of `parts` threads.
+inline std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) {
+  std::vector<std::uint64_t> cut(parts + 1);
+  for (unsigned t = 0; t <= parts; ++t) cut[t] = static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * t) / parts);
+  return cut;
+}
 
 // ---- files ----------------------------------------------------------------------------
 
@@ -141,15 +148,15 @@ struct Span {
   std::uint64_t count = 0;
 };
 
-// A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
 // Frees a vector's memory. `v = {}` does not: it picks the initializer-list assignment,
-// which empties the vector and keeps its capacity (the external partitioner held 12 bytes a
+// which empties the vector and keeps its capacity (the pipeline held 12 bytes a
 // vertex past their use that way, 24 MB over --memory-budget for 2 million vertices).
 template <class T>
 void release(std::vector<T>& v) {
   std::vector<T>().swap(v);
 }
 
+// A sorted (non-decreasing) sequence of records stored as a concatenation of spans.
 struct Run {
   std::vector<Span> spans;
   std::uint64_t size() const {
@@ -450,4 +457,4 @@ using output::register_cleanup_path;
 using output::unregister_cleanup_path;
 using output::wait_if_interrupted;
 
-}  // namespace tricount::ext
+}  // namespace tricount::runs

@@ -10,10 +10,13 @@
 namespace tricount::cli {
 
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
-           std::string_view usage, std::string_view description) {
+           std::string_view usage, std::string_view description, const po::options_description* hidden) {
   options.add_options()("help,h", "print this help and exit");
+  po::options_description all;
+  all.add(options);
+  if (hidden) all.add(*hidden);
   try {
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << options << std::endl;
       return false;

@@ -19,8 +19,9 @@ inline constexpr int kExitUsage = 2;
 
 // Parses argv into `vm` (adds --help). Returns false when --help was printed (the caller
 // then exits 0). Throws UsageError for unknown options, bad values, missing required ones.
+// `hidden`: options accepted but not listed by --help (old spellings kept as aliases).
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
-           std::string_view usage, std::string_view description);
+           std::string_view usage, std::string_view description, const po::options_description* hidden = nullptr);
 
 // Runs `body`, mapping UsageError to exit 2 and other exceptions to exit 1, each printed
 // to stderr as "PROGRAM: error: MESSAGE".

@@ -1,4 +1,4 @@
-// The one partition pipeline (partitioner/external_partition.hpp): its file does not depend on
+// The one partition pipeline (partitioner/pipeline.hpp): its file does not depend on
 // where the runs live (in memory or in --tmpdir), on the memory budget (1 MB to unlimited) or
 // on the number of threads (1, 2, all); and it is byte for byte the file that the two
 // pipelines it replaced wrote (digests pinned from them, commit 6a32c20).
@@ -9,7 +9,7 @@
 #include <random>
 
 #include "input/generators.hpp"
-#include "partitioner/external_partition.hpp"
+#include "partitioner/pipeline.hpp"
 #include "partitioner/partition.hpp"
 #include "src/block_format.hpp"
 #include "tests/test_support.hpp"
@@ -119,7 +119,7 @@ std::uint64_t partition_digest(const std::string& input, std::uint32_t parts, Ve
   o.order = order;
   o.threads = threads;
   o.memory_budget = budget;
-  o.force_external = force_disk;
+  o.runs_on_disk = force_disk;
   o.tmpdir = dir.path();
   const std::string out = dir.file("out.h5");
   partition_file(input, InputFormat::Auto, out, o);
@@ -169,7 +169,7 @@ TEST_P(PartitionPipelineSameFile, ForEveryThreadCountBudgetAndRunStore) {
       for (std::uint64_t budget : {std::uint64_t{1} << 20, std::uint64_t{4} << 20, std::uint64_t{64} << 20, std::uint64_t{0}})
         for (bool force_disk : {false, true}) {
           // Collective order needs 24 bytes a vertex; at 1 MB it falls back to degree order
-          // (tested in test_external_partition): compare it where it fits. Below 64 MB the
+          // (Pipeline.VertexArraysLargerThanTheBudget): compare it where it fits. Below 64 MB the
           // runs are on disk anyway.
           if (order == VertexOrder::Collective && budget == (std::uint64_t{1} << 20)) continue;
           if (force_disk && budget != 0) continue;

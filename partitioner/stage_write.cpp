@@ -1,0 +1,160 @@
+// Stage write: per block, its segments are merged (threads split the rows) into the CSR,
+// built whole in memory and handed to the writer thread when it fits, else written to the
+// HDF5 datasets in pieces (BlockFileWriter::begin_block). Per-row degrees and per-column
+// counts go to small files for the estimate stage.
+#include "partitioner/pipeline_state.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <mutex>
+
+#include "partitioner/block_writer_thread.hpp"
+#include "partitioner/count_cache.hpp"
+#include "partitioner/csr_range_builder.hpp"
+
+namespace tricount::pipeline {
+
+namespace {
+
+struct BlockSink : CsrRangeBuilder::Sink {
+  std::unique_ptr<CountCache> col_count;  // per thread, onto the block's column counts
+  void count_columns(const vid_t* data, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) col_count->inc(data[k]);
+  }
+};
+struct ArraySink : BlockSink {
+  CsrBlock* block = nullptr;
+  void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) override {
+    std::copy(data, data + count, block->offsets.begin() + first);
+  }
+  void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) override {
+    std::copy(data, data + count, block->neighbors.begin() + first);
+    count_columns(data, count);
+  }
+};
+struct StreamSink : BlockSink {
+  BlockFileWriter::BlockStream* stream = nullptr;
+  int degree_fd = -1;
+  std::string degree_path;
+  eoff_t previous = 0;  // offset before the first piece: the range's base
+  std::vector<std::uint32_t> degrees;
+  void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) override {
+    stream->write_offsets(first, data, count);
+    degrees.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      degrees[k] = static_cast<std::uint32_t>(data[k] - previous);
+      previous = data[k];
+    }
+    runs::pwrite_all(degree_fd, degrees.data(), count * 4, (first - 1) * 4, degree_path);
+  }
+  void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) override {
+    stream->write_neighbors(first, data, count);
+    count_columns(data, count);
+  }
+};
+
+}  // namespace
+
+void Pipeline::write_blocks(BlockOutput& out) {
+  const std::uint32_t n = o_.parts;
+  progress_.begin("write", edges_, "edges");
+  row_degree_files_.assign(std::uint64_t(n) * n, "");
+  col_count_files_.assign(std::uint64_t(n) * n, "");
+  BlockWriterThread writer(out);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const std::uint64_t b = std::uint64_t(i) * n + j;
+      const std::uint64_t rows = rows_in_class(vertices_, n, i), cols = rows_in_class(vertices_, n, j);
+      const std::uint64_t nnz = block_nnz_[b];
+      auto [segs, mine] = reduce_fanin<std::uint64_t>(std::move(block_segments_[b]), false, false, "merge", KeyLess{});
+      block_segments_[b].clear();
+      std::vector<std::uint32_t> col_count(cols, 0);
+      const unsigned threads =
+          static_cast<unsigned>(std::clamp<std::uint64_t>(nnz >> 20, 1, threads_));  // small blocks: one thread
+      const std::size_t cursors = cursor_bytes(segs.size(), threads);
+      const std::uint64_t merge_bytes = std::uint64_t(cursors) * segs.size() * threads;
+      const std::uint64_t block_bytes = csr_bytes(rows, nnz) + cols * 4 + merge_bytes;
+      // A block is built whole in memory when it fits (always for an in-memory graph).
+      BlockFileWriter* file = out.file();
+      const bool in_memory = !file || (!tune_.stream_blocks && block_bytes <= work_budget_);
+      const std::size_t piece = std::clamp<std::size_t>(io_ / 8, 4096, std::size_t{1} << 20);
+      std::mutex m;
+      std::uint32_t block_max = 0;
+      row_degree_files_[b] = scratch_.new_file("rowdeg");
+      if (in_memory) {
+        // The blocks still being written count against the budget too.
+        writer.wait_for_room(block_bytes, work_budget_);
+        CsrBlock block;
+        block.id = {i, j};
+        block.rows = rows;
+        block.cols = cols;
+        block.offsets.assign(rows + 1, 0);
+        block.neighbors.resize(nnz);
+        runs::parallel_merge<std::uint64_t>(
+            pool_, segs, threads, cursors, KeyLess{}, RowStart{},
+            [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& stream) {
+              ArraySink sink;
+              sink.block = &block;
+              sink.col_count = std::make_unique<CountCache>(col_count);
+              CsrRangeBuilder builder(range.lo_key ? *range.lo_key >> 32 : 0, range.hi_key ? *range.hi_key >> 32 : rows,
+                                      range.first, piece, sink);
+              for (std::uint64_t key; stream.next(key);) builder.add(key);
+              builder.finish();
+              std::lock_guard lock(m);
+              block_max = std::max(block_max, builder.max_degree());
+            });
+        block.max_degree = block_max;
+        FileWriter deg(row_degree_files_[b], io_);
+        for (std::uint64_t r = 0; r < rows; ++r)
+          deg.put(static_cast<std::uint32_t>(block.offsets[r + 1] - block.offsets[r]));
+        deg.close();
+        writer.push(std::move(block));
+      } else {
+        ++report_.streamed_blocks;
+        writer.drain();  // the file is ours alone again
+        BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
+        const eoff_t zero = 0;
+        stream.write_offsets(0, &zero, 1);
+        const int fd = runs::create_scratch_file(row_degree_files_[b]);
+        try {
+          runs::parallel_merge<std::uint64_t>(
+              pool_, segs, threads, cursors, KeyLess{}, RowStart{},
+              [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& merged) {
+                StreamSink sink;
+                sink.stream = &stream;
+                sink.col_count = std::make_unique<CountCache>(col_count);
+                sink.degree_fd = fd;
+                sink.degree_path = row_degree_files_[b];
+                sink.previous = range.first;
+                CsrRangeBuilder builder(range.lo_key ? *range.lo_key >> 32 : 0,
+                                        range.hi_key ? *range.hi_key >> 32 : rows, range.first, piece, sink);
+                for (std::uint64_t key; merged.next(key);) builder.add(key);
+                builder.finish();
+              });
+        } catch (...) {
+          ::close(fd);
+          throw;
+        }
+        if (::close(fd) != 0) runs::throw_write_error(row_degree_files_[b], errno);
+        block_max = stream.finish().max_degree;
+      }
+      max_degree_ = std::max<std::uint64_t>(max_degree_, block_max);
+      col_count_files_[b] = scratch_.new_file("colcount");
+      runs::write_file(col_count_files_[b], col_count.data(), col_count.size() * 4);
+      remove_mine(segs, mine);
+      progress_.add(nnz);
+    }
+  writer.drain();
+  // Every block is written: the bucket files go.
+  for (const std::string& p : bucket_files_) {
+    pool_.forget(p);
+    runs::remove_scratch_file(p);
+  }
+  bucket_files_.clear();
+  progress_.end(report_.streamed_blocks ? std::to_string(report_.streamed_blocks) + " blocks written in pieces" : "");
+}
+
+}  // namespace tricount::pipeline
