@@ -16,6 +16,7 @@
 
 #include "count/count_report.hpp"
 #include "scheduler/scheduler.hpp"
+#include "src/node_share.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
 #include "worker/block_cache.hpp"
@@ -64,14 +65,6 @@ void check_same_input(const BlockFileReader& file, const InputIdentity& checked)
               "). Is tricount-partition writing to that path? Rerun once the file no longer changes");
 }
 
-std::uint32_t auto_workload_splits(std::uint32_t parts, int workers) {
-  // One worker has nobody to even out with: more tasks only repeat each subtask's row walk.
-  if (workers <= 1) return 1;
-  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
-  const std::uint64_t want = 4 * static_cast<std::uint64_t>(std::max(workers, 1));
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
-}
-
 namespace {
 
 // The record of checked blocks the workers of one node share (NodeBlockChecks): an MPI
@@ -99,23 +92,21 @@ struct CountJob {
     MPI_Comm_size(comm, &size);
     is_worker = size == 1 || rank != 0;
     workers = size == 1 ? 1 : size - 1;
-    splits = options.splits;
     worker_options = options.worker_options;
     result.input = options.input;
     result.ranks = size;
     result.workers = workers;
-    result.splits = options.splits;
   }
   MPI_Comm comm;
   const CountOptions& options;
   int rank = 0, size = 1, workers = 1;
   bool is_worker = false;
-  std::uint32_t splits = 1;                // m (resolved from auto by rank 0)
+  std::uint32_t splits = 0;                // m, as rank 0 resolved --workload-splits
   std::unique_ptr<BlockFileReader> file;   // rank 0 and every worker
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
   std::unique_ptr<CountBackend> backend;   // workers
-  std::optional<TaskPlan> plan;            // every rank, once the header is shared
+  std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
   std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex --resume: to check the recount
   WorkerOptions worker_options;
@@ -181,8 +172,9 @@ void check_input_on_rank0(CountJob& job) {
     if (!options.per_vertex.empty()) check_per_vertex_path(options.per_vertex);
     job.file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = job.file->header();
-    if (job.splits == 0) job.splits = auto_workload_splits(h.parts, job.workers);
-    const TaskPlan plan(h.parts, job.splits);
+    job.result.header = h;
+    job.splits = resolve_workload_splits(options.splits, h.parts, static_cast<std::uint64_t>(job.workers));
+    const TaskPlan& plan = job.plan.emplace(h.parts, job.splits);
     const std::uint64_t tasks = plan.num_tasks();
     if (static_cast<std::uint64_t>(job.workers) > tasks && !options.allow_idle_workers)
       throw UsageError(std::to_string(job.size) + " ranks give " + std::to_string(job.workers) + " workers but '" +
@@ -200,7 +192,8 @@ void check_input_on_rank0(CountJob& job) {
   });
 }
 
-// Step 2: every rank learns m and the identity of the file rank 0 checked.
+// Step 2: every rank learns m and the identity of the file rank 0 checked (the graph's shape
+// among it: the one broadcast of it), and so the plan.
 void share_splits_and_identity(CountJob& job) {
   MPI_Bcast(&job.splits, 1, MPI_UINT32_T, 0, job.comm);
   job.result.splits = job.splits;
@@ -208,6 +201,8 @@ void share_splits_and_identity(CountJob& job) {
   std::uint64_t words[5] = {checked.graph_checksum, checked.blocks_digest, checked.parts, checked.vertices, checked.edges};
   MPI_Bcast(words, 5, MPI_UINT64_T, 0, job.comm);
   checked = {words[0], words[1], words[2], words[3], words[4]};
+  if (!job.plan) job.plan.emplace(static_cast<std::uint32_t>(checked.parts), job.splits);
+  job.result.tasks = job.plan->num_tasks();
 }
 
 // Step 3: every worker opens the file (refusing another than rank 0 checked) and creates its
@@ -217,22 +212,21 @@ void open_workers(CountJob& job) {
   MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
   int local_workers = 1;
   const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
-  // Block loading threads, unless given: the node's cores shared among its workers, and no
-  // more than the cores this process may run on (srun --cpus-per-task, mpirun --bind-to).
-  if (job.worker_options.loader_threads == 0) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    job.worker_options.loader_threads =
-        std::max(1u, std::min(usable_cores(), cores / static_cast<unsigned>(std::max(1, local_workers))));
-  }
+  // Per-worker defaults, unless given: the node's cores and memory shared among its workers
+  // (src/node_share.hpp).
+  if (job.worker_options.loader_threads == 0) job.worker_options.loader_threads = node_share_of_cores(local_workers);
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
+    if (job.worker_options.cache_bytes == 0)
+      job.worker_options.cache_bytes = default_cache_bytes(available_memory_bytes(), local_workers);
     if (!job.file) {
       job.file = std::make_unique<BlockFileReader>(job.options.input);
       check_same_input(*job.file, job.result.input_identity);
     }
     BackendOptions bo = job.options.backend_options;
     bo.local_rank = local_rank;
+    if (bo.threads == 0) bo.threads = node_share_of_cores(local_workers);
     job.backend = make_backend(job.options.backend, bo);
     if (!job.options.per_vertex.empty()) {
       const GraphHeader& h = job.file->header();
@@ -282,9 +276,8 @@ void share_block_checks(CountJob& job) {
   job.worker_options.node_checks = w.checks.get();
 }
 
-// Step 4: every rank learns the backend and device (from the first worker) and the graph's
-// shape (from rank 0), and so the plan.
-void share_backend_and_shape(CountJob& job) {
+// Step 4: every rank learns the backend and device (from the first worker).
+void share_backend(CountJob& job) {
   const int first_worker = std::min(1, job.size - 1);
   char backend_name[16] = {0};
   char device_name[96] = {0};
@@ -294,16 +287,6 @@ void share_backend_and_shape(CountJob& job) {
   }
   MPI_Bcast(backend_name, sizeof backend_name, MPI_CHAR, first_worker, job.comm);
   MPI_Bcast(device_name, sizeof device_name, MPI_CHAR, first_worker, job.comm);
-  std::uint64_t shape[3] = {0, 0, 0};
-  if (job.rank == 0) {
-    job.result.header = job.file->header();
-    shape[0] = job.result.header.parts;
-    shape[1] = job.result.header.vertices;
-    shape[2] = job.result.header.edges;
-  }
-  MPI_Bcast(shape, 3, MPI_UINT64_T, 0, job.comm);
-  job.plan.emplace(static_cast<std::uint32_t>(shape[0]), job.splits);
-  job.result.tasks = job.plan->num_tasks();
   job.result.backend = backend_name;
   job.result.device = device_name;
 }
@@ -365,7 +348,7 @@ void load_resident(CountJob& job, ResidentLoad& load) {
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
     const WorkerOptions& wo = job.worker_options;
-    load.cache = std::make_unique<BlockCache>(*job.file, wo.cache_bytes, wo.loader_threads, wo.map_blocks, wo.node_checks);
+    load.cache = make_block_cache(*job.file, wo);
     load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, *job.backend, load.tasks, wo.cache_bytes, load.stats);
   });
   MPI_Barrier(job.comm);
@@ -456,10 +439,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   const double t_start = MPI_Wtime();
   CountJob job(comm, options);
   check_input_on_rank0(job);       // 1. rank 0: file, plan, journal, task queue
-  share_splits_and_identity(job);  // 2.
+  share_splits_and_identity(job);  // 2. m, the file's identity and shape, the plan
   open_workers(job);               // 3. workers: the same file, a backend
   share_block_checks(job);         // 3b. workers of a node: one check per block
-  share_backend_and_shape(job);    // 4.
+  share_backend(job);              // 4.
   const double t_ready = MPI_Wtime();
   job.result.setup_seconds = t_ready - t_start;
   std::optional<ResidentLoad> resident;

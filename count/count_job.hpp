@@ -23,7 +23,7 @@ namespace tricount {
 
 struct CountOptions {
   std::string input;                 // HDF5 block file
-  std::uint32_t splits = 1;          // --workload-splits m; 0 = auto (from the number of workers)
+  WorkloadSplits splits;             // --workload-splits m, or auto (the default: auto_workload_splits, src/task_plan.hpp)
   // --schedule static: rank 0 assigns every task before counting, each worker loads all its
   // blocks, then all ranks meet and the timed count phase runs (false: dynamic hand-out).
   bool static_schedule = false;
@@ -57,10 +57,6 @@ struct InputIdentity {
 InputIdentity identify_input(const BlockFileReader& file);
 // Throws Error naming the file if `file` is not the file whose identity is `checked`.
 void check_same_input(const BlockFileReader& file, const InputIdentity& checked);
-
-// m for --workload-splits auto: enough tasks for about four per worker, so that longest-
-// processing-time-first can even out the finish times; 1 for a single worker.
-std::uint32_t auto_workload_splits(std::uint32_t parts, int workers);
 
 struct RankStats {
   int rank = 0;

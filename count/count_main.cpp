@@ -20,26 +20,29 @@ int main(int argc, char** argv) {
   const int code = cli::run_main("tricount-count", [&] {
     cli::po::options_description opts("options");
     CountOptions options;
-    std::string backend, json, splits = "1", cuda_tuning;
+    std::string backend, json, splits = "auto", cuda_tuning;
     std::uint64_t fault_task = kNoTask;
-    std::string cache = "4G", schedule = "dynamic";
+    std::string cache, schedule = "dynamic";
     opts.add_options()
       ("input,i", cli::po::value(&options.input)->required(), "HDF5 block file written by tricount-partition")
-      ("workload-splits,m", cli::po::value(&splits)->default_value("1"),
-       "split each (i,j,k) subtask into m tasks (m * n^3 in all); auto: about 4 tasks per worker")
+      ("workload-splits,m", cli::po::value(&splits)->default_value("auto"),
+       "split each (i,j,k) subtask into m tasks (n^3 * m in all); auto: the fewest m that give every worker about 4 "
+       "tasks (m = 1 for one worker)")
       ("schedule", cli::po::value(&schedule)->default_value("dynamic"),
        "dynamic: rank 0 hands out task ids as workers ask, blocks loaded on demand; static: rank 0 assigns every task "
        "before counting (costliest first, to the least loaded worker, preferring one holding the task's blocks), each "
        "worker loads and checks all its blocks (they must fit --cache-size), all ranks meet, then the count phase runs "
        "with the blocks resident (the report gives both phases)")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
-      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = all cores)")
+      ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
        "CUDA: vertices with at least this many neighbours get a whole CTA")
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
       ("cuda-tuning", cli::po::value(&cuda_tuning),
        ("CUDA, for tests and benchmarks: kernel variants as key=value,... over the defaults; keys:\n" + cuda_tuning_keys()).c_str())
-      ("cache-size", cli::po::value(&cache)->default_value("4G"), "host memory per worker for cached blocks")
+      ("cache-size", cli::po::value(&cache),
+       "host memory per worker for cached blocks (e.g. 16G; default: half the memory the node has available, or its "
+       "cgroup's limit when lower, shared among the node's workers)")
       ("loader-threads", cli::po::value(&options.worker_options.loader_threads)->default_value(0),
        "threads per worker that read and check blocks (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("allow-idle-workers", "run even when there are more workers than tasks")
@@ -69,25 +72,11 @@ int main(int argc, char** argv) {
     opts.add(testing);
     cli::po::variables_map vm;
     const bool go = cli::parse(argc, argv, opts, vm, "mpirun -np P tricount-count --input FILE.h5 [options]",
-                               "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m subtasks\n"
-                               "dynamically; every other rank loads each subtask's three blocks and counts them; the 64-bit\n"
+                               "Counts the triangles of a partitioned graph exactly. Rank 0 hands out the n^3 * m tasks\n"
+                               "dynamically; every other rank loads each task's three blocks and counts them; the 64-bit\n"
                                "counts are summed with MPI_Reduce. With one rank, rank 0 does both jobs.");
     if (!go) return cli::kExitOk;
-    if (splits == "auto") {
-      options.splits = 0;
-    } else {
-      try {
-        std::size_t used = 0;
-        const unsigned long m = std::stoul(splits, &used);
-        if (used != splits.size() || splits[0] == '-') throw std::invalid_argument(splits);
-        check_workload_splits(m);
-        options.splits = static_cast<std::uint32_t>(m);
-      } catch (const UsageError&) {
-        throw;
-      } catch (const std::exception&) {
-        throw UsageError("--workload-splits: '" + splits + "' is not a positive number or auto");
-      }
-    }
+    options.splits = parse_workload_splits(splits);
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     if (options.worker_options.loader_threads > 4096) throw UsageError("--loader-threads must be between 0 and 4096");
     if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
@@ -106,7 +95,10 @@ int main(int argc, char** argv) {
     options.worker_options.crash_on_fault = vm.count("test-crash") > 0;
     options.backend = parse_backend_kind(backend);
     options.backend_options.cuda_tuning = parse_cuda_tuning(cuda_tuning);
-    options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
+    if (!cache.empty()) {
+      options.worker_options.cache_bytes = cli::parse_size(cache, "--cache-size");
+      if (options.worker_options.cache_bytes == 0) throw UsageError("--cache-size must be positive (got '" + cache + "')");
+    }
     options.allow_idle_workers = vm.count("allow-idle-workers") > 0;
     options.json = json;
     const CountResult result = [&] {

@@ -11,7 +11,10 @@
 #include <map>
 #include <utility>
 
-#include "count/count_job.hpp"
+#include "count/collective.hpp"
+#include "src/hdf5_attributes.hpp"
+#include "src/hdf5_check.hpp"
+#include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
 #include "src/output_file.hpp"
 
@@ -40,77 +43,6 @@ bool ranks_before(const TopVertex& a, const TopVertex& b) {
 // --- HDF5 --------------------------------------------------------------------------------
 
 using H5Id = Hdf5Handle;
-
-hid_t h5_check(hid_t id, const std::string& what) {
-  if (id < 0) throw Error(what);
-  return id;
-}
-void h5_check_status(herr_t status, const std::string& what) {
-  if (status < 0) throw Error(what);
-}
-
-void write_attribute(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* value,
-                     const std::string& where) {
-  H5Id space(h5_check(H5Screate(H5S_SCALAR), where + ": H5Screate"), H5Sclose);
-  if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
-  H5Id attr(h5_check(H5Acreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                     where + ": cannot create attribute '" + name + "'"),
-            H5Aclose);
-  h5_check_status(H5Awrite(attr.get(), mem_type, value), where + ": cannot write attribute '" + name + "' (disk full?)");
-}
-void write_attribute(hid_t loc, const char* name, std::uint64_t value, const std::string& where) {
-  write_attribute(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value, where);
-}
-void write_attribute(hid_t loc, const char* name, double value, const std::string& where) {
-  write_attribute(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, where);
-}
-void write_attribute(hid_t loc, const char* name, const std::string& value, const std::string& where) {
-  H5Id type(h5_check(H5Tcopy(H5T_C_S1), where + ": H5Tcopy"), H5Tclose);
-  h5_check_status(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), where + ": H5Tset_size");
-  write_attribute(loc, name, type.get(), type.get(), value.c_str(), where);
-}
-
-// An empty, extendible, chunked and deflated 1-D dataset.
-H5Id create_column(hid_t file, const char* name, hid_t file_type, const std::string& where) {
-  const hsize_t dims[1] = {0}, max_dims[1] = {H5S_UNLIMITED}, chunk[1] = {kChunkRows};
-  H5Id space(h5_check(H5Screate_simple(1, dims, max_dims), where + ": H5Screate_simple"), H5Sclose);
-  H5Id dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), where + ": H5Pcreate"), H5Pclose);
-  h5_check_status(H5Pset_chunk(dcpl.get(), 1, chunk), where + ": H5Pset_chunk");
-  if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
-    h5_check_status(H5Pset_shuffle(dcpl.get()), where + ": H5Pset_shuffle");
-    h5_check_status(H5Pset_deflate(dcpl.get(), 4), where + ": H5Pset_deflate");
-  }
-  return H5Id(h5_check(H5Dcreate2(file, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                       where + ": cannot create dataset '" + name + "'"),
-              H5Dclose);
-}
-
-void append_column(hid_t set, hid_t mem_type, std::uint64_t at, const void* data, std::uint64_t count,
-                   const std::string& where, const char* name) {
-  if (count == 0) return;
-  const hsize_t size[1] = {at + count}, start[1] = {at}, n[1] = {count};
-  h5_check_status(H5Dset_extent(set, size), where + ": cannot extend dataset '" + name + "'");
-  H5Id fspace(h5_check(H5Dget_space(set), where + ": H5Dget_space"), H5Sclose);
-  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, n, nullptr),
-                  where + ": H5Sselect_hyperslab");
-  H5Id mspace(h5_check(H5Screate_simple(1, n, nullptr), where + ": H5Screate_simple"), H5Sclose);
-  h5_check_status(H5Dwrite(set, mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data),
-                  where + ": cannot write dataset '" + name + "' (disk full?)");
-}
-
-template <class T>
-std::vector<T> read_column(hid_t file, const char* name, hid_t mem_type, const std::string& where) {
-  H5Id set(h5_check(H5Dopen2(file, name, H5P_DEFAULT), where + ": no dataset '" + std::string(name) + "'"), H5Dclose);
-  H5Id space(h5_check(H5Dget_space(set.get()), where + ": H5Dget_space"), H5Sclose);
-  hsize_t dims[1] = {0};
-  if (H5Sget_simple_extent_ndims(space.get()) != 1) throw Error(where + ": dataset '" + name + "' is not 1-D");
-  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  std::vector<T> out(dims[0]);
-  if (!out.empty())
-    h5_check_status(H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
-                    where + ": cannot read dataset '" + name + "'");
-  return out;
-}
 
 // --- MPI ---------------------------------------------------------------------------------
 
@@ -262,7 +194,7 @@ PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& inp
                  "# vertex\tdegree\ttriangles\tclustering\n");
     return;
   }
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  silence_hdf5();
   s.out = std::make_unique<output::OutputFile>(path, "--per-vertex", [&](const std::string& temp) {
     errno = 0;
     s.file = H5Id(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
@@ -274,13 +206,13 @@ PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& inp
   });
   s.where = "--per-vertex '" + s.out->write_path() + "'";
   const hid_t f = s.file.get();
-  write_attribute(f, "format", std::string(kPerVertexFormat), s.where);
-  write_attribute(f, "format_version", kPerVertexVersion, s.where);
-  write_attribute(f, "input", input, s.where);
-  s.vertex = create_column(f, "vertex", H5T_STD_U64LE, s.where);
-  s.degree = create_column(f, "degree", H5T_STD_U64LE, s.where);
-  s.triangles = create_column(f, "triangles", H5T_STD_U64LE, s.where);
-  s.clustering = create_column(f, "clustering", H5T_IEEE_F64LE, s.where);
+  write_attribute_string(f, "format", kPerVertexFormat, s.where);
+  write_attribute_u64(f, "format_version", kPerVertexVersion, s.where);
+  write_attribute_string(f, "input", input, s.where);
+  s.vertex = create_extendible_dataset(f, "vertex", H5T_STD_U64LE, kChunkRows, s.where);
+  s.degree = create_extendible_dataset(f, "degree", H5T_STD_U64LE, kChunkRows, s.where);
+  s.triangles = create_extendible_dataset(f, "triangles", H5T_STD_U64LE, kChunkRows, s.where);
+  s.clustering = create_extendible_dataset(f, "clustering", H5T_IEEE_F64LE, kChunkRows, s.where);
 }
 
 PerVertexWriter::~PerVertexWriter() {
@@ -305,10 +237,10 @@ void PerVertexWriter::append(const VertexRows& rows) {
     }
     s.out->write(text);
   } else {
-    append_column(s.vertex.get(), H5T_NATIVE_UINT64, s.rows, rows.vertex.data(), rows.size(), s.where, "vertex");
-    append_column(s.degree.get(), H5T_NATIVE_UINT64, s.rows, rows.degree.data(), rows.size(), s.where, "degree");
-    append_column(s.triangles.get(), H5T_NATIVE_UINT64, s.rows, rows.triangles.data(), rows.size(), s.where, "triangles");
-    append_column(s.clustering.get(), H5T_NATIVE_DOUBLE, s.rows, rows.clustering.data(), rows.size(), s.where,
+    append_to_dataset(s.vertex.get(), H5T_NATIVE_UINT64, s.rows, rows.vertex.data(), rows.size(), s.where, "vertex");
+    append_to_dataset(s.degree.get(), H5T_NATIVE_UINT64, s.rows, rows.degree.data(), rows.size(), s.where, "degree");
+    append_to_dataset(s.triangles.get(), H5T_NATIVE_UINT64, s.rows, rows.triangles.data(), rows.size(), s.where, "triangles");
+    append_to_dataset(s.clustering.get(), H5T_NATIVE_DOUBLE, s.rows, rows.clustering.data(), rows.size(), s.where,
                   "clustering");
   }
   s.rows += rows.size();
@@ -318,10 +250,10 @@ void PerVertexWriter::commit(const PerVertexSummary& summary) {
   Impl& s = *impl_;
   if (!s.text) {
     const hid_t f = s.file.get();
-    write_attribute(f, "vertices", s.rows, s.where);
-    write_attribute(f, "triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3), s.where);
-    write_attribute(f, "global_clustering", summary.global_clustering(), s.where);
-    write_attribute(f, "average_clustering", summary.average_clustering(), s.where);
+    write_attribute_u64(f, "vertices", s.rows, s.where);
+    write_attribute_u64(f, "triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3), s.where);
+    write_attribute_double(f, "global_clustering", summary.global_clustering(), s.where);
+    write_attribute_double(f, "average_clustering", summary.average_clustering(), s.where);
     s.vertex.reset(), s.degree.reset(), s.triangles.reset(), s.clustering.reset();
     if (H5Fclose(s.file.release()) < 0) throw Error("cannot close " + s.where + " (disk full?)");
   }
@@ -329,14 +261,14 @@ void PerVertexWriter::commit(const PerVertexSummary& summary) {
 }
 
 VertexRows read_per_vertex_hdf5(const std::string& path) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  silence_hdf5();
   const std::string where = "'" + path + "'";
   H5Id file(h5_check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open " + where), H5Fclose);
   VertexRows rows;
-  rows.vertex = read_column<std::uint64_t>(file.get(), "vertex", H5T_NATIVE_UINT64, where);
-  rows.degree = read_column<std::uint64_t>(file.get(), "degree", H5T_NATIVE_UINT64, where);
-  rows.triangles = read_column<std::uint64_t>(file.get(), "triangles", H5T_NATIVE_UINT64, where);
-  rows.clustering = read_column<double>(file.get(), "clustering", H5T_NATIVE_DOUBLE, where);
+  rows.vertex = read_whole_dataset<std::uint64_t>(file.get(), "vertex", H5T_NATIVE_UINT64, where);
+  rows.degree = read_whole_dataset<std::uint64_t>(file.get(), "degree", H5T_NATIVE_UINT64, where);
+  rows.triangles = read_whole_dataset<std::uint64_t>(file.get(), "triangles", H5T_NATIVE_UINT64, where);
+  rows.clustering = read_whole_dataset<double>(file.get(), "clustering", H5T_NATIVE_DOUBLE, where);
   return rows;
 }
 

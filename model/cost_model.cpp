@@ -143,7 +143,7 @@ std::vector<std::uint64_t> first_read_bytes(const MeasuredRun& run, std::uint64_
     if (h.empty()) h.assign(run.block_bytes.size(), false);
     const Task t = plan.decode(r.task);
     std::uint64_t b = 0;
-    for (const BlockId& id : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) {
+    for (const BlockId& id : t.blocks()) {
       const std::size_t at = std::size_t(id.row_class) * plan.parts() + id.col_class;
       if (h[at]) continue;
       h[at] = true, b += run.block_bytes[at], ++*blocks;

@@ -20,13 +20,6 @@ std::uint64_t triple_bytes(const GraphShape& shape, double table_factor) {
   return static_cast<std::uint64_t>(most);
 }
 
-std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request) {
-  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
-  const std::uint64_t wanted = std::uint64_t(request.tasks_per_gpu) * static_cast<std::uint64_t>(request.gpus);
-  const std::uint64_t m = (wanted + subtasks - 1) / subtasks;
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(m, 1, kMaxWorkloadSplits));
-}
-
 // Smallest n whose triple fits, then splits for enough tasks; among n, 2n, ... up to 128
 // (more parts: smaller blocks read per GPU, more tasks) while the subtasks are at most 16
 // times the tasks wanted (beyond that only the row walks and offsets grow), the fastest at
@@ -47,7 +40,7 @@ Plan plan_run(const CostModel& model, const GraphShapes& shapes, const PlanReque
   // (Static: also beyond that, up to 128, while no n has fitted a GPU's blocks yet.)
   for (std::uint32_t n = fit;
        n == fit || (n <= 128 && (std::uint64_t(n) * n * n <= most_subtasks || (static_schedule && best < 0))); n *= 2) {
-    const std::uint32_t m = splits_for(n, pr);
+    const std::uint32_t m = auto_workload_splits(n, static_cast<std::uint64_t>(pr.gpus), pr.tasks_per_gpu);
     if (!static_schedule) {
       const double t = predict_runs(model, shapes.at(n), m, {pr.gpus}, machine).front().seconds;
       if (best < 0 || t < best * 0.98) best = t, plan.parts = n, plan.splits = m;  // more parts only for a clear gain

@@ -12,8 +12,8 @@ namespace tricount {
 
 // The bytes of the largest block triple of a task of `shape`, with the hashed block's tables.
 std::uint64_t triple_bytes(const GraphShape& shape, double table_factor);
-// The splits that give `request.gpus` GPUs at least `request.tasks_per_gpu` tasks each at n parts.
-std::uint32_t splits_for(std::uint32_t parts, const PlanRequest& request);
+// The splits at n parts: auto_workload_splits (src/task_plan.hpp) for request.gpus GPUs and
+// request.tasks_per_gpu, the rule of tricount-count's --workload-splits auto.
 
 struct Plan {
   std::uint32_t parts = 0, splits = 1;

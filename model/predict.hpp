@@ -55,7 +55,7 @@ struct PlanRequest {
   std::uint64_t gpu_memory_bytes = 0;
   double memory_headroom = 0.8;   // fraction of GPU memory the blocks and tables may use
   double table_factor = 2.0;      // hash table bytes per byte of the hashed block
-  std::uint32_t tasks_per_gpu = 8;
+  std::uint32_t tasks_per_gpu = kAutoTasksPerWorker;  // --tasks-per-gpu: at least this many tasks per GPU
 };
 
 // The static schedule at each GPU count: the runtime's assignment, the blocks each GPU holds,

@@ -15,7 +15,8 @@ namespace {
 std::array<std::size_t, 3> task_blocks(const TaskPlan& plan, std::uint64_t id) {
   const Task t = plan.decode(id);
   auto at = [&](const BlockId& b) { return std::size_t(b.row_class) * plan.parts() + b.col_class; };
-  return {at(t.hash_block()), at(t.one_hop_block()), at(t.two_hop_block())};
+  const std::array<BlockId, 3> b = t.blocks();
+  return {at(b[0]), at(b[1]), at(b[2])};
 }
 
 // Marks the task's blocks as held and returns the bytes of those that were not yet.

@@ -185,7 +185,8 @@ std::vector<JsonObject> points_json(const std::vector<PredictedPoint>& points) {
 struct PredictRequest {
   std::string model_path, json;
   GraphRequest graph;
-  std::uint32_t parts = 0, splits = 1;
+  std::uint32_t parts = 0;
+  WorkloadSplits splits;  // --workload-splits m, or auto (tricount-count's rule at the most --gpus)
   std::vector<int> gpus;
   MachineParameters machine;
   bool plan = false;
@@ -263,7 +264,7 @@ int predict(const PredictRequest& request) {
   const GraphShapes shapes = graph_shapes(request.graph, model, request.plan, request.parts, request.like);
   // 2. The plan (model/plan.hpp), or the parts and splits asked for.
   std::uint32_t parts = request.parts ? request.parts : (shapes.from_file ? shapes.from_file->parts : 0);
-  std::uint32_t splits = request.splits;
+  std::uint32_t splits = 1;
   std::string plan_note;
   if (request.plan) {
     const PlanRequest& pr = request.plan_request;
@@ -287,6 +288,9 @@ int predict(const PredictRequest& request) {
     }
   }
   if (parts == 0) throw UsageError("--parts: give the parts to predict for (or --plan)");
+  if (!request.plan)
+    splits = resolve_workload_splits(request.splits, parts,
+                                     static_cast<std::uint64_t>(*std::max_element(request.gpus.begin(), request.gpus.end())));
   // 3. The predictions.
   const GraphShape shape = shapes.at(parts);
   const std::vector<int> counts = request.plan ? powers_of_two_up_to(request.plan_request.gpus) : request.gpus;
@@ -345,6 +349,7 @@ int main(int argc, char** argv) {
     cli::po::options_description opts("options");
     std::vector<std::string> journals, reports, samples;
     std::string json, workers_list, input, fit_path, model_path, gpus_list, gpu_memory, network = "25G", file_system = "2.5T";
+    std::string splits_text = "auto";
     std::string backend = "cuda", device = "unnamed device", storage = "page cache", schedule = "dynamic";
     int max_workers = 1024, kronecker_scale = 0;
     double overhead = 0, edges = 0, vertices = 0;
@@ -372,7 +377,9 @@ int main(int argc, char** argv) {
       ("vertices", cli::po::value(&vertices), "... and this many vertices")
       ("family", cli::po::value(&request.graph.family)->default_value("kronecker"), "degree distribution of --edges/--vertices: kronecker or erdos-renyi")
       ("parts", cli::po::value(&request.parts), "with --model: n to predict for")
-      ("workload-splits", cli::po::value(&request.splits)->default_value(1), "with --model: m to predict for")
+      ("workload-splits", cli::po::value(&splits_text)->default_value("auto"),
+       "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (about 4 tasks per GPU, "
+       "m = 1 for one)")
       ("gpus", cli::po::value(&gpus_list), "with --model: comma-separated GPU counts; with --plan: the most GPUs")
       ("gpus-per-node", cli::po::value(&request.machine.gpus_per_node)->default_value(6), "GPUs sharing a node's network link")
       ("network", cli::po::value(&network)->default_value(network), "network bandwidth per node, bytes/s (25G)")
@@ -387,7 +394,8 @@ int main(int argc, char** argv) {
        "n; without one, tasks and blocks are even)")
       ("plan", "recommend --parts and --workload-splits for --gpus of --gpu-memory each, with the predictions")
       ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
-      ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(8), "with --plan: the fewest tasks per GPU")
+      ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(kAutoTasksPerWorker),
+       "with --plan: the fewest tasks per GPU (the default is tricount-count's --workload-splits auto)")
       ("memory-headroom", cli::po::value(&request.plan_request.memory_headroom)->default_value(0.8),
        "with --plan: the fraction of GPU memory the block triple and tables may take")
       ("table-factor", cli::po::value(&request.plan_request.table_factor)->default_value(2.0),
@@ -420,7 +428,7 @@ int main(int argc, char** argv) {
       if (vm.count("kronecker-scale") && (kronecker_scale < 1 || kronecker_scale > 32))
         throw UsageError("--kronecker-scale must be between 1 and 32 (got " + std::to_string(kronecker_scale) + ")");
       if (request.machine.gpus_per_node < 1) throw UsageError("--gpus-per-node must be at least 1");
-      check_workload_splits(request.splits);
+      request.splits = parse_workload_splits(splits_text);
       if (vm.count("parts")) check_parts(request.parts);
       request.model_path = model_path, request.json = json;
       request.graph.input = input, request.graph.kronecker_scale = kronecker_scale;

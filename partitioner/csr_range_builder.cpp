@@ -23,7 +23,6 @@ CsrRangeBuilder::CsrRangeBuilder(std::uint64_t row_lo, std::uint64_t row_hi, std
 void CsrRangeBuilder::close_row() {
   const std::uint64_t degree = pos_ - row_start_;
   max_degree_ = std::max<std::uint32_t>(max_degree_, static_cast<std::uint32_t>(degree));
-  rows_with_two_ += degree >= 2;
   off_[no_++] = pos_;
   if (no_ == off_.size()) flush_offsets();
   ++row_;

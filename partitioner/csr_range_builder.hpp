@@ -33,7 +33,6 @@ class CsrRangeBuilder {
   void finish();                        // closes the rows up to row_hi, hands out the rest
   std::uint64_t position() const { return pos_; }  // base + entries added
   std::uint32_t max_degree() const { return max_degree_; }
-  std::uint64_t rows_with_two() const { return rows_with_two_; }
 
  private:
   void advance_to(std::uint64_t row);
@@ -46,7 +45,6 @@ class CsrRangeBuilder {
   runs::IoBuffer<eoff_t> off_;
   std::size_t nn_ = 0, no_ = 0;
   std::uint32_t max_degree_ = 0;
-  std::uint64_t rows_with_two_ = 0;
 };
 
 }  // namespace tricount::pipeline

@@ -46,29 +46,6 @@ std::uint64_t file_size_of(int fd) {
 }
 }  // namespace
 
-// ---- threads --------------------------------------------------------------------------
-
-void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn) {
-  threads = std::max(1u, threads);
-  std::exception_ptr first;
-  std::mutex m;
-  auto guarded = [&](unsigned t) {
-    try {
-      fn(t);
-    } catch (...) {
-      std::lock_guard lock(m);
-      if (!first) first = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(threads - 1);
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
-    guarded(0);
-  }
-  if (first) std::rethrow_exception(first);
-}
-
 // ---- files ----------------------------------------------------------------------------
 
 std::uint64_t scratch_bytes_written() { return g_scratch_bytes.load(); }

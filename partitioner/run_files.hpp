@@ -23,15 +23,15 @@
 #include <vector>
 
 #include "src/output_file.hpp"
+#include "src/threads.hpp"
 #include "src/types.hpp"
 
 namespace tricount::runs {
 
 // ---- threads --------------------------------------------------------------------------
 
-// Runs fn(t) for every t in [0, threads), fn(0) on the calling thread; waits for all and
-// rethrows the first exception.
-void parallel_for(unsigned threads, const std::function<void(unsigned)>& fn);
+// The fork-join helper of src/threads.hpp (exceptions carried to the caller).
+using tricount::parallel_for;
 
 // Ranges [cut[t], cut[t+1]) of `size` records, one for each of `parts` threads.
 inline std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) {

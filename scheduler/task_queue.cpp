@@ -59,7 +59,7 @@ std::optional<std::uint64_t> TaskQueue::pop(int worker) {
     const std::vector<BlockId>& held = held_[static_cast<std::size_t>(worker)].blocks;
     if (!held.empty()) {
       auto shared = [&](const Task& t) {
-        const BlockId need[3] = {t.hash_block(), t.one_hop_block(), t.two_hop_block()};
+        const std::array<BlockId, 3> need = t.blocks();
         int s = 0;
         for (const BlockId& b : need) s += std::find(held.begin(), held.end(), b) != held.end();
         return s;
@@ -87,7 +87,7 @@ std::optional<std::uint64_t> TaskQueue::pop(int worker) {
   if (plan_ && worker >= 0) {
     Held& h = held_[static_cast<std::size_t>(worker)];
     const Task t = plan_->decode(id);
-    for (const BlockId& b : {t.hash_block(), t.one_hop_block(), t.two_hop_block()}) {
+    for (const BlockId& b : t.blocks()) {
       if (std::find(h.blocks.begin(), h.blocks.end(), b) != h.blocks.end()) continue;
       if (h.blocks.size() < 3 * kAffinityMemory) {
         h.blocks.push_back(b);
@@ -126,9 +126,9 @@ TaskQueue::StaticAssignment TaskQueue::assign_static(int workers) const {
   };
   auto blocks_of = [&](std::uint64_t id) {
     const Task t = plan_->decode(id);
-    const BlockId need[3] = {t.hash_block(), t.one_hop_block(), t.two_hop_block()};
+    const std::array<BlockId, 3> need = t.blocks();
     std::array<std::uint64_t, 3> b{};
-    for (int r = 0; r < 3; ++r) b[static_cast<std::size_t>(r)] = std::uint64_t(need[r].row_class) * n + need[r].col_class;
+    for (std::size_t r = 0; r < 3; ++r) b[r] = std::uint64_t(need[r].row_class) * n + need[r].col_class;
     return b;
   };
   // 3. Costliest first: to the worker holding most of the task's blocks that stays within

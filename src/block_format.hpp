@@ -70,6 +70,8 @@ struct CsrBlock {
 
 // "P(i,j)" as messages and the HDF5 group name spell it.
 std::string block_name(const BlockId& id);
+// The block's HDF5 group in the file, "/blocks/P_i_j".
+std::string block_group_path(const BlockId& id);
 
 // Checks a block's invariants (offsets start at 0, never decrease, end at nnz; neighbours
 // below cols and strictly increasing within a row; max_degree right). Throws Error naming

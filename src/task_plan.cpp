@@ -1,5 +1,7 @@
 #include "src/task_plan.hpp"
 
+#include <algorithm>
+
 namespace tricount {
 
 void check_parts(std::uint64_t parts) {
@@ -12,6 +14,24 @@ void check_workload_splits(std::uint64_t splits) {
   if (splits == 0 || splits > kMaxWorkloadSplits)
     throw UsageError("--workload-splits must be between 1 and " + std::to_string(kMaxWorkloadSplits) + " (got " +
                      std::to_string(splits) + "); use auto for about four tasks per worker");
+}
+
+WorkloadSplits parse_workload_splits(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  std::uint64_t m = 0;
+  bool digits = !text.empty() && text.size() <= 9;
+  for (const char c : text) digits = digits && c >= '0' && c <= '9';
+  if (!digits) throw UsageError("--workload-splits: '" + text + "' is not a positive number or auto");
+  for (const char c : text) m = m * 10 + static_cast<std::uint64_t>(c - '0');
+  check_workload_splits(m);
+  return static_cast<std::uint32_t>(m);
+}
+
+std::uint32_t auto_workload_splits(std::uint32_t parts, std::uint64_t workers, std::uint32_t tasks_per_worker) {
+  if (workers <= 1) return 1;
+  const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
+  const std::uint64_t want = std::uint64_t(tasks_per_worker) * workers;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
 }
 
 TaskPlan::TaskPlan(std::uint32_t parts, std::uint32_t splits) : parts_(parts), splits_(splits) {

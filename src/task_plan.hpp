@@ -1,4 +1,7 @@
-// The task plan: which blocks a subtask needs, and task id <-> (i, j, k, w).
+// The task plan: which blocks a task needs, and task id <-> (i, j, k, s). Words used one
+// way throughout (README, --help, code): a subtask is a block triple (i, j, k), one of n^3;
+// a task (i, j, k, s) is one of its m workload splits, the unit that is scheduled, counted
+// and journaled (n^3 * m task ids).
 //
 // With n parts, vertex x belongs to class x mod n. An oriented triangle u -> v -> w with
 // u -> w has u in class i, v in class j, w in class k, so it is found exactly once, by
@@ -7,10 +10,12 @@
 //   P(i,j): each row u gives the 1-hop neighbours v,
 //   P(j,k): each row v gives the 2-hop neighbours w, probed in u's table.
 // Workload splits divide the rows u of class i into m disjoint parts by a hash of the
-// local row id, so one (i, j, k) becomes m tasks of similar work.
+// local row id, so one subtask (i, j, k) becomes m tasks of similar work.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "src/types.hpp"
@@ -30,6 +35,24 @@ void check_parts(std::uint64_t parts);
 // Throws UsageError naming --workload-splits unless 1 <= splits <= kMaxWorkloadSplits.
 void check_workload_splits(std::uint64_t splits);
 
+// --workload-splits as given: a number m, or auto (no value: m from the number of workers).
+using WorkloadSplits = std::optional<std::uint32_t>;
+// "auto" or a number within check_workload_splits; throws UsageError naming --workload-splits.
+WorkloadSplits parse_workload_splits(const std::string& text);
+// The tasks per worker that --workload-splits auto aims for: enough that longest-processing-
+// time-first can even out the finish times.
+inline constexpr std::uint32_t kAutoTasksPerWorker = 4;
+// The one rule for --workload-splits auto (tricount-count, tricount-simulate --model and
+// --plan): the fewest m that give every worker at least `tasks_per_worker` of the n^3 * m
+// tasks, within kMaxWorkloadSplits; 1 for a single worker, who has nobody to even out with
+// (more splits only repeat each subtask's row walk).
+std::uint32_t auto_workload_splits(std::uint32_t parts, std::uint64_t workers,
+                                   std::uint32_t tasks_per_worker = kAutoTasksPerWorker);
+// m as given, or auto_workload_splits's.
+inline std::uint32_t resolve_workload_splits(const WorkloadSplits& splits, std::uint32_t parts, std::uint64_t workers) {
+  return splits ? *splits : auto_workload_splits(parts, workers);
+}
+
 struct BlockId {
   std::uint32_t row_class = 0;  // i: rows are the vertices x with x mod n == i
   std::uint32_t col_class = 0;  // j: columns are the vertices y with y mod n == j
@@ -38,10 +61,12 @@ struct BlockId {
 
 struct Task {
   std::uint32_t i = 0, j = 0, k = 0;  // vertex classes of u, v, w
-  std::uint32_t split = 0;            // w in 0..m-1: which part of class i's rows
+  std::uint32_t split = 0;            // s in 0..m-1: which part of class i's rows
   BlockId hash_block() const { return {i, k}; }     // P(i,k)
   BlockId one_hop_block() const { return {i, j}; }  // P(i,j)
   BlockId two_hop_block() const { return {j, k}; }  // P(j,k)
+  // The task's three blocks, in the order hash, one-hop, two-hop (may repeat a block).
+  std::array<BlockId, 3> blocks() const { return {hash_block(), one_hop_block(), two_hop_block()}; }
   friend bool operator==(const Task&, const Task&) = default;
 };
 
@@ -53,7 +78,7 @@ class TaskPlan {
   std::uint32_t splits() const { return splits_; }
   std::uint64_t num_tasks() const;  // n^3 * m
 
-  // Task ids enumerate (i, j, k, w) with w fastest, then k, j, i.
+  // Task ids enumerate (i, j, k, s) with s fastest, then k, j, i.
   Task decode(std::uint64_t id) const;
   std::uint64_t encode(const Task& t) const;
 

@@ -1,10 +1,12 @@
-// Threads: how many cores this process may use, and a plain fork-join over ranges.
+// Threads: how many cores this process may use, and the one fork-join helper.
 #pragma once
 
 #include <sched.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -19,19 +21,38 @@ inline unsigned usable_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Runs body(first, last) over [0, n) cut into at most `threads` contiguous ranges, the first
-// on the calling thread. For work of tens of MB per call, where starting threads is cheap.
+// The one fork-join helper: runs fn(t) for every t in [0, threads), fn(0) on the calling
+// thread; waits for all, then rethrows the first exception on the caller (an exception in a
+// thread never terminates the process).
+template <class Fn>
+void parallel_for(unsigned threads, Fn&& fn) {
+  threads = std::max(1u, threads);
+  std::exception_ptr first;
+  std::mutex m;
+  auto guarded = [&](unsigned t) {
+    try {
+      fn(t);
+    } catch (...) {
+      std::lock_guard lock(m);
+      if (!first) first = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    pool.reserve(threads - 1);
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
+    guarded(0);
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+// Runs body(first, last) over [0, n) cut into at most `threads` contiguous ranges, through
+// parallel_for (the first range on the calling thread, exceptions carried to the caller).
+// For work of tens of MB per call, where starting threads is cheap.
 template <class Body>
 void parallel_ranges(std::uint64_t n, unsigned threads, Body&& body) {
   const std::uint64_t t = std::clamp<std::uint64_t>(threads, 1, std::max<std::uint64_t>(n, 1));
-  if (t <= 1) {
-    body(std::uint64_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (std::uint64_t k = 1; k < t; ++k) pool.emplace_back([&, k] { body(n * k / t, n * (k + 1) / t); });
-  body(std::uint64_t{0}, n / t);
-  for (auto& th : pool) th.join();
+  parallel_for(static_cast<unsigned>(t), [&](unsigned k) { body(n * k / t, n * (k + 1) / t); });
 }
 
 }  // namespace tricount

@@ -285,14 +285,14 @@ TEST(Plan, SplitsGiveEveryGpuEnoughTasks) {
   PlanRequest r;
   r.tasks_per_gpu = 8;
   r.gpus = 1024;
-  EXPECT_EQ(splits_for(16, r), 2u);  // 4096 subtasks, 8192 wanted
-  EXPECT_EQ(splits_for(32, r), 1u);
-  EXPECT_EQ(splits_for(4, r), 128u);
+  EXPECT_EQ(auto_workload_splits(16, std::uint64_t(r.gpus), r.tasks_per_gpu), 2u);  // 4096 subtasks, 8192 wanted
+  EXPECT_EQ(auto_workload_splits(32, std::uint64_t(r.gpus), r.tasks_per_gpu), 1u);
+  EXPECT_EQ(auto_workload_splits(4, std::uint64_t(r.gpus), r.tasks_per_gpu), 128u);
   r.gpus = 1 << 16;
-  EXPECT_EQ(splits_for(1, r), kMaxWorkloadSplits);  // capped
+  EXPECT_EQ(auto_workload_splits(1, std::uint64_t(r.gpus), r.tasks_per_gpu), kMaxWorkloadSplits);  // capped
   for (std::uint32_t n : {1u, 3u, 8u, 20u}) {
     r.gpus = 100;
-    EXPECT_GE(std::uint64_t(n) * n * n * splits_for(n, r), 800u) << n;
+    EXPECT_GE(std::uint64_t(n) * n * n * auto_workload_splits(n, std::uint64_t(r.gpus), r.tasks_per_gpu), 800u) << n;
   }
 }
 

@@ -60,7 +60,7 @@ Counted count_graph(const PartitionedGraph& g, std::uint32_t splits, CountBacken
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
     const Task t = plan.decode(id);
     auto v = [&](std::uint32_t i, std::uint32_t j) { return view_of(g.block(i, j), base + std::uint64_t(i) * n + j); };
-    const SubtaskBlocks blocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), t.split, splits};
+    const TaskBlocks blocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), t.split, splits};
     c.triangles += backend.count(blocks, c.stats);
   }
   return c;
@@ -214,7 +214,7 @@ struct HandBlocks {
   std::vector<vid_t> h_nbr, o_nbr, t_nbr;
   std::uint64_t cols = 0, mid = 0;
   count_t expected = 0;
-  SubtaskBlocks blocks(std::uint64_t serial) const {
+  TaskBlocks blocks(std::uint64_t serial) const {
     auto mk = [](std::uint64_t rows, std::uint64_t cols, const std::vector<eoff_t>& off, const std::vector<vid_t>& nbr,
                  std::uint64_t s) {
       BlockView v;
@@ -228,7 +228,7 @@ struct HandBlocks {
       return v;
     };
     const std::uint64_t rows = h_off.size() - 1;
-    return SubtaskBlocks{mk(rows, cols, h_off, h_nbr, serial), mk(rows, mid, o_off, o_nbr, serial + 1),
+    return TaskBlocks{mk(rows, cols, h_off, h_nbr, serial), mk(rows, mid, o_off, o_nbr, serial + 1),
                          mk(mid, cols, t_off, t_nbr, serial + 2), 0, 1};
   }
 };
@@ -276,7 +276,7 @@ void expect_hand_blocks(CountBackend& gpu, const std::string& what) {
     for (std::uint32_t keys : {5u, 40u, 99u, 100u, 700u, 3000u}) {
       if ((std::uint64_t(keys) << shift) + 8 >= (std::uint64_t{1} << 32) - 1) continue;
       const HandBlocks h = congruent_keys(6, keys, shift, 48);
-      const SubtaskBlocks b = h.blocks(next_serial_base());
+      const TaskBlocks b = h.blocks(next_serial_base());
       CountStats s;
       const count_t got = gpu.count(b, s);
       EXPECT_EQ(got, h.expected) << what << ": shift " << shift << " keys " << keys;
@@ -410,7 +410,7 @@ TEST(CudaBackend, BitmapSpanBoundaries) {
       for (std::uint64_t span : {std::uint64_t{1}, std::uint64_t{2}, bits - 1, bits, bits + 1, 2 * bits + 5}) {
         if (span == 0) continue;
         const HandBlocks h = span_blocks(kmin, span);
-        const SubtaskBlocks b = h.blocks(next_serial_base());
+        const TaskBlocks b = h.blocks(next_serial_base());
         CountStats s;
         EXPECT_EQ(gpu->count(b, s), h.expected) << "kmin " << kmin << " span " << span;
         EXPECT_EQ(cpu->count(b, s), h.expected) << "cpu: kmin " << kmin << " span " << span;
@@ -461,7 +461,7 @@ TEST(CudaBackend, BlocksOnTheDeviceAreNotCopiedAgain) {
   const PartitionedGraph g = testing::partition_graph(testing::random_graph(5000, 60000, 9), 1);
   const std::uint64_t serial = next_serial_base();
   const BlockView v = view_of(g.block(0, 0), serial);
-  const SubtaskBlocks b{v, v, v, 0, 1};
+  const TaskBlocks b{v, v, v, 0, 1};
   CountStats first, second;
   const count_t a = gpu->count(b, first);
   const count_t c = gpu->count(b, second);
@@ -496,7 +496,7 @@ TEST(CudaBackend, TripleThatDoesNotFitIsAClearError) {
   const BlockView v = view_of(g.block(0, 0), next_serial_base());
   CountStats s;
   try {
-    gpu->count(SubtaskBlocks{v, v, v, 0, 1}, s);
+    gpu->count(TaskBlocks{v, v, v, 0, 1}, s);
     FAIL() << "expected an Error";
   } catch (const Error& err) {
     const std::string msg = err.what();
@@ -576,7 +576,7 @@ TEST(CudaBackend, DISABLED_Benchmark) {
     for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
       const Task t = plan.decode(id);
       auto v = [&](std::uint32_t i, std::uint32_t j) { return view_of(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
-      total += gpu->count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
+      total += gpu->count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
     }
     return total;
   };
@@ -645,7 +645,7 @@ TEST(CudaBackend, ResidentBlocksAreUploadedOnceBeforeCounting) {
   const TaskPlan plan(3, 2);
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
     const Task t = plan.decode(id);
-    const SubtaskBlocks b{views[t.i * 3 + t.k], views[t.i * 3 + t.j], views[t.j * 3 + t.k], t.split, 2};
+    const TaskBlocks b{views[t.i * 3 + t.k], views[t.i * 3 + t.j], views[t.j * 3 + t.k], t.split, 2};
     total += gpu->count(b, counting);
   }
   EXPECT_EQ(total, reference::count_triangles(e));

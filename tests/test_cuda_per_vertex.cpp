@@ -101,7 +101,7 @@ PerVertex count_per_vertex(const PartitionedGraph& g, std::uint32_t splits, Coun
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
     const Task t = plan.decode(id);
     auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), base + std::uint64_t(i) * n + j); };
-    got.triangles += gpu.count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), t.split, splits}, stats);
+    got.triangles += gpu.count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), t.split, splits}, stats);
   }
   for (std::uint32_t c = 0; c < n; ++c) {
     const std::vector<count_t> part = gpu.take_vertex_counts(c);
@@ -307,7 +307,7 @@ TEST(CudaPerVertex, UntouchedClassesAreZeroAndCountsStartAgain) {
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
     const Task t = plan.decode(id);
     auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), base + i * 3 + j); };
-    total += plain->count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, s);
+    total += plain->count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, s);
   }
   EXPECT_EQ(total, 30u * 29 * 28 / 6);
 }
@@ -323,7 +323,7 @@ TEST(CudaPerVertex, ClassSizesThatDisagreeWithTheBlocksAreAnError) {
   auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), base + i * 2 + j); };
   CountStats s;
   try {
-    gpu->count(SubtaskBlocks{v(0, 1), v(0, 1), v(1, 1), 0, 1}, s);
+    gpu->count(TaskBlocks{v(0, 1), v(0, 1), v(1, 1), 0, 1}, s);
     FAIL() << "expected an Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("class sizes"), std::string::npos) << e.what();
@@ -364,7 +364,7 @@ TEST(CudaPerVertex, DISABLED_Benchmark) {
     for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
       const Task t = plan.decode(id);
       auto v = [&](std::uint32_t i, std::uint32_t j) { return make_block_view(g.block(i, j), 1 + std::uint64_t(i) * n + j); };
-      total += gpu.count(SubtaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
+      total += gpu.count(TaskBlocks{v(t.i, t.k), v(t.i, t.j), v(t.j, t.k), 0, 1}, st);
     }
     seconds = st.count_seconds;
     return total;

@@ -146,12 +146,12 @@ TEST_F(RecordedRuns, PlanPartsFitTheMemoryAndSplitsGiveEnoughTasks) {
     ASSERT_TRUE(std::regex_search(p.out, s, std::regex("PLAN: --parts ([0-9]+) --workload-splits ([0-9]+)"))) << p.out;
     const std::uint32_t n = std::stoul(s[1]), splits = std::stoul(s[2]);
     // The three blocks of a task and the tables fit in 80% of the memory, and every GPU has
-    // at least 8 tasks.
+    // at least --tasks-per-gpu subtasks (by default tricount-count's auto rule, 4).
     const double budget = 0.8 * double(cli::parse_size(memory, "memory"));
     const double v = m.kronecker.vertices.at(20), e = m.kronecker.edges.at(20);
     const GraphShape shape = synthetic_shape("k20", std::uint64_t(v), std::uint64_t(e), 1, n);
     EXPECT_LE(double(triple_bytes(shape, 2.0)), budget) << memory << " n = " << n;
-    EXPECT_GE(std::uint64_t(n) * n * n * splits, 8u * gpus) << p.out;
+    EXPECT_GE(std::uint64_t(n) * n * n * splits, std::uint64_t(kAutoTasksPerWorker) * gpus) << p.out;
     EXPECT_TRUE(contains(p.out, "PREDICTED, not measured")) << p.out;
     // One row per GPU count, 1, 2, 4, ... up to --gpus.
     for (int g = 1; g <= gpus; g *= 2) EXPECT_TRUE(std::regex_search(p.out, std::regex("\n +" + std::to_string(g) + " +[0-9]"))) << g;

@@ -206,7 +206,7 @@ count_t count_partitioned(const PartitionedGraph& graph, std::uint32_t splits, C
   count_t total = 0;
   for (std::uint64_t id = 0; id < plan.num_tasks(); ++id) {
     const Task t = plan.decode(id);
-    SubtaskBlocks blocks{view(graph.block(t.i, t.k)), view(graph.block(t.i, t.j)), view(graph.block(t.j, t.k)), t.split,
+    TaskBlocks blocks{view(graph.block(t.i, t.k)), view(graph.block(t.i, t.j)), view(graph.block(t.j, t.k)), t.split,
                          splits};
     CountStats stats;
     total += backend.count(blocks, stats);

@@ -48,7 +48,7 @@ const std::vector<TuningKey>& tuning_keys() {
       key("warp-table-levels", &CudaTuning::warp_table_levels, 1, 16, "shared levels of a warp table, at most"),
       key("cta-table-words", &CudaTuning::cta_table_words, 64, 16384, "shared words of a CTA table"),
       key("bitmap-words", &CudaTuning::bitmap_words, 0, 0xFFFFFFFFu, "shared words of a CTA row's key bitmap (0: none)"),
-      key("warp-lanes", &CudaTuning::warp_lanes, 0, 32, "lanes per warp row: 8 or 32 (0: by the subtask)"),
+      key("warp-lanes", &CudaTuning::warp_lanes, 0, 32, "lanes per warp row: 8 or 32 (0: by the task)"),
       key("small-row-work", &CudaTuning::small_row_work, 0, 1e18, "8 lanes per row below this 2-hop work per row"),
       key("thread-rows", &CudaTuning::thread_rows, 0, 1, "0: never the thread-per-row kernel"),
       key("direct-warp-rows", &CudaTuning::direct_warp_rows, 0, 1, "0: always classify rows"),
@@ -99,7 +99,7 @@ CudaTuning parse_cuda_tuning(std::string_view text) {
       throw UsageError("--cuda-tuning: " + name + "='" + value + "' is not " + (integral ? "an integer" : "a number") +
                        " from " + number(k->min) + " to " + number(k->max));
     if (k->name == std::string_view("warp-lanes") && x != 0 && x != 8 && x != 32)
-      throw UsageError("--cuda-tuning: warp-lanes='" + value + "' must be 0 (by the subtask), 8 or 32");
+      throw UsageError("--cuda-tuning: warp-lanes='" + value + "' must be 0 (by the task), 8 or 32");
     k->set(tuning, x);
   }
   return tuning;

@@ -1,4 +1,4 @@
-// The worker's counting backend: counts the triangles of one subtask from its block triple.
+// The worker's counting backend: counts the triangles of one task from its block triple.
 // The CPU and CUDA backends implement this same interface; nothing outside worker/ knows
 // which one runs.
 #pragma once
@@ -28,8 +28,8 @@ struct BlockView {
   const vid_t* neighbors = nullptr;  // nnz
 };
 
-// Subtask (i, j, k, w): rows u of class i with split_of_row(u, splits) == split.
-struct SubtaskBlocks {
+// Task (i, j, k, s): rows u of class i with split_of_row(u, splits) == split.
+struct TaskBlocks {
   BlockView hash;     // P(i,k): u's table
   BlockView one_hop;  // P(i,j): u -> v
   BlockView two_hop;  // P(j,k): v -> w, probed in u's table
@@ -48,8 +48,8 @@ class CountBackend {
   virtual ~CountBackend() = default;
   virtual std::string_view name() const = 0;      // "cpu" or "cuda"
   virtual std::string device_name() const = 0;    // e.g. "NVIDIA H200" or "2 CPU threads"
-  // Counts the subtask's triangles; adds its times to `stats`.
-  virtual count_t count(const SubtaskBlocks& blocks, CountStats& stats) = 0;
+  // Counts the task's triangles; adds its times to `stats`.
+  virtual count_t count(const TaskBlocks& blocks, CountStats& stats) = 0;
 
   // The static schedule's load phase (tricount-count --schedule static): every block the
   // worker's tasks use, before counting, so that count() copies none of them. The CUDA
@@ -65,9 +65,9 @@ class CountBackend {
   // triangles (u, v, w) once, with u in class i, v in class j and w in class k, each named by
   // its local id (its row or column index in the blocks). Once started, every count() also
   // adds 1 per triangle to each of the three vertices' counters. The backend keeps one array
-  // per class that a subtask touched (class c has class_vertices[c] local ids), so it holds at
+  // per class that a task touched (class c has class_vertices[c] local ids), so it holds at
   // most |V| / n counters per class; take_vertex_counts(c) hands class c's counters out
-  // (all zero if no subtask touched c) and frees them, once the worker's tasks are done.
+  // (all zero if no task touched c) and frees them, once the worker's tasks are done.
   virtual void start_per_vertex(std::vector<std::uint64_t> class_vertices) {
     (void)class_vertices;
     throw Error("the " + std::string(name()) + " backend cannot count triangles per vertex");
@@ -103,7 +103,7 @@ struct CudaTuning {
   std::uint32_t bitmap_words = 4096;             // 0: no bitmaps
   // Warp path: 8 lanes per row where the average row has less 2-hop work than
   // small_row_work (3D grid 128^3: 0.87 ms with 32 lanes, 0.44 with 8), else 32.
-  std::uint32_t warp_lanes = 0;                  // 0: by the subtask; 8 or 32 forces it
+  std::uint32_t warp_lanes = 0;                  // 0: by the task; 8 or 32 forces it
   double small_row_work = 32;                    // 1-hop times 2-hop average degree
   bool thread_rows = true;                       // one thread per row where every row is tiny
   bool direct_warp_rows = true;                  // no classification where no row can be a CTA row
@@ -113,10 +113,10 @@ struct CudaTuning {
   std::uint32_t search_ratio = 16;               // 0: always probe
   std::uint32_t search_min_list = 128;
   // The transposed v side (worker/cuda/v_side.cuh): an edge (u, v) whose 2-hop list is longer
-  // than v_side_quarters / 4 times u's keys is counted from v's side, in subtasks whose
+  // than v_side_quarters / 4 times u's keys is counted from v's side, in tasks whose
   // 2-hop block has a row of v_side_min_list; v's 2-hop lists of v_side_trim or more skip
   // the part below v's smallest key.
-  std::uint32_t v_side = 1;                      // 0 never, 1 by the blocks, 2 in every subtask
+  std::uint32_t v_side = 1;                      // 0 never, 1 by the blocks, 2 in every task
   std::uint32_t v_side_quarters = 4;
   std::uint32_t v_side_min_list = 128;
   std::uint32_t v_side_trim = 32;                // 0: no trim
@@ -136,11 +136,11 @@ struct CpuTuning {
   // A pair gallops (the short list searched in the long one) when one list is more than
   // this many times longer than the other; else the two lists are merged.
   std::uint64_t gallop_ratio = 16;
-  // Edges of P(i,j) a thread takes per grab from the shared counter: the subtask's edges
+  // Edges of P(i,j) a thread takes per grab from the shared counter: the task's edges
   // cut into about chunks_per_thread grabs per thread, at least chunk_edges each.
   std::uint64_t chunk_edges = 256;
   std::uint64_t chunks_per_thread = 64;
-  // Subtasks with fewer 1-hop plus 2-hop entries than this run on the calling thread alone.
+  // Tasks with fewer 1-hop plus 2-hop entries than this run on the calling thread alone.
   std::uint64_t min_parallel_entries = 65536;
   // Use AVX2 for merging when the processor has it (false: the portable merge).
   bool simd = true;

@@ -93,7 +93,7 @@ std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& lo
   bytes_loaded += bytes;
   resident_ += charged(*loaded);
   lru_.push_front(loaded);
-  // Least recently used private blocks out, never the three most recent (one subtask's);
+  // Least recently used private blocks out, never the three most recent (one task's);
   // holders keep evicted blocks alive.
   const auto keep = std::next(lru_.begin(), static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, lru_.size())));
   for (auto it = lru_.end(); resident_ > budget_ && it != keep;) {

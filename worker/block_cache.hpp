@@ -1,6 +1,6 @@
 // Host-side cache of loaded blocks, least recently used out first, within a byte budget of
 // private memory (blocks mapped from the file cost none).
-// Consecutive subtasks share blocks (P(i,j) and P(i,k) across k, j), so a worker reads
+// Consecutive tasks share blocks (P(i,j) and P(i,k) across k, j), so a worker reads
 // each block from the HDF5 file far fewer times than it uses it. Thread-safe: the worker's
 // prefetch thread loads the next task's blocks while the current task counts.
 #pragma once

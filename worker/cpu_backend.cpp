@@ -1,4 +1,4 @@
-// CPU backend: counts a subtask by intersecting sorted rows, edge by edge (GAPBS tc style).
+// CPU backend: counts a task by intersecting sorted rows, edge by edge (GAPBS tc style).
 //
 // For every edge u -> v of P(i,j) (u in this task's split), the triangles closed by it are
 // |P(i,k)[u] ∩ P(j,k)[v]|: each common w is one triangle u -> v -> w with u -> w.
@@ -22,7 +22,7 @@
 //    degree order the heaviest rows have the highest ids; only light chunks are left at the end.
 //  - Per vertex (start_per_vertex), the same kernel is instantiated with a sink that adds 1
 //    to each common w's counter; an edge's count is added to v's counter and a row's to u's
-//    once each. Where a subtask runs on several threads the adds are atomic (classes i, j, k
+//    once each. Where a task runs on several threads the adds are atomic (classes i, j, k
 //    may be one class), on one thread plain; the plain count's instantiation has none of this.
 // Measured alternatives that were not kept are listed in bench/RESULTS.md (CPU backend).
 #include <algorithm>
@@ -52,7 +52,7 @@ struct NoSink {
   static constexpr bool kActive = false;
   void operator()(vid_t) const {}
 };
-// Shared: the subtask runs on several threads (atomic adds); Own: on the calling thread alone.
+// Shared: the task runs on several threads (atomic adds); Own: on the calling thread alone.
 enum class Sharing { Shared, Own };
 
 void add_to(count_t* counts, std::uint64_t at, count_t found, Sharing sharing) {
@@ -162,7 +162,7 @@ namespace {
 // The bitmap never spans more than this many ids (16 MiB per thread); wider hub rows merge.
 constexpr std::uint64_t kMaxBitmapBits = std::uint64_t{1} << 27;
 
-// Per-vertex counting: the counters of the subtask's three classes (u in i, v in j, w in k;
+// Per-vertex counting: the counters of the task's three classes (u in i, v in j, w in k;
 // classes may coincide, so every add is atomic). Null in the plain count.
 struct VertexCounters {
   count_t* u = nullptr;
@@ -191,7 +191,7 @@ std::uint64_t count_pair(const vid_t* mine, std::uint64_t n_mine, const vid_t* t
 
 // Edges [first_edge, last_edge) of u's row in P(i,j), u's list marked in `bitmap`.
 template <class Sink>
-std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint64_t n_mine, eoff_t first_edge,
+std::uint64_t count_hub_row(const TaskBlocks& b, const vid_t* mine, std::uint64_t n_mine, eoff_t first_edge,
                             eoff_t last_edge, std::vector<std::uint64_t>& bitmap, const VertexCounters& counters,
                             const Sink& sink) {
   // 1. Mark u's list, relative to its first id.
@@ -229,7 +229,7 @@ std::uint64_t count_hub_row(const SubtaskBlocks& b, const vid_t* mine, std::uint
 // Triangles closed by edges [first_edge, last_edge) of P(i,j), rows of other splits skipped.
 // Per vertex, a row's and an edge's triangles are summed before they touch u's and v's counters.
 template <bool Simd, class Sink>
-count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t first_edge, eoff_t last_edge,
+count_t count_edges(const TaskBlocks& b, const CpuTuning& tuning, eoff_t first_edge, eoff_t last_edge,
                     std::vector<std::uint64_t>& bitmap, const VertexCounters& counters) {
   const eoff_t* row_start = b.one_hop.offsets;
   const Sink sink = [&] {
@@ -272,7 +272,7 @@ count_t count_edges(const SubtaskBlocks& b, const CpuTuning& tuning, eoff_t firs
 
 // One thread: grabs edge chunks from the last edge down until none is left.
 template <bool Simd, class Sink>
-count_t count_chunks(const SubtaskBlocks& b, const CpuTuning& tuning, unsigned threads, std::atomic<eoff_t>& taken_edges,
+count_t count_chunks(const TaskBlocks& b, const CpuTuning& tuning, unsigned threads, std::atomic<eoff_t>& taken_edges,
                      std::vector<std::uint64_t>& bitmap, const VertexCounters& counters) {
   const eoff_t edges = b.one_hop.offsets[b.one_hop.rows];
   // Each chunk costs a binary search for its first row (cache misses on a large block), so
@@ -299,7 +299,7 @@ class CpuBackend final : public CountBackend {
   std::string_view name() const override { return "cpu"; }
   std::string device_name() const override { return std::to_string(threads_) + " CPU threads"; }
 
-  count_t count(const SubtaskBlocks& b, CountStats& stats) override {
+  count_t count(const TaskBlocks& b, CountStats& stats) override {
     TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
                                                         ": P(i,j) and P(i,k) disagree on the rows of class i");
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
@@ -344,12 +344,12 @@ class CpuBackend final : public CountBackend {
                      "take_vertex_counts(" + std::to_string(c) + ") without start_per_vertex for that class");
     std::vector<count_t> counts = std::move(class_counts_[c]);
     class_counts_[c] = {};
-    if (counts.empty()) counts.assign(class_vertices_[c], 0);  // no subtask touched class c
+    if (counts.empty()) counts.assign(class_vertices_[c], 0);  // no task touched class c
     return counts;
   }
 
  private:
-  // Class c's counters, allocated (zero) by the first subtask that touches c.
+  // Class c's counters, allocated (zero) by the first task that touches c.
   count_t* class_counters(std::uint32_t c, std::uint64_t ids_used) {
     TRICOUNT_EXPECTS(c < class_vertices_.size() && ids_used <= class_vertices_[c],
                      "per-vertex counting: a block of class " + std::to_string(c) + " has " + std::to_string(ids_used) +
@@ -358,7 +358,7 @@ class CpuBackend final : public CountBackend {
     if (counts.empty()) counts.assign(class_vertices_[c], 0);
     return counts.data();
   }
-  VertexCounters counters_of(const SubtaskBlocks& b) {
+  VertexCounters counters_of(const TaskBlocks& b) {
     return {class_counters(b.one_hop.id.row_class, b.one_hop.rows), class_counters(b.one_hop.id.col_class, b.one_hop.cols),
             class_counters(b.hash.id.col_class, b.hash.cols)};
   }

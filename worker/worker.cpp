@@ -8,6 +8,7 @@
 #include <future>
 #include <new>
 
+#include "src/node_share.hpp"
 #include "worker/block_cache.hpp"
 
 namespace tricount {
@@ -17,17 +18,18 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-struct TaskBlocks {
+struct HeldBlocks {
   std::shared_ptr<const LoadedBlock> hash, one_hop, two_hop;
   double load_seconds = 0;
   std::uint64_t bytes = 0;
 };
 
-TaskBlocks load_blocks(BlockCache& cache, const Task& task) {
-  TaskBlocks b;
-  b.hash = cache.get(task.hash_block(), b.load_seconds, b.bytes);
-  b.one_hop = cache.get(task.one_hop_block(), b.load_seconds, b.bytes);
-  b.two_hop = cache.get(task.two_hop_block(), b.load_seconds, b.bytes);
+HeldBlocks load_blocks(BlockCache& cache, const Task& task) {
+  HeldBlocks b;
+  const std::array<BlockId, 3> need = task.blocks();
+  b.hash = cache.get(need[0], b.load_seconds, b.bytes);
+  b.one_hop = cache.get(need[1], b.load_seconds, b.bytes);
+  b.two_hop = cache.get(need[2], b.load_seconds, b.bytes);
   return b;
 }
 
@@ -41,17 +43,22 @@ std::string what_failed(const std::exception& e) {
 
 std::string describe(const TaskPlan& plan, std::uint64_t id) {
   const Task t = plan.decode(id);
-  return "task " + std::to_string(id) + " (i,j,k,w = " + std::to_string(t.i) + "," + std::to_string(t.j) + "," +
+  return "task " + std::to_string(id) + " (i,j,k,s = " + std::to_string(t.i) + "," + std::to_string(t.j) + "," +
          std::to_string(t.k) + "," + std::to_string(t.split) + ")";
 }
 
 }  // namespace
 
+std::unique_ptr<BlockCache> make_block_cache(const BlockFileReader& file, const WorkerOptions& options) {
+  const std::uint64_t budget = options.cache_bytes ? options.cache_bytes : default_cache_bytes(available_memory_bytes(), 1);
+  return std::make_unique<BlockCache>(file, budget, options.loader_threads, options.map_blocks, options.node_checks);
+}
+
 WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,
                        const WorkerOptions& options) {
   WorkerStats stats;
-  BlockCache cache(file, options.cache_bytes, options.loader_threads, options.map_blocks, options.node_checks);
-  run_worker(cache, plan, backend, source, options, stats);
+  const std::unique_ptr<BlockCache> cache = make_block_cache(file, options);
+  run_worker(*cache, plan, backend, source, options, stats);
   return stats;
 }
 
@@ -65,7 +72,7 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
   std::vector<bool> needed(std::size_t(n) * n, false);
   for (std::uint64_t id : tasks) {
     const Task t = plan.decode(id);
-    for (const BlockId& b : {t.hash_block(), t.one_hop_block(), t.two_hop_block()})
+    for (const BlockId& b : t.blocks())
       needed[std::size_t(b.row_class) * n + b.col_class] = true;
   }
   std::vector<BlockId> blocks;
@@ -106,7 +113,7 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
   const auto phase_start = Clock::now();
   std::optional<std::uint64_t> current;
   std::optional<TaskReport> unreported;
-  std::future<TaskBlocks> prefetched;  // blocks of `current`, loading in the background
+  std::future<HeldBlocks> prefetched;  // blocks of `current`, loading in the background
   try {
     auto ask = Clock::now();
     current = source.next(nullptr);
@@ -115,7 +122,7 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
       const std::uint64_t id = *current;
       const Task task = plan.decode(id);
       const auto start = Clock::now();
-      TaskBlocks blocks;
+      HeldBlocks blocks;
       if (prefetched.valid()) {
         const auto wait = Clock::now();
         blocks = prefetched.get();
@@ -139,7 +146,7 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
         if (options.crash_on_fault) ::raise(SIGKILL);
         throw Error("injected fault (test option)");
       }
-      SubtaskBlocks views{blocks.hash->view(), blocks.one_hop->view(), blocks.two_hop->view(), task.split, plan.splits()};
+      TaskBlocks views{blocks.hash->view(), blocks.one_hop->view(), blocks.two_hop->view(), task.split, plan.splits()};
       CountStats cs;
       count_t found = 0;
       try {

@@ -61,7 +61,10 @@ struct WorkerStats {
 inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};
 
 struct WorkerOptions {
-  std::uint64_t cache_bytes = std::uint64_t{4} << 30;  // host block cache budget
+  // Host block cache budget (--cache-size); 0: the default, the worker's share of the node's
+  // available memory (default_cache_bytes, src/node_share.hpp; run_count divides it among the
+  // workers of the node, make_block_cache alone takes one worker's).
+  std::uint64_t cache_bytes = 0;
   bool prefetch = true;  // ask for the next task early and load its blocks while counting
   bool map_blocks = true;  // map blocks from the file where possible (BlockFileReader::map_block)
   unsigned loader_threads = 0;  // threads that read, validate and checksum each block (0: run_count picks)
@@ -71,6 +74,9 @@ struct WorkerOptions {
   std::uint64_t fault_at_task = kNoTask;
   bool crash_on_fault = false;
 };
+
+// The worker's block cache: the one construction from the options (cache_bytes 0: the default).
+std::unique_ptr<BlockCache> make_block_cache(const BlockFileReader& file, const WorkerOptions& options);
 
 // Runs until the source says done. Errors are reported to the source and rethrown.
 WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,

@@ -1,5 +1,5 @@
 // The counting kernels of the CUDA backend (see cuda_backend.cu for the algorithm and its
-// assumptions). Subtasks of tiny rows run only count_thread_rows (at the end); the others
+// assumptions). Tasks of tiny rows run only count_thread_rows (at the end); the others
 // run three launches per side (the u side, and the transposed v side, v_side.cuh):
 //   1. classify: a CUB three-way partition of the rows of class i into the CTA list
 //      (degree >= threshold, or a table too large for a warp), the warp list (the rest),
@@ -123,14 +123,12 @@ __device__ __forceinline__ bool sorted_contains(const vid_t* list, eoff_t begin,
 inline constexpr std::uint32_t kUnroll = 4;  // 2-hop elements in flight per lane on long lists
 // Elements of the virtual (short-list) walk whose loads are issued before any is probed: a
 // warp row of a uniform graph walks ~8 rounds of 32 elements, each a dependent HBM load, so
-// issuing them one at a time leaves it latency-bound (uniform 2^24 on an H200, one element
-// per lane and round: 25.8 ms with 1 round in flight, 23.8 with 2, 22.6 with 4).
+// issuing them one at a time leaves it latency-bound (figures: bench/notes/cuda-code-figures.md).
 // The virtual walk hands each lane kShortPer consecutive elements of one list (a "slot": a
 // list of len elements has ceil(len / kShortPer) slots), so that one search for the owning
-// list serves kShortPer elements, 4 elements in flight per lane. H200, against one element
-// per slot and 4 rounds: uniform 2^24 21.22 -> 20.90 ms, uniform 2^20 1.150 -> 1.090,
-// Kronecker 18 1.025 -> 0.999 (2 elements per slot: 21.01, 1.105, 1.008). Several rounds of
-// slots per step (kShortUnroll) were tried and not kept: bench/RESULTS.md, version 8.
+// list serves kShortPer elements, 4 elements in flight per lane. Slots of 2 elements and
+// several rounds of slots per step (kShortUnroll) were measured and not kept:
+// bench/RESULTS.md#measured-and-not-kept.
 inline constexpr std::uint32_t kShortPer = 4;
 
 // What a slot holds past the end of its list: no key is this id (ids are < kMaxVertices),
@@ -675,7 +673,7 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
   if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
 }
 
-// Subtasks whose rows are all tiny (hash and 1-hop rows of at most kThreadMaxRow entries,
+// Tasks whose rows are all tiny (hash and 1-hop rows of at most kThreadMaxRow entries,
 // 2-hop rows of at most kThreadMaxList: 3D grids, meshes): one thread per row, u's keys
 // and 1-hop entries in registers, the 2-hop lists compared against the keys directly. No
 // classification, no table, no warp waiting on one row's chain of dependent loads: the

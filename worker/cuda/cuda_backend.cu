@@ -1,23 +1,23 @@
 // CUDA backend: TRUST's vertex-centric hashing on one GPU ("TRUST: Triangle Counting
-// Reloaded on GPUs", Pandey et al., TPDS 2021), for one subtask's block triple.
+// Reloaded on GPUs", Pandey et al., TPDS 2021), for one task's block triple.
 //
 // What it computes is exactly what cpu_backend.cpp computes: for every row u of class i in
 // this workload split, the number of pairs (v, w) with v in N1(u) = P(i,j)[u] and
 // w in N2(v) = P(j,k)[v] such that w is in H(u) = P(i,k)[u]. Each such pair is one
-// triangle u -> v -> w with u -> w, so the sum over the n^3 * m subtasks is the count.
+// triangle u -> v -> w with u -> w, so the sum over the n^3 * m tasks is the count.
 //
 // Assumptions, and why they hold:
 //  * Neighbour lists are sorted ascending with no duplicates (CsrBlock's invariant, checked
 //    by validate_block): keys of a table are distinct, so a bucket never holds a key twice,
 //    and the key range [min H(u), max H(u)] and binary search are valid.
 //  * Local ids are < 2^32 - 1 (vid_t) and a row's degree fits 32 bits; sums of up to 256
-//    2-hop list lengths fit 32 bits (checked per subtask: max_degree * 256 < 2^32).
+//    2-hop list lengths fit 32 bits (checked per task: max_degree * 256 < 2^32).
 //  * Rows are numbered by ascending degree by the partitioner's reordering, so the end of
 //    each work list holds the heaviest rows; both kernels take rows from the end. Any
 //    other order is only slower, never wrong.
 //
 // The algorithm (count_kernels.cuh has the kernels, bucket_table.cuh the table,
-// subtask_plan.cuh the choice of kernels, tables and grids for a subtask):
+// kernel_plan.cuh the choice of kernels, tables and grids for a task):
 //  * Classify (CUB three-way partition): rows outside the split, or with no hash or no
 //    1-hop neighbour (either one empty: no triangle), are skipped; rows with hash or
 //    1-hop degree >= cta_degree_threshold (TRUST: 100), or whose table would not fit a
@@ -31,7 +31,7 @@
 //    (TRUST's virtual combination: a warp prefix sum of their lengths in slots of 4
 //    consecutive elements, each lane finding its slot's list by binary search and loading
 //    the slot's 4 elements before probing them), the
-//    longer ones one at a time by the whole warp with 4 loads in flight per lane. Subtasks
+//    longer ones one at a time by the whole warp with 4 loads in flight per lane. Tasks
 //    whose rows have almost no 2-hop work (grids) use tiles of 8 lanes per row instead of
 //    a warp. Elements outside [min H(u), max H(u)] are not probed. A
 //    2-hop list longer than 16 times u's key list (a hub's, seen from a light row) is not
@@ -47,12 +47,12 @@
 //    and issues only the rounds of 32 the segment has). A
 //    row whose table does not fit even with the global area is probed by binary search in
 //    its sorted hash list instead. A CTA row whose key span max H(u) - min H(u) fits the
-//    bitmap (default 131,072 bits: 16 KiB of shared memory, taken only when the subtask
+//    bitmap (default 131,072 bits: 16 KiB of shared memory, taken only when the task
 //    can have CTA rows) holds its keys as a bitmap instead of a table: a probe is one range
 //    check, one shared load and a bit test. Under the degree order a heavy row's keys all
 //    lie above it, among the heavy rows, so the spans of the rows with the most work are
 //    short. Nothing is ever dropped.
-//  * The transposed v side (v_side.cuh), in subtasks whose 2-hop block has a row of at least 128:
+//  * The transposed v side (v_side.cuh), in tasks whose 2-hop block has a row of at least 128:
 //    an edge (u, v) whose 2-hop list N2(v) is longer than u's keys H(u) is not walked on
 //    u's side; those edges are gathered per v into a transposed block T, and the same two
 //    kernels run again with hash P(j,k), 1-hop T and 2-hop P(i,k): v's table (or bitmap)
@@ -61,10 +61,10 @@
 //    instead of 3.9 G). On v's side the 2-hop lists H(u) start below v's keys (u < v), so
 //    lists of 32 or more skip that part by binary search (Kronecker 18: 45% of the
 //    elements v's CTA rows would walk).
-//  * Subtasks where no row can be a CTA row (largest hash and 1-hop degrees below the
+//  * Tasks where no row can be a CTA row (largest hash and 1-hop degrees below the
 //    threshold, tables that fit a warp) are not classified: the warp kernel walks every
 //    row and skips the empty ones.
-//  * Subtasks whose rows are all tiny (hash and 1-hop rows of at most 8 entries, 2-hop of
+//  * Tasks whose rows are all tiny (hash and 1-hop rows of at most 8 entries, 2-hop of
 //    at most 64: grids, meshes) skip all of the above: one thread per row holds u's keys
 //    and 1-hop entries in registers and compares the 2-hop elements against the keys
 //    (count_thread_rows, one launch).
@@ -82,7 +82,7 @@
 // Memory: blocks are copied through two pinned staging buffers with cudaMemcpyAsync and
 // kept in a device cache keyed by BlockView::serial (device_block_cache.hpp: least
 // recently used evicted first when memory is short); a block triple that cannot fit is an
-// Error naming how many times as many parts would make it fit (the subtask does not know
+// Error naming how many times as many parts would make it fit (the task does not know
 // n). One GPU per process: device = local_rank mod device count.
 //
 // Kernel variants and their parameters are BackendOptions::cuda_tuning (CudaTuning:
@@ -101,7 +101,7 @@
 #include "worker/cuda/cuda_backend.hpp"
 #include "worker/cuda/cuda_check.cuh"
 #include "worker/cuda/device_block_cache.hpp"
-#include "worker/cuda/subtask_plan.cuh"
+#include "worker/cuda/kernel_plan.cuh"
 #include "worker/cuda/v_side.cuh"
 
 namespace tricount {
@@ -132,7 +132,7 @@ struct SideCounters {
   std::uint32_t list_sizes[2];
   std::uint32_t next[2];
 };
-// Everything a subtask's kernels count into; cleared with one memset per subtask.
+// Everything a task's kernels count into; cleared with one memset per task.
 struct DeviceCounters {
   SideCounters u;
   SideCounters v;
@@ -144,8 +144,8 @@ struct SideRows {
   DeviceBuffer<vid_t> cta, warp;
 };
 
-// The working memory of a subtask (grows only, never shrinks).
-struct SubtaskScratch {
+// The working memory of a task (grows only, never shrinks).
+struct KernelScratch {
   SideRows u_rows, v_rows;
   DeviceBuffer<unsigned long long> t_counts;  // edges per row of T while T is built
   DeviceBuffer<eoff_t> t_offsets;
@@ -159,7 +159,7 @@ struct SubtaskScratch {
            t_offsets.bytes() + t_neighbors.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes();
   }
   // Throws Error when the device is out of memory.
-  void reserve(const SubtaskPlan& plan) {
+  void reserve(const KernelPlan& plan) {
     u_rows.cta.reserve(plan.rows);
     u_rows.warp.reserve(plan.rows);
     cub_temp.reserve(std::max<std::size_t>(plan.cub_bytes, 1));
@@ -233,7 +233,7 @@ class CudaBackend final : public CountBackend {
   std::string_view name() const override { return "cuda"; }
   std::string device_name() const override { return prop_.name; }
 
-  count_t count(const SubtaskBlocks& b, CountStats& stats) override {
+  count_t count(const TaskBlocks& b, CountStats& stats) override {
     TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
                                                         ": P(i,j) and P(i,k) disagree on the rows of class i");
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
@@ -291,7 +291,7 @@ class CudaBackend final : public CountBackend {
   }
 
  private:
-  // Classes i, j, k of a subtask counted per vertex: whose counters its kernels add to.
+  // Classes i, j, k of a task counted per vertex: whose counters its kernels add to.
   struct VertexClasses {
     std::uint32_t i, j, k;
   };
@@ -333,7 +333,7 @@ class CudaBackend final : public CountBackend {
     v.max_degree = 2;
     v.offsets = offsets.data();
     v.neighbors = neighbors.data();
-    const SubtaskBlocks triangle{v, v, v, 0, 1};
+    const TaskBlocks triangle{v, v, v, 0, 1};
     BackendOptions warp = options_;
     warp.cuda_tuning.thread_rows = false;
     BackendOptions cta = warp;
@@ -367,14 +367,14 @@ class CudaBackend final : public CountBackend {
     return bytes;
   }
 
-  // One subtask with `options` (the backend's own, or the self-test's); `classes`: count per
+  // One task with `options` (the backend's own, or the self-test's); `classes`: count per
   // vertex into these classes' counters too.
-  count_t run(const SubtaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed,
+  count_t run(const TaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed,
               const VertexClasses* classes = nullptr) {
     // 1. The plan: kernels, tables, grids and working memory.
     cache_->drop_unserialed();
-    const SubtaskPlan plan = plan_subtask(b, options, limits_, classes != nullptr);
-    // The counters count as working memory: those on the device and those this subtask adds.
+    const KernelPlan plan = plan_kernels(b, options, limits_, classes != nullptr);
+    // The counters count as working memory: those on the device and those this task adds.
     const std::uint64_t counters_needed = classes ? counter_bytes() + missing_counter_bytes(*classes) : 0;
     // 2. The blocks on the device (cached, or uploaded after making room).
     const DeviceTriple dev = cache_->acquire(b, plan.working_bytes() + counters_needed, stats, timed);
@@ -438,9 +438,9 @@ class CudaBackend final : public CountBackend {
 
   // ---- the launch sequence ------------------------------------------------------------
 
-  // Everything the subtask runs, on the main stream (and the side stream for the warp
+  // Everything the task runs, on the main stream (and the side stream for the warp
   // kernel, concurrent with the CTA kernel): thread rows, or the u side, then T and v's side.
-  void launch(const SubtaskBlocks& b, const SubtaskPlan& plan, const CountParams& pu, const CountParams& pv, bool profile,
+  void launch(const TaskBlocks& b, const KernelPlan& plan, const CountParams& pu, const CountParams& pv, bool profile,
               Marks& marks) {
     cudaStream_t s = *stream_;
     cudaStream_t warp_stream = profile ? s : side_->get();
@@ -551,7 +551,7 @@ class CudaBackend final : public CountBackend {
     return *static_cast<const unsigned long long*>(host_result_.get());
   }
 
-  void report_profile(const SubtaskPlan& plan, const Marks& marks) {
+  void report_profile(const KernelPlan& plan, const Marks& marks) {
     DeviceCounters counters{};
     TRICOUNT_CUDA_TRY(cudaMemcpy(&counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost));
     std::string line = "[cuda profile] rows " + std::to_string(plan.rows);
@@ -585,7 +585,7 @@ class CudaBackend final : public CountBackend {
   std::unique_ptr<Event> ev_start_, ev_stop_, ev_fork_, ev_join_;
   PinnedBuffer host_result_;
   DeviceBuffer<DeviceCounters> counters_;
-  SubtaskScratch scratch_;
+  KernelScratch scratch_;
   std::vector<std::uint64_t> class_vertices_;                   // per-vertex counting: empty when off
   std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
   std::unique_ptr<DeviceBlockCache> cache_;  // after scratch_: it asks scratch_ for its bytes

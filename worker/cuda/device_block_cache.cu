@@ -23,12 +23,12 @@ std::string mib(std::uint64_t bytes) {
   return buf;
 }
 
-// The subtask's blocks by role (hash, 1-hop, 2-hop), and for each role the earlier role
+// The task's blocks by role (hash, 1-hop, 2-hop), and for each role the earlier role
 // holding the same block (same serial; same pointer when serial is 0), or -1.
 struct Roles {
   std::array<const BlockView*, 3> views;
   std::array<int, 3> same_as = {-1, -1, -1};
-  explicit Roles(const SubtaskBlocks& b) : views{&b.hash, &b.one_hop, &b.two_hop} {
+  explicit Roles(const TaskBlocks& b) : views{&b.hash, &b.one_hop, &b.two_hop} {
     for (int r = 0; r < 3; ++r)
       for (int q = 0; q < r && same_as[r] < 0; ++q)
         if (views[q]->serial != 0 ? views[q]->serial == views[r]->serial : views[q]->offsets == views[r]->offsets)
@@ -60,7 +60,7 @@ DeviceBlockCache::DeviceBlockCache(int device, std::string device_name, std::uin
   for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
 }
 
-DeviceTriple DeviceBlockCache::acquire(const SubtaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed) {
+DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed) {
   // 1. Which blocks are cached; the others must be uploaded.
   const Roles roles(b);
   std::array<DeviceBlock*, 3> dev{};
@@ -189,22 +189,27 @@ bool DeviceBlockCache::make_room(std::uint64_t bytes, const std::vector<const De
   return true;
 }
 
-void DeviceBlockCache::throw_does_not_fit(const SubtaskBlocks& b, std::uint64_t working_need) const {
+void DeviceBlockCache::throw_does_not_fit(const TaskBlocks& b, std::uint64_t working_need) const {
   const std::uint64_t triple_bytes = Roles(b).distinct_bytes();
   std::size_t free = 0, total = 0;
-  cudaMemGetInfo(&free, &total);
+  // Checked, but not thrown: the message below is the error; a failed query leaves the free
+  // memory out of what the backend could give, and says so.
+  const cudaError_t info = cudaMemGetInfo(&free, &total);
+  if (info != cudaSuccess) free = 0;
+  const std::string unknown_free =
+      info == cudaSuccess ? "" : std::string(" (free memory unknown: cudaMemGetInfo failed with ") + cudaGetErrorName(info) + ")";
   std::uint64_t could = free + cached_bytes() + working_bytes_();  // everything this backend could free
   if (byte_cap_) could = std::min<std::uint64_t>(could, byte_cap_);
   could = could > kReserveBytes ? could - kReserveBytes : 0;
   const std::uint64_t need = triple_bytes + working_need;
   // Block bytes shrink about with the square of the number of parts n (|E| / n^2 edges
-  // per block); the subtask does not know n, so the advice is a factor.
+  // per block); the task does not know n, so the advice is a factor.
   const double ratio = could ? std::sqrt(double(need) / double(could)) : 2.0;
   const std::uint64_t factor = std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::ceil(ratio * 1.2)));
   throw Error("CUDA backend: the block triple hash " + block_label(b.hash) + ", 1-hop " + block_label(b.one_hop) +
               ", 2-hop " + block_label(b.two_hop) + " needs " + mib(triple_bytes) + " of blocks and " + mib(working_need) +
               " of working memory on GPU " + std::to_string(device_) + " (" + device_name_ + "), which can give at most " +
-              mib(could) + ": partition the graph into at least " + std::to_string(factor) +
+              mib(could) + unknown_free + ": partition the graph into at least " + std::to_string(factor) +
               " times as many parts (tricount-partition --parts " + std::to_string(factor) +
               "*n for the current n) so that each block triple fits");
 }

@@ -33,7 +33,7 @@ struct DeviceBlock {
   }
 };
 
-// A subtask's three blocks on the device, in the order hash, 1-hop, 2-hop.
+// A task's three blocks on the device, in the order hash, 1-hop, 2-hop.
 struct DeviceTriple {
   CsrView hash, one_hop, two_hop;
 };
@@ -47,12 +47,12 @@ class DeviceBlockCache {
   DeviceBlockCache(int device, std::string device_name, std::uint64_t byte_cap, cudaStream_t stream,
                    std::function<std::uint64_t()> working_bytes);
 
-  // The device copies of the subtask's blocks (roles holding the same block share one
+  // The device copies of the task's blocks (roles holding the same block share one
   // copy): cached ones are reused, least recently used others evicted until the missing
   // blocks and `working_need` bytes of working memory (when more than `working_bytes()`)
   // fit, then the missing ones uploaded on the stream (synchronized). Adds the copy to
   // `stats` when `timed`. Throws the "does not fit" Error.
-  DeviceTriple acquire(const SubtaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed);
+  DeviceTriple acquire(const TaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed);
 
   // Uploads every block not yet on the device (the static schedule's load phase), without
   // evicting any: throws an Error naming their bytes, the GPU and what to do when they do
@@ -60,11 +60,11 @@ class DeviceBlockCache {
   void preload(const std::vector<BlockView>& blocks, CountStats& stats);
 
   // Forgets blocks without a serial (they are identified by their pointer only for the
-  // subtask that uploaded them).
+  // task that uploaded them).
   void drop_unserialed();
 
   // The Error for a block triple that does not fit beside `working_need` bytes.
-  [[noreturn]] void throw_does_not_fit(const SubtaskBlocks& b, std::uint64_t working_need) const;
+  [[noreturn]] void throw_does_not_fit(const TaskBlocks& b, std::uint64_t working_need) const;
 
  private:
   DeviceBlock* find(const BlockView& v);

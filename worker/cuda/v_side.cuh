@@ -1,6 +1,6 @@
 // The transposed v side: each edge (u, v) of P(i,j) is counted from the side that probes less.
 //
-// The count of a subtask is the sum over edges (u, v) of |H(u) ∩ N2(v)|, with H(u) =
+// The count of a task is the sum over edges (u, v) of |H(u) ∩ N2(v)|, with H(u) =
 // P(i,k)[u] and N2(v) = P(j,k)[v]. TRUST walks N2(v) through u's table: |N2(v)| probes per
 // edge. Under the degree order a row's 2-hop lists belong to heavier vertices and are often
 // much longer than its own keys (Kronecker 20: 74% of the edges have |N2(v)| > |H(u)|).
@@ -13,12 +13,12 @@
 // predicate on the same integers, so every edge is counted on exactly one side. On
 // Kronecker 20 (n = 1) the probes fall from 3.9 G to 1.4 G (quarters = 4).
 //
-// T is built per subtask: the u side's kernels, which load every N2(v) length anyway, count
+// T is built per task: the u side's kernels, which load every N2(v) length anyway, count
 // the edges each v takes (deferred_per_v) and mark them (deferred_bits, a bit per edge of
 // P(i,j)); an inclusive sum of the counts gives each row's end; scatter_deferred_edges
 // writes u into its slot. Entries of a T row come in no particular order (only 2-hop lists
 // and keys must be sorted; 1-hop lists are only walked). A separate counting pass cost
-// as much as the scatter (random loads of N2(v)'s offsets: 5.4 ms of Kronecker 24's 160).
+// as much as the scatter (random loads of N2(v)'s offsets; bench/notes/cuda-code-figures.md).
 #pragma once
 
 #include <cuda_runtime.h>

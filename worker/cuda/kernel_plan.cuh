@@ -1,5 +1,5 @@
-// Planning one subtask of the CUDA backend: which kernels run, with which tables, grids and
-// working memory. plan_subtask is a pure function of the block triple's sizes, the tuning
+// Planning one task of the CUDA backend: which kernels run, with which tables, grids and
+// working memory. plan_kernels is a pure function of the block triple's sizes, the tuning
 // and the device's limits (it asks the runtime only for kernel occupancies and CUB's
 // temporary sizes); the backend then allocates and launches what the plan says.
 #pragma once
@@ -11,6 +11,7 @@
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_scan.cuh>
 #include <optional>
+#include <type_traits>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 
@@ -27,46 +28,42 @@ inline constexpr std::uint64_t kCtaScratchBudget = std::uint64_t{512} << 20;  //
 inline constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: most a CTA table may take
 inline constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
 inline constexpr std::uint64_t kMaxTileChunk = 16;
-// Register caps: the warp kernel of 32 lanes for 5 CTAs per SM (48 registers, 8 bytes of
-// spills instead of 36; H200 Kronecker 23 / 24: 48.7 / 114.6 ms against 49.2 / 115.2), the
-// CTA kernel for 6 (with 16 KiB bitmaps, Kronecker 24: 141 ms against 207 uncapped). The
-// other caps, the uncapped kernels and 16-lane tiles were measured and not kept
-// (bench/RESULTS.md, "Tried and not kept").
+// Register caps: the warp kernel of 32 lanes for 5 CTAs per SM (fewer spills), the CTA
+// kernel for 6 (bench/notes/cuda-code-figures.md). The other caps, the uncapped kernels and
+// 16-lane tiles were measured and not kept (bench/RESULTS.md#measured-and-not-kept).
 inline constexpr int kWarpMinBlocks = 5;
 inline constexpr int kCtaMinBlocks = 6;
+
+// Calls f(std::bool_constant<b>{}...) for the run-time bools b...: one instance of f per
+// combination, picked without a hand-written if tree.
+template <class F>
+void dispatch_bools(F&& f) {
+  f();
+}
+template <class F, class... Rest>
+void dispatch_bools(F&& f, bool first, Rest... rest) {
+  if (first) dispatch_bools([&](auto... b) { f(std::true_type{}, b...); }, rest...);
+  else dispatch_bools([&](auto... b) { f(std::false_type{}, b...); }, rest...);
+}
 
 // The warp kernel of `lanes` (8 or 32) lanes per row; reverse: with the reverse search
 // (ReverseSearch); defer: the u side that gives edges to the transposed v side;
 // per_vertex: the per-vertex counting variant (per_vertex.cuh).
-template <bool kReverse, bool kDefer, bool kPerVertex, class F>
-void with_warp_kernel_rd(std::uint32_t lanes, F&& f) {
-  if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer, kPerVertex>);
-  else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer, kPerVertex>);
-}
-template <bool kPerVertex, class F>
-void with_warp_kernel_pv(std::uint32_t lanes, bool reverse, bool defer, F&& f) {
-  if (reverse) {
-    if (defer) with_warp_kernel_rd<true, true, kPerVertex>(lanes, f);
-    else with_warp_kernel_rd<true, false, kPerVertex>(lanes, f);
-  } else {
-    if (defer) with_warp_kernel_rd<false, true, kPerVertex>(lanes, f);
-    else with_warp_kernel_rd<false, false, kPerVertex>(lanes, f);
-  }
-}
 template <class F>
 void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool per_vertex = false) {
-  if (per_vertex) with_warp_kernel_pv<true>(lanes, reverse, defer, f);
-  else with_warp_kernel_pv<false>(lanes, reverse, defer, f);
+  dispatch_bools(
+      [&](auto r, auto d, auto pv) {
+        constexpr bool kReverse = decltype(r)::value, kDefer = decltype(d)::value, kPerVertex = decltype(pv)::value;
+        if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer, kPerVertex>);
+        else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer, kPerVertex>);
+      },
+      reverse, defer, per_vertex);
 }
 template <class F>
 void with_cta_kernel(bool defer, F&& f, bool per_vertex = false) {
-  if (per_vertex) {
-    if (defer) f(count_cta_rows<kCtaMinBlocks, true, true>);
-    else f(count_cta_rows<kCtaMinBlocks, false, true>);
-    return;
-  }
-  if (defer) f(count_cta_rows<kCtaMinBlocks, true>);
-  else f(count_cta_rows<kCtaMinBlocks, false>);
+  dispatch_bools(
+      [&](auto d, auto pv) { f(count_cta_rows<kCtaMinBlocks, decltype(d)::value, decltype(pv)::value>); }, defer,
+      per_vertex);
 }
 
 // What planning needs of the device.
@@ -92,7 +89,7 @@ struct BlockMeta {
 inline BlockMeta meta(const BlockView& v) { return {v.rows, v.nnz, v.max_degree}; }
 
 // One pass of the counting kernels over a (hash, 1-hop, 2-hop) triple: the u side (the
-// subtask's own blocks) or the transposed v side (P(j,k), T, P(i,k)).
+// task's own blocks) or the transposed v side (P(j,k), T, P(i,k)).
 struct SidePlan {
   std::uint64_t rows = 0;
   TableConfig tile_cfg, cta_cfg;
@@ -111,8 +108,8 @@ struct SidePlan {
   std::size_t cub_bytes = 0;
 };
 
-// Everything one subtask runs, and the working memory it needs.
-struct SubtaskPlan {
+// Everything one task runs, and the working memory it needs.
+struct KernelPlan {
   std::uint64_t rows = 0;      // class i: rows of the u side
   bool thread_rows = false;    // every row tiny: count_thread_rows and nothing else
   unsigned thread_grid = 1;
@@ -126,7 +123,7 @@ struct SubtaskPlan {
   std::size_t cub_bytes = 0;
   std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
 
-  // Bytes of working memory (SubtaskScratch) the plan needs.
+  // Bytes of working memory (KernelScratch) the plan needs.
   std::uint64_t working_bytes() const {
     std::uint64_t bytes = 2 * rows * sizeof(vid_t) + cub_bytes + cta_levels_words * sizeof(vid_t);
     if (v)
@@ -151,8 +148,7 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   const std::uint32_t threshold = options.cta_degree_threshold;
   // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
   // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
-  // chain of loads), else 32. Measured on an H200: grid 128^3 0.87 ms with 32 lanes, 0.44
-  // with 8; uniform 2^20 (16 x 16 per row) 1.30 with 32, 2.05 with 8.
+  // chain of loads), else 32 (figures: bench/notes/cuda-code-figures.md).
   const double work_per_row = (double(one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
                               (double(two_hop.nnz) / double(std::max<std::uint64_t>(1, two_hop.rows)));
   sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work ? 8 : 32;
@@ -193,8 +189,8 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
                                  hash.max_degree > sp.tile_max_keys;
   sp.bitmap_words = cta_rows_possible ? cta_bitmap_words(t, limits) : 0;
   // Nor a classification then: the warp kernel walks the rows themselves, skipping the
-  // empty ones (uniform 2^24: the partition took 0.2 ms, and each row's id was one more
-  // dependent load).
+  // empty ones (the partition costs time, and each row's id is one more dependent load;
+  // bench/notes/cuda-code-figures.md).
   sp.direct = t.direct_warp_rows && !cta_rows_possible && splits == 1;
   if (per_vertex)  // the per-vertex words must fit beside the bitmap
     sp.bitmap_words = std::min(sp.bitmap_words, limits.cta_dynamic_words - kCtaPerVertexWords - 2);
@@ -230,20 +226,20 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   return sp;
 }
 
-// Whether the subtask gives edges to the transposed v side, and at which ratio: where a
+// Whether the task gives edges to the transposed v side, and at which ratio: where a
 // 2-hop list is long enough for the other direction to pay (skewed graphs; uniform and
 // grid graphs would pay the transposition for nothing).
-inline std::optional<std::uint32_t> v_side_quarters(const SubtaskBlocks& b, const CudaTuning& t) {
+inline std::optional<std::uint32_t> v_side_quarters(const TaskBlocks& b, const CudaTuning& t) {
   if (t.v_side == 0) return std::nullopt;
   if (t.v_side == 1 && b.two_hop.max_degree < t.v_side_min_list) return std::nullopt;
   return t.v_side_quarters;
 }
 
 // per_vertex: the kernels that also count per vertex (CountBackend::start_per_vertex).
-inline SubtaskPlan plan_subtask(const SubtaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits,
+inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits,
                                 bool per_vertex = false) {
   const CudaTuning& t = options.cuda_tuning;
-  SubtaskPlan plan;
+  KernelPlan plan;
   plan.rows = b.one_hop.rows;
   // 1. Every row tiny (hash and 1-hop rows of at most 8, 2-hop of at most 64): one thread
   //    per row and nothing else (count_thread_rows).

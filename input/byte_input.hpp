@@ -1,0 +1,71 @@
+// Byte inputs for the edge-file readers: a file (or a pipe, FIFO, /dev/stdin) read with
+// read(), a gzip stream through zlib (which reads a file that is not gzip byte for byte), and
+// the lone-CR-to-newline filter for old Mac text. Errors name the file.
+#pragma once
+
+#include <zlib.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "input/text_scan.hpp"
+
+namespace tricount {
+
+// Bytes the readers read at a time (text grows its buffer for a longer line).
+inline constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+
+inline bool has_gz_suffix(const std::string& path) { return text_scan::ends_with_ci(path, ".gz"); }
+
+class ByteInput {
+ public:
+  virtual ~ByteInput() = default;
+  // Reads up to `n` bytes; returns 0 only at the end of the stream. Throws Error.
+  virtual std::size_t read(char* dst, std::size_t n) = 0;
+};
+
+class FdInput final : public ByteInput {
+ public:
+  explicit FdInput(const std::string& path);
+  ~FdInput() override;
+  FdInput(const FdInput&) = delete;
+  FdInput& operator=(const FdInput&) = delete;
+  std::size_t read(char* dst, std::size_t n) override;
+  // Size of a regular file, or -1 for pipes and devices.
+  long long regular_size() const;
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+// zlib stream. gzdopen reads a file that is not gzip "transparently" (byte for byte), so
+// text inputs always go through here: a compressed file without a .gz name still works.
+class GzInput final : public ByteInput {
+ public:
+  explicit GzInput(const std::string& path);
+  ~GzInput() override;
+  GzInput(const GzInput&) = delete;
+  GzInput& operator=(const GzInput&) = delete;
+  std::size_t read(char* dst, std::size_t n) override;
+
+ private:
+  std::string path_;
+  gzFile gz_ = nullptr;
+};
+
+// Old Mac files end their lines with a lone CR: each one becomes '\n' here, so the text
+// parser only ever splits at '\n'. A CRLF stays as it is (the parser takes the CR for a
+// blank), also when a read ends between its CR and its LF.
+class LoneCrAsNewline final : public ByteInput {
+ public:
+  explicit LoneCrAsNewline(std::unique_ptr<ByteInput> in) : in_(std::move(in)) {}
+  std::size_t read(char* dst, std::size_t n) override;
+
+ private:
+  std::unique_ptr<ByteInput> in_;
+  bool ended_with_cr_ = false;
+};
+
+}  // namespace tricount

@@ -1,0 +1,307 @@
+// The block file's writer (BlockFileWriter): whole blocks or streamed ones, into a temporary
+// that commit() renames over the output. Every HDF5 call is checked and made under
+// hdf5_mutex().
+#include "src/block_format.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "src/hdf5_attributes.hpp"
+#include "src/hdf5_check.hpp"
+#include "src/hdf5_datasets.hpp"
+#include "src/hdf5_handle.hpp"
+#include "src/output_file.hpp"
+
+namespace tricount {
+namespace {
+
+using Handle = Hdf5Handle;
+
+// The first bytes of every HDF5 file (a superblock at offset 0; the writer uses no user block).
+constexpr std::string_view kHdf5Signature{"\x89HDF\r\n\x1a\n", 8};
+
+}  // namespace
+
+struct BlockFileWriter::Impl {
+  std::string path, temp;
+  GraphHeader header;
+  std::unique_ptr<output::OutputFile> out;  // the temporary's name; removes it unless committed
+  Handle file, blocks;                      // closed before `out` removes the file
+  std::vector<bool> written;
+  std::vector<std::uint64_t> checksums;
+  bool vertex_map_written = false;
+  bool committed = false;
+};
+
+BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& header) : impl_(std::make_unique<Impl>()) {
+  silence_hdf5();
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  s.path = path;
+  s.header = header;
+  check_parts(header.parts);
+  s.written.assign(std::size_t(header.parts) * header.parts, false);
+  s.checksums.assign(s.written.size(), 0);
+  // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them
+  // (BlockFileReader::map_block needs their elements aligned; pages are the unit of mmap).
+  // The 1.10 file format: superblock v3 and v2 object headers carry checksums, so a damaged
+  // header is an HDF5 error, not a crash inside the library (v0 headers have none). Both
+  // bounds are 1.10 so that a newer library still writes files that HDF5 1.10 reads.
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0 ||
+      H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110) < 0)
+    throw Error("cannot set up HDF5 file access properties");
+  // A killed writer's temporary is removed when provably stale (this host, a dead pid, an
+  // HDF5 file); ours is created exclusively (H5F_ACC_EXCL is O_EXCL: no planted symlink).
+  output::remove_stale_temps(path, kHdf5Signature);
+  s.out = std::make_unique<output::OutputFile>(path, "output", [&](const std::string& temp) {
+    errno = 0;
+    s.file = Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose);
+    if (s.file.valid()) return true;
+    const int err = errno;
+    struct stat st {};
+    if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
+    throw Error("cannot create '" + temp + "' (for output '" + path + "'): " + std::strerror(err ? err : EIO));
+  });
+  s.temp = s.out->write_path();
+  const std::string where = "'" + s.temp + "'";
+  const hid_t f = s.file.get();
+  write_attribute_string(f, "format", kBlockFormatName, where);
+  write_attribute_u64(f, "format_version", kBlockFormatVersion, where);
+  write_attribute_u64(f, "parts", header.parts, where);
+  write_attribute_u64(f, "vertices", header.vertices, where);
+  write_attribute_u64(f, "edges", header.edges, where);
+  write_attribute_u64(f, "input_edges", header.input_edges, where);
+  write_attribute_u64(f, "max_degree", header.max_degree, where);
+  write_attribute_string(f, "ordering", header.ordering, where);
+  write_attribute_string(f, "source_file", header.source_file, where);
+  write_attribute_u64(f, "source_size", header.source_size, where);
+  write_attribute_string(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
+  if (header.known_triangles) write_attribute_u64(f, "known_triangles", *header.known_triangles, where);
+  s.blocks = Handle(h5_check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
+                    H5Gclose);
+  // The superblock on disk now: the HDF5 signature at offset 0 marks the temporary as a block
+  // file's, which is what lets a later run remove it if this one is killed.
+  if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0) throw Error("cannot write '" + s.temp + "' (disk full?)");
+}
+
+BlockFileWriter::~BlockFileWriter() {
+  if (!impl_ || impl_->committed) return;
+  std::lock_guard lock(hdf5_mutex());
+  impl_->blocks.reset();
+  impl_->file.reset();
+  impl_->out.reset();  // removes the temporary
+}
+
+const std::string& BlockFileWriter::temp_path() const { return impl_->temp; }
+
+void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  if (new_to_input.size() != s.header.vertices)
+    throw Error("vertex map has " + std::to_string(new_to_input.size()) + " entries for " +
+                std::to_string(s.header.vertices) + " vertices");
+  write_dataset(s.file.get(), "vertex_map", H5T_STD_U64LE, H5T_NATIVE_UINT64, new_to_input, "'" + s.temp + "'");
+  s.vertex_map_written = true;
+}
+
+void BlockFileWriter::write_block(const CsrBlock& b) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::uint32_t n = s.header.parts;
+  if (b.id.row_class >= n || b.id.col_class >= n) throw Error("block " + block_name(b.id) + " outside the n x n grid");
+  const std::string where = "'" + s.temp + "' block " + block_name(b.id);
+  const std::string name = block_group_path(b.id);
+  Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create group"),
+           H5Gclose);
+  write_attribute_u64(g.get(), "row_class", b.id.row_class, where);
+  write_attribute_u64(g.get(), "col_class", b.id.col_class, where);
+  write_attribute_u64(g.get(), "rows", b.rows, where);
+  write_attribute_u64(g.get(), "cols", b.cols, where);
+  write_attribute_u64(g.get(), "nnz", b.nnz(), where);
+  write_attribute_u64(g.get(), "max_degree", b.max_degree, where);
+  write_attribute_u64(g.get(), "rows_with_two", b.rows_with_two(), where);
+  const std::uint64_t checksum = b.checksum();
+  write_attribute_u64(g.get(), "checksum", checksum, where);
+  s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
+  write_dataset(g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets, where);
+  write_dataset(g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors, where);
+  s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
+}
+
+void BlockFileWriter::write_task_work(const std::vector<std::uint64_t>& work) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::uint64_t n = s.header.parts;
+  if (work.size() != n * n * n) throw Error("task work has " + std::to_string(work.size()) + " entries, expected n^3");
+  write_dataset(s.file.get(), "task_work", H5T_STD_U64LE, H5T_NATIVE_UINT64, work, "'" + s.temp + "'");
+}
+
+void BlockFileWriter::commit() {
+  {
+    std::lock_guard lock(hdf5_mutex());
+    auto& s = *impl_;
+    Checksum64 all;
+    for (std::uint64_t c : s.checksums) all.add_u64(c);
+    write_attribute_u64(s.file.get(), "graph_checksum", all.value(), "'" + s.temp + "'");
+    for (std::size_t b = 0; b < s.written.size(); ++b)
+      if (!s.written[b])
+        throw Error("'" + s.temp + "': block " + block_name({std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)}) +
+                    " was never written");
+    if (!s.vertex_map_written) throw Error("'" + s.temp + "': vertex map was never written");
+    s.blocks.reset();
+    if (H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error("cannot flush '" + s.temp + "' (disk full?)");
+    if (H5Fclose(s.file.release()) < 0) throw Error("cannot close '" + s.temp + "' (disk full?)");
+  }
+  impl_->out->commit();  // fsync, rename over the output, fsync the directory
+  impl_->committed = true;
+}
+
+
+struct BlockFileWriter::BlockStream::Impl {
+  BlockFileWriter::Impl* writer = nullptr;
+  BlockId id;
+  std::uint64_t rows = 0, cols = 0, nnz = 0;
+  std::string where;
+  Handle group, offsets, neighbors;
+  bool finished = false;
+};
+
+BlockFileWriter::BlockStream::BlockStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BlockFileWriter::BlockStream::BlockStream(BlockStream&&) noexcept = default;
+BlockFileWriter::BlockStream& BlockFileWriter::BlockStream::operator=(BlockStream&&) noexcept = default;
+BlockFileWriter::BlockStream::~BlockStream() {
+  if (!impl_) return;
+  std::lock_guard lock(hdf5_mutex());
+  impl_->offsets.reset();
+  impl_->neighbors.reset();
+  impl_->group.reset();
+}
+
+BlockFileWriter::BlockStream BlockFileWriter::begin_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols,
+                                                          std::uint64_t nnz) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::uint32_t n = s.header.parts;
+  if (id.row_class >= n || id.col_class >= n) throw Error("block " + block_name(id) + " outside the n x n grid");
+  if (cols > kMaxVertices) throw Error("block " + block_name(id) + ": " + std::to_string(cols) + " columns exceed 32-bit ids");
+  auto b = std::make_unique<BlockStream::Impl>();
+  b->writer = impl_.get();
+  b->id = id;
+  b->rows = rows;
+  b->cols = cols;
+  b->nnz = nnz;
+  b->where = "'" + s.temp + "' block " + block_name(id);
+  b->group = Handle(h5_check(H5Gcreate2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                          b->where + ": cannot create group"),
+                    H5Gclose);
+  b->offsets = create_sized_dataset(b->group.get(), "offsets", H5T_STD_U64LE, rows + 1, b->where);
+  b->neighbors = create_sized_dataset(b->group.get(), "neighbors", H5T_STD_U32LE, nnz, b->where);
+  return BlockStream(std::move(b));
+}
+
+void BlockFileWriter::BlockStream::write_offsets(std::uint64_t first, const eoff_t* data, std::size_t count) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& b = *impl_;
+  if (b.finished || first > b.rows + 1 || count > b.rows + 1 - first)
+    throw Error(b.where + ": offsets piece [" + std::to_string(first) + ", +" + std::to_string(count) + ") out of range");
+  write_slab(b.offsets.get(), H5T_NATIVE_UINT64, first, data, count, b.where, "offsets");
+}
+
+void BlockFileWriter::BlockStream::write_neighbors(std::uint64_t first, const vid_t* data, std::size_t count) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& b = *impl_;
+  if (b.finished || first > b.nnz || count > b.nnz - first)
+    throw Error(b.where + ": neighbours piece [" + std::to_string(first) + ", +" + std::to_string(count) + ") out of range");
+  write_slab(b.neighbors.get(), H5T_NATIVE_UINT32, first, data, count, b.where, "neighbors");
+}
+
+BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish() {
+  std::lock_guard lock(hdf5_mutex());
+  auto& b = *impl_;
+  if (b.finished) throw Error(b.where + ": finished twice");
+  constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+  StreamedBlockStats st;
+  st.nnz = b.nnz;
+  std::uint64_t offsets_digest = 0, neighbors_digest = 0;
+  {
+    ArrayDigestStream bytes;
+    std::vector<eoff_t> piece;
+    eoff_t prev = 0;
+    std::uint64_t longest = 0;
+    for (std::uint64_t at = 0; at < b.rows + 1; at += kPiece) {
+      const std::uint64_t n = std::min(kPiece, b.rows + 1 - at);
+      piece.resize(n);
+      read_slab(b.offsets.get(), H5T_NATIVE_UINT64, at, piece.data(), n, b.where, "offsets");
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const eoff_t o = piece[k];
+        if (at + k == 0) {
+          if (o != 0) throw Error(b.where + ": offsets[0] is not 0");
+        } else {
+          if (o < prev) throw Error(b.where + ": offsets decrease at row " + std::to_string(at + k - 1));
+          longest = std::max<std::uint64_t>(longest, o - prev);
+          st.rows_with_two += o - prev >= 2;
+        }
+        prev = o;
+      }
+      bytes.add(piece.data(), n * sizeof(eoff_t));
+    }
+    offsets_digest = bytes.value();
+    if (prev != b.nnz)
+      throw Error(b.where + ": offsets end at " + std::to_string(prev) + " but there are " + std::to_string(b.nnz) +
+                  " neighbours");
+    st.max_degree = checked_cast<std::uint32_t>(longest, "max_degree");
+  }
+  {
+    ArrayDigestStream bytes;
+    std::vector<vid_t> piece;
+    for (std::uint64_t at = 0; at < b.nnz; at += kPiece) {
+      const std::uint64_t n = std::min(kPiece, b.nnz - at);
+      piece.resize(n);
+      read_slab(b.neighbors.get(), H5T_NATIVE_UINT32, at, piece.data(), n, b.where, "neighbors");
+      for (vid_t v : piece)
+        if (v >= b.cols)
+          throw Error(b.where + ": neighbour " + std::to_string(v) + " but the block has " + std::to_string(b.cols) +
+                      " columns");
+      bytes.add(piece.data(), n * sizeof(vid_t));
+    }
+    neighbors_digest = bytes.value();
+  }
+  st.checksum = block_checksum(b.rows, b.cols, offsets_digest, neighbors_digest);
+  const hid_t g = b.group.get();
+  write_attribute_u64(g, "row_class", b.id.row_class, b.where);
+  write_attribute_u64(g, "col_class", b.id.col_class, b.where);
+  write_attribute_u64(g, "rows", b.rows, b.where);
+  write_attribute_u64(g, "cols", b.cols, b.where);
+  write_attribute_u64(g, "nnz", b.nnz, b.where);
+  write_attribute_u64(g, "max_degree", st.max_degree, b.where);
+  write_attribute_u64(g, "rows_with_two", st.rows_with_two, b.where);
+  write_attribute_u64(g, "checksum", st.checksum, b.where);
+  auto& s = *b.writer;
+  const std::size_t index = std::size_t(b.id.row_class) * s.header.parts + b.id.col_class;
+  s.checksums[index] = st.checksum;
+  s.written[index] = true;
+  b.finished = true;
+  b.offsets.reset();
+  b.neighbors.reset();
+  b.group.reset();
+  return st;
+}
+
+void BlockFileWriter::set_max_degree(std::uint64_t max_degree) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::string where = "'" + s.temp + "'";
+  Handle attr(h5_check(H5Aopen(s.file.get(), "max_degree", H5P_DEFAULT), where + ": cannot open attribute 'max_degree'"),
+              H5Aclose);
+  h5_check_status(H5Awrite(attr.get(), H5T_NATIVE_UINT64, &max_degree), where + ": cannot write attribute 'max_degree'");
+  s.header.max_degree = max_degree;
+}
+
+}  // namespace tricount

@@ -1,0 +1,51 @@
+// tricount-simulate --workload-splits auto: the m tricount-count's auto picks at the most
+// --gpus (one rule, src/task_plan.hpp), and auto is the default as in tricount-count.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "model/cost_model.hpp"
+#include "src/task_plan.hpp"
+#include "tests/test_support.hpp"
+
+using namespace tricount;
+using namespace tricount::testing;
+
+namespace {
+
+TEST(SimulateSplits, AutoIsTheCountsChoiceAtTheMostGpus) {
+  TempDir dir;
+  const std::string txt = dir.file("g.txt");
+  write_text_edges(txt, random_graph(500, 4000, 5));
+  const std::string h5 = dir.file("g.h5");
+  const ProcessResult part =
+      run_process({bin_dir() + "/tricount-partition", "--input", txt, "--output", h5, "--parts", "1", "-q"}, 120);
+  ASSERT_EQ(part.exit_code, 0) << describe(part);
+  CostModel model;
+  model.backend = "cpu", model.device = "test", model.storage = "page cache";
+  model.seconds_per_work = 1e-9, model.load_seconds_per_byte = 1e-10;
+  model.calibrated_on = {"by hand"};
+  const std::string path = dir.file("model.json");
+  save_cost_model(model, path);
+  auto splits_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {bin_dir() + "/tricount-simulate", "--model", path, "--input", h5};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const ProcessResult r = run_process(argv, 120);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    std::smatch m;
+    return std::regex_search(r.out, m, std::regex("--workload-splits ([0-9]+)")) ? std::stoi(m[1]) : -1;
+  };
+  EXPECT_EQ(splits_of({"--gpus", "1,2,4", "--workload-splits", "auto"}), int(auto_workload_splits(1, 4)));
+  EXPECT_EQ(splits_of({"--gpus", "1,2,4"}), int(auto_workload_splits(1, 4)));  // the default
+  EXPECT_EQ(splits_of({"--gpus", "1"}), 1);
+  EXPECT_EQ(splits_of({"--gpus", "1,2", "--workload-splits", "3"}), 3);
+  const ProcessResult bad = run_process({bin_dir() + "/tricount-simulate", "--model", path, "--input", h5, "--gpus", "2",
+                                         "--workload-splits", "some"},
+                                        120);
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("--workload-splits"), std::string::npos) << describe(bad);
+}
+
+}  // namespace
