@@ -202,6 +202,16 @@ int main(int argc, char** argv) {
       if (report_failed) std::rethrow_exception(report_failed);
     }
     if (!verified_ok) throw Error("the count does not match the verifier");
+    // The block file's known count (from the generator's closed form): a mismatch fails.
+    std::uint64_t known_mismatch = rank == 0 && result.header.known_triangles && *result.header.known_triangles != result.triangles;
+    MPI_Bcast(&known_mismatch, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (known_mismatch) {
+      if (rank != 0) throw Error("the count differs from the block file's known count");
+      throw Error("the count, " + std::to_string(result.triangles) + " triangles, differs from the known count in '" +
+                  printable(options.input) + "', " + std::to_string(*result.header.known_triangles) +
+                  " (the generator's closed form, carried from its FILE.known by tricount-partition): the count or the "
+                  "generator is wrong; re-count with --verify to tell which");
+    }
     return cli::kExitOk;
   });
   MPI_Finalize();

@@ -194,6 +194,7 @@ JsonObject CountResult::to_json() const {
       .add("teps", count_s > 0 ? static_cast<double>(header.edges) / count_s : 0.0)
       .add("imbalance", imbalance())
       .add("resumed_tasks", resumed_tasks);
+  if (header.known_triangles) j.add("known_triangles", *header.known_triangles);
   if (per_vertex) per_vertex->add_to(j);
   j.add("timers", timers)
       .add("per_rank", ranks_json);
@@ -221,6 +222,9 @@ std::string CountResult::summary() const {
     std::snprintf(buf, sizeof buf, " | load phase %.3f s, count phase %.3f s", load_phase_seconds, count_phase_seconds);
     line += buf;
   }
+  if (header.known_triangles)
+    line += *header.known_triangles == triangles ? " | matches the known count"
+                                                 : " | DIFFERS FROM THE KNOWN COUNT " + std::to_string(*header.known_triangles);
   if (per_vertex) return line + " | " + per_vertex->summary();
   return line;
 }

@@ -1,5 +1,6 @@
-// tricount-generate: writes a synthetic graph (Kronecker, uniform random, 3D grid) as an
-// edge file that every tricount reader accepts (text "u v" lines, or bin32/bin64 pairs).
+// tricount-generate: writes a synthetic graph (Kronecker, uniform random, 3D grid, Kronecker
+// product of small graphs) as an edge file that every tricount reader accepts (text "u v"
+// lines, or bin32/bin64 pairs); for a Kronecker product also FILE.known, its exact counts.
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -16,6 +17,8 @@
 #include "src/output_file.hpp"
 #include "input/edge_source.hpp"
 #include "input/generators.hpp"
+#include "input/known_counts.hpp"
+#include "input/kronecker_product.hpp"
 #include "src/types.hpp"
 
 namespace {
@@ -78,8 +81,10 @@ int run(int argc, char** argv) {
   options.add_options()
     ("kind", po::value<std::string>()->default_value("kronecker"),
      "graph to generate: kronecker (Graph500 R-MAT, A,B,C = 0.57,0.19,0.19, vertex ids "
-     "scrambled), uniform (independent uniform endpoints) or grid3d (6-neighbour 3D grid, "
-     "0 triangles)")
+     "scrambled), uniform (independent uniform endpoints), grid3d (6-neighbour 3D grid, "
+     "0 triangles) or kronecker-product (of --factors; its vertex, edge and triangle counts are "
+     "known in closed form: printed, and written to OUTPUT.known, which tricount-partition "
+     "carries into the block file for tricount-count to check its count against)")
     ("scale", po::value<std::string>()->default_value("16"),
      "kronecker, uniform: 2^scale vertices (kronecker: 1..62)")
     ("edge-factor", po::value<std::string>()->default_value("16"),
@@ -96,8 +101,13 @@ int run(int argc, char** argv) {
     ("nx", po::value<std::string>(), "grid3d: grid size in x (default 16)")
     ("ny", po::value<std::string>(), "grid3d: grid size in y (default 16)")
     ("nz", po::value<std::string>(), "grid3d: grid size in z (default 16)")
+    ("factors", po::value<std::string>(),
+     (std::string("kronecker-product: the factors, A = A1 x A2 x ... (ids: the first factor's "
+                  "most significant; each undirected edge of A is written once, self-loops not at "
+                  "all; a factor with neither a triangle nor a self-loop makes 0 triangles); ") +
+      kFactorSyntax).c_str())
     ("threads", po::value<std::string>()->default_value("0"),
-     "kronecker, uniform: threads that compute edges (0: the cores this process may use); "
+     "kronecker, uniform, kronecker-product: threads that compute edges (0: the cores this process may use); "
      "the file is the same for any number")
     ("output,o", po::value<std::string>()->required(),
      "file to write (required); written under a temporary name, then renamed (a device, a FIFO or "
@@ -151,7 +161,9 @@ int run(int argc, char** argv) {
     file_kind = want;
   }
 
+  if (kind != "kronecker-product") only_for({"factors"}, "kronecker-product");
   std::unique_ptr<EdgeSource> source;
+  std::shared_ptr<const KroneckerProduct> product;
   if (kind == "kronecker") {
     only_for({"vertices", "edges"}, "uniform");
     only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
@@ -188,7 +200,8 @@ int run(int argc, char** argv) {
     spec.threads = threads_option(vm);
     source = make_uniform_source(spec);
   } else if (kind == "grid3d") {
-    only_for({"vertices", "edges", "scale", "edge-factor", "seed", "threads"}, "kronecker or uniform");
+    only_for({"vertices", "edges", "scale", "edge-factor", "seed"}, "kronecker or uniform");
+    only_for({"threads"}, "kronecker, uniform or kronecker-product");
     Grid3dSpec spec;
     if (vm.count("grid-side")) {
       if (vm.count("nx") || vm.count("ny") || vm.count("nz")) {
@@ -201,17 +214,52 @@ int run(int argc, char** argv) {
       if (vm.count("nz")) spec.nz = positive_option(vm, "nz");
     }
     source = make_grid3d_source(spec);
+  } else if (kind == "kronecker-product") {
+    only_for({"vertices", "edges", "scale", "edge-factor", "seed"}, "kronecker or uniform");
+    only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
+    if (!vm.count("factors")) {
+      throw UsageError("--kind kronecker-product needs --factors (" + std::string(kFactorSyntax) + ")");
+    }
+    product = std::make_shared<const KroneckerProduct>(parse_factor_list(vm["factors"].as<std::string>()));
+    source = make_kronecker_product_source(product, threads_option(vm));
   } else {
-    throw UsageError("--kind: unknown kind '" + kind + "'; choose kronecker, uniform or grid3d");
+    throw UsageError("--kind: unknown kind '" + kind +
+                     "'; choose kronecker, uniform, grid3d or kronecker-product");
   }
 
   output::check_writable(output, "--output");  // before generating, not after
+  // FILE.known goes with a regular file only; an older one would describe another graph.
+  const bool sidecar = !output::writes_in_place(output);
+  const std::string known_path = known_sidecar_path(output);
+  if (sidecar && product) output::check_writable(known_path, "--output");
+  if (product) {
+    const ProductCounts& c = product->counts();
+    std::cerr << kProgram << ": " << product->description() << ": " << c.vertices << " vertices (of "
+              << c.vertex_ids << " ids), " << c.edges << " edges, " << c.triangles
+              << " triangles (exact, in closed form)" << std::endl;
+  }
+  if (sidecar) remove_known_sidecar(output);
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t edges = write_edge_file(*source, output, file_kind);
+  if (product && sidecar) {
+    const ProductCounts& c = product->counts();
+    KnownCounts known;
+    known.vertex_ids = c.vertex_ids;
+    known.vertices = c.vertices;
+    known.edges = c.edges;
+    known.triangles = c.triangles;
+    known.generator = product->description();
+    write_known_sidecar(output, known);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << kProgram << ": wrote " << edges << " edges (" << source->description() << ") to '"
             << output << "' as " << kind_name(file_kind) << " in " << std::fixed
-            << std::setprecision(3) << seconds << " s" << std::endl;
+            << std::setprecision(3) << seconds << " s";
+  if (product) {
+    std::cerr << (sidecar ? "; the known counts to '" + known_path + "'"
+                          : std::string("; no known-counts file beside a device, FIFO or stream"));
+  }
+  std::cerr << std::endl;
   return cli::kExitOk;
 }
 

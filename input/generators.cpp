@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "input/generators.hpp"
+#include "input/kronecker_product.hpp"
 #include "src/threads.hpp"
 #include "src/output_file.hpp"
 #include "src/types.hpp"
@@ -303,6 +304,32 @@ class Grid3dSource final : public EdgeSource {
   unsigned dir_ = 0;
 };
 
+// --- Kronecker product of small graphs ------------------------------------------------
+
+class KroneckerProductSource final : public EdgeSource {
+ public:
+  KroneckerProductSource(std::shared_ptr<const KroneckerProduct> product, unsigned threads)
+      : product_(std::move(product)), threads_(threads) {
+    TRICOUNT_EXPECTS(product_ != nullptr, "kronecker-product: no product given");
+  }
+
+  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
+    check_batch_size(max_edges);
+    out.clear();
+    const std::uint64_t n = std::min<std::uint64_t>(max_edges, product_->counts().edges - next_);
+    fill_batch(out, next_, n, threads_, [this](std::uint64_t i) { return product_->edge(i); });
+    next_ += n;
+    return n > 0;
+  }
+
+  std::string description() const override { return product_->description(); }
+
+ private:
+  std::shared_ptr<const KroneckerProduct> product_;
+  unsigned threads_;
+  std::uint64_t next_ = 0;
+};
+
 // --- writer ----------------------------------------------------------------------------
 
 class FileWriter {
@@ -359,6 +386,11 @@ std::unique_ptr<EdgeSource> make_uniform_source(const UniformSpec& spec) {
 
 std::unique_ptr<EdgeSource> make_grid3d_source(const Grid3dSpec& spec) {
   return std::make_unique<Grid3dSource>(spec);
+}
+
+std::unique_ptr<EdgeSource> make_kronecker_product_source(std::shared_ptr<const KroneckerProduct> product,
+                                                          unsigned threads) {
+  return std::make_unique<KroneckerProductSource>(std::move(product), threads);
 }
 
 std::uint64_t write_edge_file(EdgeSource& source, const std::string& path, EdgeFileKind kind) {

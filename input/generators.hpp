@@ -39,6 +39,13 @@ std::unique_ptr<EdgeSource> make_kronecker_source(const KroneckerSpec& spec);
 std::unique_ptr<EdgeSource> make_uniform_source(const UniformSpec& spec);
 std::unique_ptr<EdgeSource> make_grid3d_source(const Grid3dSpec& spec);
 
+// The edges of a Kronecker product of small graphs (input/kronecker_product.hpp), each
+// undirected edge once, computed on `threads` threads (0: the cores this process may use);
+// the same edges in the same order for any number.
+class KroneckerProduct;
+std::unique_ptr<EdgeSource> make_kronecker_product_source(std::shared_ptr<const KroneckerProduct> product,
+                                                          unsigned threads = 0);
+
 // Writes an edge stream as text ("u v\n") or binary little-endian uint32/uint64 pairs,
 // to a temporary name renamed at the end. Returns the number of edges written.
 enum class EdgeFileKind { Text, Bin32, Bin64 };

@@ -177,6 +177,17 @@ void write_block_file(const PartitionedGraph& graph, const std::string& output) 
   writer.commit();
 }
 
+void carry_known_counts(const PartitionOptions& options, GraphHeader& header) {
+  if (!options.known) return;
+  const KnownCounts& k = *options.known;
+  if (header.vertices != k.vertices || header.edges != k.edges)
+    throw Error("the cleaned graph has " + std::to_string(header.vertices) + " vertices and " + std::to_string(header.edges) +
+                " edges, but '" + printable(k.sidecar) + "' (" + printable(k.generator) + ") says " + std::to_string(k.vertices) +
+                " and " + std::to_string(k.edges) + ": the input is not the graph those counts describe (delete the sidecar), "
+                "or the generator is wrong (report it); no block file was written");
+  header.known_triangles = k.triangles;
+}
+
 GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
                            const PartitionOptions& options) {
   check_parts(options.parts);
@@ -196,6 +207,7 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   // smaller blocks keep that a small part of it (the default is 2 to 16 MiB per block).
   if (o.memory_budget < (std::uint64_t{256} << 20))
     read_options.block_bytes = static_cast<std::size_t>(std::max<std::uint64_t>(std::uint64_t{128} << 10, o.memory_budget / 128));
+  o.known = read_known_sidecar(input);  // before the work: a stale one is an error
   auto source = open_edge_file(input, format, read_options);
   return partition_source(*source, output, o, input, source_size, {}, runs_in_memory).header;
 }

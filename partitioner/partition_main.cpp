@@ -44,7 +44,9 @@ int main(int argc, char** argv) {
                     "Cleans an edge list (drops self-loops, duplicates and isolated vertices; symmetrizes), orients\n"
                     "every edge from lower to higher (degree, id), reorders the vertices, and writes n x n hashed\n"
                     "CSR blocks into one HDF5 file for tricount-count, in passes over sorted runs held in memory\n"
-                    "or, when they do not fit --memory-budget, on disk (--tmpdir), with the same result.",
+                    "or, when they do not fit --memory-budget, on disk (--tmpdir), with the same result. An input FILE\n"
+                    "with a FILE.known beside it (tricount-generate --kind kronecker-product) must have the vertices and\n"
+                    "edges it gives; its triangle count goes into the block file for tricount-count to check against.",
                     &hidden))
       return cli::kExitOk;
     // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
@@ -76,10 +78,15 @@ int main(int argc, char** argv) {
       throw;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!quiet)
-      std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s\n",
+    if (!quiet) {
+      std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s",
                   printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
                   static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
+      if (h.known_triangles)  // the vertices and edges matched the sidecar's
+        std::printf("; known triangle count %llu carried from '%s'", static_cast<unsigned long long>(*h.known_triangles),
+                    printable(known_sidecar_path(input)).c_str());
+      std::printf("\n");
+    }
     // Damage that still decodes is not found by any check of the format: the digests are
     // what a user compares with the publisher's (also in the block file, /source_md5).
     if (!quiet && !h.source_md5.empty())

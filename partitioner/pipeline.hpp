@@ -40,11 +40,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "input/edge_source.hpp"
+#include "input/known_counts.hpp"
 #include "partitioner/reorder.hpp"
 #include "src/block_format.hpp"
 
@@ -61,7 +63,15 @@ struct PartitionOptions {
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
   bool runs_on_disk = false;        // runs on disk even when they fit in memory (--runs-on-disk)
   bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
+  // The input's counts known in advance (its FILE.known; partition_file reads it): the
+  // cleaned graph must have these vertices and edges, and the block file gets the triangles.
+  std::optional<KnownCounts> known;
 };
+
+// Checks the cleaned graph's vertices and edges in `header` against options.known, if any,
+// and gives the header its known triangle count; throws Error naming the sidecar otherwise.
+// The pipeline calls it before the block file is opened, so no file with a wrong count exists.
+void carry_known_counts(const PartitionOptions& options, GraphHeader& header);
 
 // Knobs for tests and experiments; 0 / false: chosen from the budget.
 struct PipelineTuning {

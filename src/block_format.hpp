@@ -33,6 +33,9 @@ struct GraphHeader {
   std::uint64_t input_edges = 0;      // edges read, before cleaning
   std::uint64_t max_degree = 0;       // largest oriented out-degree over all blocks' rows
   std::uint64_t graph_checksum = 0;   // checksum of all blocks' checksums (set by the writer)
+  // The exact triangle count known before the graph was generated (a Kronecker product's
+  // closed form, input/kronecker_product.hpp), when the input came with one.
+  std::optional<std::uint64_t> known_triangles;
 };
 
 // Bytes of a block's CSR arrays: rows + 1 offsets and nnz neighbours.

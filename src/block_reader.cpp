@@ -174,6 +174,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   h.source_size = read_attribute_u64(f, "source_size", where);
   if (H5Aexists(f, "source_md5") > 0) h.source_md5 = read_attribute_string(f, "source_md5", where);
   h.graph_checksum = read_attribute_u64(f, "graph_checksum", where);
+  if (has_attribute(f, "known_triangles")) h.known_triangles = read_attribute_u64(f, "known_triangles", where);
   // Every block present, with sizes consistent with n and |V|; data is checked on read.
   const std::uint32_t n = h.parts;
   s.nnz.assign(std::size_t(n) * n, 0);

@@ -84,6 +84,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   write_attribute_u64(f, "source_size", header.source_size, where);
   if (!header.source_md5.empty()) write_attribute_string(f, "source_md5", header.source_md5, where);
   write_attribute_string(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
+  if (header.known_triangles) write_attribute_u64(f, "known_triangles", *header.known_triangles, where);
   s.blocks = Handle(h5_check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
                     H5Gclose);
   // The superblock on disk now: the HDF5 signature at offset 0 marks the temporary as a block

@@ -1,12 +1,14 @@
 #include "src/json.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "src/types.hpp"
 
@@ -206,7 +208,9 @@ class JsonReader {
     v.number = std::strtod(s_.c_str() + i_, &end);
     if (end == s_.c_str() + i_) fail("expected a value");
     v.kind = JsonValue::Number;
+    const std::size_t start = i_;
     i_ = static_cast<std::size_t>(end - s_.c_str());
+    v.text.assign(s_, start, i_ - start);  // the literal: counts above 2^53 are exact only there
     return v;
   }
 };
@@ -232,6 +236,16 @@ const JsonValue& json_field(const JsonValue& object, const std::string& key, Jso
   if (object.kind != JsonValue::Object || it == object.fields.end() || it->second.kind != kind)
     throw Error("'" + path + "': not " + what + ": field '" + key + "' is missing or of the wrong type");
   return it->second;
+}
+
+std::uint64_t json_uint64(const JsonValue& object, const std::string& key, const std::string& path, const std::string& what) {
+  const JsonValue& v = json_field(object, key, JsonValue::Number, path, what);
+  std::uint64_t out = 0;
+  const char* const end = v.text.data() + v.text.size();
+  const auto [ptr, ec] = std::from_chars(v.text.data(), end, out);
+  if (ec != std::errc() || ptr != end || v.text.empty())
+    throw Error("'" + path + "': not " + what + ": field '" + key + "' is " + v.text + ", not an integer from 0 to 2^64 - 1");
+  return out;
 }
 
 }  // namespace tricount

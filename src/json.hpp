@@ -41,7 +41,7 @@ struct JsonValue {
   enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
   double number = 0;
   bool boolean = false;
-  std::string text;
+  std::string text;  // a String's value; a Number's literal as written
   std::vector<JsonValue> items;
   std::map<std::string, JsonValue> fields;
 };
@@ -55,5 +55,8 @@ JsonValue read_json_file(const std::string& path, const std::string& what);
 // missing or of the wrong type".
 const JsonValue& json_field(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path,
                             const std::string& what);
+// object[key] as an exact 64-bit count (from the number's literal, not its double); else Error
+// as json_field's, or "field '<key>' is <literal>, not an integer from 0 to 2^64 - 1".
+std::uint64_t json_uint64(const JsonValue& object, const std::string& key, const std::string& path, const std::string& what);
 
 }  // namespace tricount

@@ -270,6 +270,11 @@ void write_text_file(const std::string& path, std::string_view option, std::stri
 
 bool is_standard_output(const std::string& path) { return standard_descriptor(path) == STDOUT_FILENO; }
 
+bool writes_in_place(const std::string& path) {
+  struct stat st {};
+  return standard_descriptor(path) >= 0 || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
 // ---- temporary names and stale temporaries ----------------------------------------------
 
 std::string owned_name_prefix(std::string_view prefix) {

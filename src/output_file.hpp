@@ -70,6 +70,10 @@ void write_text_file(const std::string& path, std::string_view option, std::stri
 // True when `path` ("-", /dev/stdout, /dev/fd/1) is this process's standard output.
 bool is_standard_output(const std::string& path);
 
+// True when an OutputFile for `path` would write it in place (a standard stream, a device,
+// a FIFO) rather than as a new regular file: no file beside it is then one of its outputs.
+bool writes_in_place(const std::string& path);
+
 // Removes temporaries that a killed writer of `path` left ("NAME.tmp.tricount-HOST-PID-R"),
 // only where provably its own: this host's name, a pid that no longer runs here, our user,
 // a regular file that starts with `signature` (the format's magic bytes). Returns how many.
