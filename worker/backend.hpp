@@ -43,11 +43,20 @@ struct CountStats {
   std::uint64_t bytes_transferred = 0;
 };
 
+// Where creating a backend went, in seconds (0 for a step a backend does not have).
+struct BackendStartTimes {
+  double device = 0;   // the device chosen and its context created
+  double memory = 0;   // streams, events, device buffers, pinned staging buffers
+  double kernels = 0;  // kernel attributes and the self-test (every kernel loaded once)
+};
+
 class CountBackend {
  public:
   virtual ~CountBackend() = default;
   virtual std::string_view name() const = 0;      // "cpu" or "cuda"
   virtual std::string device_name() const = 0;    // e.g. "NVIDIA H200" or "2 CPU threads"
+  // Where its creation went (the report's backend_steps_seconds).
+  virtual BackendStartTimes start_times() const { return {}; }
   // Counts the task's triangles; adds its times to `stats`.
   virtual count_t count(const TaskBlocks& blocks, CountStats& stats) = 0;
 

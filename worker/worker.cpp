@@ -114,6 +114,7 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
   std::optional<std::uint64_t> current;
   std::optional<TaskReport> unreported;
   std::future<HeldBlocks> prefetched;  // blocks of `current`, loading in the background
+  bool counted_one = false;
   try {
     auto ask = Clock::now();
     current = source.next(nullptr);
@@ -157,6 +158,8 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
       stats.transfer_seconds += cs.transfer_seconds;
       stats.count_seconds += cs.count_seconds;
       stats.triangles += found;
+      if (!counted_one) stats.first_task_seconds = since(phase_start);
+      counted_one = true;
       ++stats.tasks;
       const TaskReport report{id, found, since(start), blocks.load_seconds};
       stats.busy_seconds += report.seconds;

@@ -56,6 +56,9 @@ struct WorkerStats {
   double load_phase_seconds = 0;
   double count_phase_seconds = 0;
   std::uint64_t resident_bytes = 0;  // of the blocks loaded in the load phase
+  // run_worker's start to its first task counted (asking, loading, copying and counting it,
+  // with what a backend allocates on first use); 0 with no task.
+  double first_task_seconds = 0;
 };
 
 inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};

@@ -91,6 +91,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -184,8 +185,16 @@ class CudaBackend final : public CountBackend {
     const int devices = cuda_device_count();
     if (devices <= 0) throw Error("CUDA backend: no CUDA GPU is visible (" + cuda_status_message() + ")");
     device_ = (options.local_rank >= 0 ? options.local_rank : -options.local_rank) % devices;
+    auto step_start = std::chrono::steady_clock::now();
+    auto step_done = [&](double& into) {
+      const auto now = std::chrono::steady_clock::now();
+      into = std::chrono::duration<double>(now - step_start).count();
+      step_start = now;
+    };
     TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    TRICOUNT_CUDA_TRY(cudaFree(nullptr));  // the primary context created here, timed as the device's step
     TRICOUNT_CUDA_TRY(cudaGetDeviceProperties(&prop_, device_));
+    step_done(start_times_.device);
     stream_ = std::make_unique<Stream>();
     side_ = std::make_unique<Stream>();
     ev_start_ = std::make_unique<Event>();
@@ -196,6 +205,7 @@ class CudaBackend final : public CountBackend {
                                                 [this] { return scratch_.bytes() + counter_bytes(); });
     host_result_ = PinnedBuffer(sizeof(unsigned long long));
     counters_.allocate(1);
+    step_done(start_times_.memory);
 
     // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
     cudaFuncAttributes attr{};
@@ -228,10 +238,12 @@ class CudaBackend final : public CountBackend {
                                                    static_cast<int>((kTileBlockSharedWords + kTilePerVertexWords) * 4)));
           }, true);
     self_test();
+    step_done(start_times_.kernels);
   }
 
   std::string_view name() const override { return "cuda"; }
   std::string device_name() const override { return prop_.name; }
+  BackendStartTimes start_times() const override { return start_times_; }
 
   count_t count(const TaskBlocks& b, CountStats& stats) override {
     TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
@@ -578,6 +590,7 @@ class CudaBackend final : public CountBackend {
   }
 
   BackendOptions options_;
+  BackendStartTimes start_times_;
   int device_ = 0;
   cudaDeviceProp prop_{};
   DeviceLimits limits_;
