@@ -175,8 +175,8 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
 }
 
 // Step 0: the workers' node-local ranks (a worker's GPU) and per-worker shares of the node;
-// each worker's backend is made ready to create (in step 3, which takes it; its errors
-// surface there).
+// each worker starts creating its backend on a thread of its own (a GPU context takes a
+// second or more), overlapping steps 1 to 3, which join it. Its errors surface in step 3.
 void start_backends(CountJob& job) {
   MPI_Comm worker_comm = MPI_COMM_NULL;
   MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
@@ -190,7 +190,8 @@ void start_backends(CountJob& job) {
   BackendOptions bo = job.options.backend_options;
   bo.local_rank = local_rank;
   if (bo.threads == 0) bo.threads = node_share_of_cores(local_workers);
-  job.backend_starting = std::async(std::launch::deferred, [kind = job.options.backend, bo] {
+  // The thread touches nothing of the job's but these copies (HDF5 and MPI stay on this thread).
+  job.backend_starting = std::async(std::launch::async, [kind = job.options.backend, bo] {
     StartedBackend started;
     timed(started.seconds, [&] { started.backend = make_backend(kind, bo); });
     return started;

@@ -1,6 +1,7 @@
 // Issue 27: where setup and start-up go, per rank, in --json (process start, the steps before
 // the report's clock, setup's steps, the backend's creation on its own thread, tear-down), at
-// 1, 2 and 3 ranks on the CPU backend.
+// 1, 2 and 3 ranks on the CPU backend; and a backend that cannot be created (created on its
+// own thread since issue 27) still ends every rank with its clear error, without a hang.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -110,6 +111,33 @@ TEST_P(SetupBreakdown, EveryRankSaysWhereItsSetupWent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, SetupBreakdown, ::testing::Values(1, 2, 3),
+                         [](const auto& info) { return "np" + std::to_string(info.param); });
+
+// A backend that cannot be created fails on its own thread; every rank still ends with the
+// same clear error and exit code 1, and none waits for another.
+class FailingBackend : public ::testing::TestWithParam<int> {};
+
+TEST_P(FailingBackend, GivesItsErrorOnEveryRankWithoutAHang) {
+  if (cuda_available()) GTEST_SKIP() << "a CUDA GPU is available; --backend cuda would succeed";
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string json = dir.file("report.json");
+  const ProcessResult r =
+      run_process(mpi_command(GetParam(), bin_path("tricount-count"), {h5, "--backend", "cuda", "--json", json}), 120);
+  ASSERT_FALSE(r.timed_out) << describe(r);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tricount-count: error:")) << describe(r);
+  // This build has no CUDA backend, or this machine no GPU: either is said.
+  EXPECT_TRUE(contains(r.err, "--backend cuda: this build of tricount has no CUDA backend") ||
+              contains(r.err, "--backend cuda: no CUDA GPU is visible"))
+      << describe(r);
+  if (GetParam() > 1) {
+    EXPECT_TRUE(contains(r.err, "rank 1: --backend cuda")) << describe(r);
+  }
+  EXPECT_FALSE(std::filesystem::exists(json)) << "no report for a count that did not run";
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, FailingBackend, ::testing::Values(1, 3),
                          [](const auto& info) { return "np" + std::to_string(info.param); });
 
 }  // namespace

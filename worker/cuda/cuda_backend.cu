@@ -240,6 +240,10 @@ class CudaBackend final : public CountBackend {
     self_test();
     step_done(start_times_.kernels);
   }
+  // The backend may be created on another thread than the one that ends it (run_count makes
+  // it on a thread of its own): its memory is freed with its device current. Unchecked: a
+  // destructor has no one to tell.
+  ~CudaBackend() override { cudaSetDevice(device_); }
 
   std::string_view name() const override { return "cuda"; }
   std::string device_name() const override { return prop_.name; }
