@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -59,6 +60,15 @@ class CountBackend {
   virtual BackendStartTimes start_times() const { return {}; }
   // Counts the task's triangles; adds its times to `stats`.
   virtual count_t count(const TaskBlocks& blocks, CountStats& stats) = 0;
+
+  // A hint for the count() that follows this call: `next` returns the blocks of the task to
+  // be counted after it, waiting until they are in host memory, or null when there are none.
+  // A backend that copies blocks to a device may call it once during that count(), after
+  // its own work is launched, and copy them while that work runs (the CUDA backend: on a
+  // second stream; a block the running task uses is never evicted for them). The blocks
+  // stay valid until the count() after it returns. The default ignores it (so does the CPU
+  // backend, which counts from host memory).
+  virtual void prefetch_next(std::function<const TaskBlocks*()> next) { (void)next; }
 
   // The static schedule's load phase (tricount-count --schedule static): every block the
   // worker's tasks use, before counting, so that count() copies none of them. The CUDA

@@ -83,7 +83,9 @@
 // kept in a device cache keyed by BlockView::serial (device_block_cache.hpp: least
 // recently used evicted first when memory is short); a block triple that cannot fit is an
 // Error naming how many times as many parts would make it fit (the task does not know
-// n). One GPU per process: device = local_rank mod device count.
+// n). The next task's blocks (CountBackend::prefetch_next) are copied on a second stream
+// while the current task's kernels run, and the task that uses them waits for their copies
+// on the device. One GPU per process: device = local_rank mod device count.
 //
 // Kernel variants and their parameters are BackendOptions::cuda_tuning (CudaTuning:
 // defaults are what ships; tests force paths with it, tricount-count --cuda-tuning sets it).
@@ -93,6 +95,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -249,7 +252,11 @@ class CudaBackend final : public CountBackend {
   std::string device_name() const override { return prop_.name; }
   BackendStartTimes start_times() const override { return start_times_; }
 
+  void prefetch_next(std::function<const TaskBlocks*()> next) override { next_ = std::move(next); }
+
   count_t count(const TaskBlocks& b, CountStats& stats) override {
+    // The hint is this count's only (an early return or an error drops it).
+    std::function<const TaskBlocks*()> next = std::exchange(next_, nullptr);
     TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
                                                         ": P(i,j) and P(i,k) disagree on the rows of class i");
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
@@ -272,9 +279,9 @@ class CudaBackend final : public CountBackend {
                        "per-vertex counting: the blocks of subtask (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
                            std::to_string(k) + ") disagree with the class sizes given to start_per_vertex");
       const VertexClasses classes{i, j, k};
-      return run(b, options_, stats, /*timed=*/true, &classes);
+      return run(b, options_, stats, /*timed=*/true, &classes, next);
     }
-    return run(b, options_, stats, /*timed=*/true);
+    return run(b, options_, stats, /*timed=*/true, nullptr, next);
   }
 
   void make_resident(const std::vector<BlockView>& blocks, CountStats& stats) override {
@@ -384,9 +391,10 @@ class CudaBackend final : public CountBackend {
   }
 
   // One task with `options` (the backend's own, or the self-test's); `classes`: count per
-  // vertex into these classes' counters too.
+  // vertex into these classes' counters too; `next`: the next task's blocks, copied while
+  // this task's kernels run (prefetch_next).
   count_t run(const TaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed,
-              const VertexClasses* classes = nullptr) {
+              const VertexClasses* classes = nullptr, const std::function<const TaskBlocks*()>& next = nullptr) {
     // 1. The plan: kernels, tables, grids and working memory.
     cache_->drop_unserialed();
     const KernelPlan plan = plan_kernels(b, options, limits_, classes != nullptr);
@@ -418,8 +426,12 @@ class CudaBackend final : public CountBackend {
     }
     Marks marks;
     launch(b, plan, pu, pv, options.cuda_tuning.profile, marks);
+    // 5. The next task's blocks onto the device on the copy stream while the kernels run
+    // (not when profiling: every step in sequence).
+    if (next && !options.cuda_tuning.profile)
+      if (const TaskBlocks* n = next()) cache_->prefetch(*n, stats);
     const count_t triangles = finish(stats, timed);
-    // 5. Profiling: each step's time and the work lists.
+    // 6. Profiling: each step's time and the work lists.
     if (options.cuda_tuning.profile && timed) report_profile(plan, marks);
     return triangles;
   }
@@ -606,6 +618,7 @@ class CudaBackend final : public CountBackend {
   std::vector<std::uint64_t> class_vertices_;                   // per-vertex counting: empty when off
   std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
   std::unique_ptr<DeviceBlockCache> cache_;  // after scratch_: it asks scratch_ for its bytes
+  std::function<const TaskBlocks*()> next_;  // prefetch_next's hint, for the next count() only
 };
 
 }  // namespace
