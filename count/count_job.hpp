@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "count/collective.hpp"
+#include "count/per_edge.hpp"
 #include "count/per_vertex.hpp"
 #include "count/setup_times.hpp"
 #include "src/block_format.hpp"
@@ -37,6 +38,7 @@ struct CountOptions {
   bool resume = false;               // skip the tasks the journal has finished
   std::string json;                  // --json report path, written by the caller ("" = none; checked before counting)
   std::string per_vertex;            // --per-vertex output path ("" = none; checked before counting, written by run_count)
+  std::string per_edge;              // --per-edge output path (the same)
   // Rank 0 prints a progress line to stderr this often while counting (0: never).
   double progress_interval_seconds = 0;
   // For tests only: the worker handed this task stops itself with SIGSTOP (as `kill -STOP`).
@@ -94,9 +96,11 @@ struct CountResult {  // complete on rank 0 only
   // With --per-vertex: the table, written but not under its name until commit_outputs(), so
   // that the summary line and the report come first (a full disk then loses no count).
   std::shared_ptr<PerVertexOutput> per_vertex_output;
+  std::optional<PerEdgeSummary> per_edge;  // with --per-edge
+  std::shared_ptr<PerEdgeOutput> per_edge_output;  // with --per-edge: as per_vertex_output
 
-  // Rank 0, after the summary and the report: puts the per-vertex table under its name, or
-  // throws Error with what stopped its writing.
+  // Rank 0, after the summary and the report: puts the per-vertex and per-edge tables under
+  // their names, or throws Error with what stopped their writing.
   void commit_outputs() const;
 
   double imbalance() const;     // max / min busy seconds over workers (0 if undefined)

@@ -296,6 +296,7 @@ JsonObject CountResult::to_json() const {
       .add("resumed_tasks", resumed_tasks);
   if (header.known_triangles) j.add("known_triangles", *header.known_triangles);
   if (per_vertex) per_vertex->add_to(j);
+  if (per_edge) per_edge->add_to(j);
   j.add("timers", timers)
       .add("per_rank", ranks_json);
   return j;
@@ -325,7 +326,8 @@ std::string CountResult::summary() const {
   if (header.known_triangles)
     line += *header.known_triangles == triangles ? " | matches the known count"
                                                  : " | DIFFERS FROM THE KNOWN COUNT " + std::to_string(*header.known_triangles);
-  if (per_vertex) return line + " | " + per_vertex->summary();
+  if (per_vertex) line += " | " + per_vertex->summary();
+  if (per_edge) line += " | " + per_edge->summary();
   return line;
 }
 
