@@ -89,6 +89,7 @@ struct CountResult {  // complete on rank 0 only
   // With --per-vertex: the table, written but not under its name until commit_outputs(), so
   // that the summary line and the report come first (a full disk then loses no count).
   std::shared_ptr<PerVertexOutput> per_vertex_output;
+  double per_vertex_seconds = 0;  // rank 0: from the end of counting to the table on the disk (its writing overlaps)
 
   // Rank 0, after the summary and the report: puts the per-vertex table under its name, or
   // throws Error with what stopped its writing.

@@ -150,6 +150,9 @@ JsonObject CountResult::to_json() const {
   if (schedule == "static") seconds.add("load_phase", load_phase_seconds);
   else seconds.add_raw("load_phase", "null");
   seconds.add("count_phase", count_phase_seconds).add("total", total_seconds);
+  // --per-vertex: the whole step after counting, and its writer's share (which overlaps it).
+  if (per_vertex_output) seconds.add("per_vertex", per_vertex_seconds).add("per_vertex_write", per_vertex_output->write_seconds);
+  else seconds.add_raw("per_vertex", "null").add_raw("per_vertex_write", "null");
   JsonObject timers;
   timers.add("load", min_mean_max(per_rank, f_load))
       .add("check", min_mean_max(per_rank, f_check))
@@ -196,6 +199,7 @@ JsonObject CountResult::to_json() const {
       .add("resumed_tasks", resumed_tasks);
   if (header.known_triangles) j.add("known_triangles", *header.known_triangles);
   if (per_vertex) per_vertex->add_to(j);
+  if (per_vertex_output) j.add("per_vertex_bytes", per_vertex_output->write_bytes);
   j.add("timers", timers)
       .add("per_rank", ranks_json);
   return j;
@@ -225,6 +229,13 @@ std::string CountResult::summary() const {
   if (header.known_triangles)
     line += *header.known_triangles == triangles ? " | matches the known count"
                                                  : " | DIFFERS FROM THE KNOWN COUNT " + std::to_string(*header.known_triangles);
+  if (per_vertex_output && per_vertex_output->writer) {
+    const double mb = static_cast<double>(per_vertex_output->write_bytes) / 1e6;
+    std::snprintf(buf, sizeof buf, " | per-vertex %.3f s (table %.1f MB written in %.3f s, %.0f MB/s)", per_vertex_seconds, mb,
+                  per_vertex_output->write_seconds,
+                  per_vertex_output->write_seconds > 0 ? mb / per_vertex_output->write_seconds : 0.0);
+    line += buf;
+  }
   if (per_vertex) return line + " | " + per_vertex->summary();
   return line;
 }
