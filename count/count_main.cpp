@@ -171,6 +171,10 @@ int main(int argc, char** argv) {
                                          " triangles, the run " + std::to_string(result.triangles);
     });
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    // The block file's known count (from the generator's closed form): a mismatch fails, after
+    // the outputs. Shared now: rank 0 may leave with an output's error below (a full disk).
+    std::uint64_t known_mismatch = rank == 0 && result.header.known_triangles && *result.header.known_triangles != result.triangles;
+    MPI_Bcast(&known_mismatch, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       // The summary first: a JSON or per-vertex write that fails (disk full) still leaves the
       // count on record.
@@ -202,9 +206,6 @@ int main(int argc, char** argv) {
       if (report_failed) std::rethrow_exception(report_failed);
     }
     if (!verified_ok) throw Error("the count does not match the verifier");
-    // The block file's known count (from the generator's closed form): a mismatch fails.
-    std::uint64_t known_mismatch = rank == 0 && result.header.known_triangles && *result.header.known_triangles != result.triangles;
-    MPI_Bcast(&known_mismatch, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (known_mismatch) {
       if (rank != 0) throw Error("the count differs from the block file's known count");
       throw Error("the count, " + std::to_string(result.triangles) + " triangles, differs from the known count in '" +
