@@ -27,8 +27,12 @@ namespace {
 // HDF5: rows per chunk at most (2 MiB of 8-byte values): whole chunks go to the file as one
 // write each, and the last, partly filled chunk of a column wastes at most this much.
 constexpr std::uint64_t kMaxChunkRows = std::uint64_t{1} << 18;
-// Text: rows one formatting thread takes at least (fewer threads for a small batch).
-constexpr std::size_t kRowsPerFormatter = std::size_t{1} << 15;
+// Text: rows one formatting thread formats at a time, into a buffer it keeps (a buffer per
+// batch was zero-filled and faulted in anew: that, not the formatting, took the time).
+constexpr std::size_t kRowsPerPiece = std::size_t{1} << 16;
+// Characters a value takes at most: 20 digits of a uint64, 24 of a shortest double; and a
+// tab or a newline.
+constexpr std::size_t kMaxValueChars = 25;
 // Batches queued for the writer thread at most: the caller prepares the next meanwhile.
 constexpr std::size_t kMaxQueued = 2;
 
@@ -40,20 +44,26 @@ std::size_t batch_rows(const TableBatch& batch) {
   return batch.empty() ? 0 : std::visit([](const auto& v) { return v.size(); }, batch.front());
 }
 
-// Rows [first, last) of `batch` as text lines.
-void format_rows(const TableBatch& batch, std::size_t first, std::size_t last, std::string& out) {
-  // 20 digits per integer, 24 characters per shortest double, a tab or newline after each.
-  out.resize((last - first) * batch.size() * 25);
-  char* p = out.data();
+// A formatting thread's buffer, allocated once (uninitialised) and reused.
+struct TextPiece {
+  std::unique_ptr<char[]> data;
+  std::size_t capacity = 0, size = 0;
+};
+
+// Rows [first, last) of `batch` as text lines into `piece`.
+void format_rows(const TableBatch& batch, std::size_t first, std::size_t last, TextPiece& piece) {
+  const std::size_t need = (last - first) * batch.size() * kMaxValueChars;
+  if (piece.capacity < need) piece.data.reset(new char[need]), piece.capacity = need;
+  char* p = piece.data.get();
+  char* const end = p + piece.capacity;
   for (std::size_t r = first; r < last; ++r) {
     for (std::size_t c = 0; c < batch.size(); ++c) {
-      char* end = out.data() + out.size();
       if (const auto* u = std::get_if<std::vector<std::uint64_t>>(&batch[c])) p = std::to_chars(p, end, (*u)[r]).ptr;
       else p = std::to_chars(p, end, std::get<std::vector<double>>(batch[c])[r]).ptr;
       *p++ = c + 1 == batch.size() ? '\n' : '\t';
     }
   }
-  out.resize(static_cast<std::size_t>(p - out.data()));
+  piece.size = static_cast<std::size_t>(p - piece.data.get());
 }
 
 }  // namespace
@@ -86,7 +96,7 @@ struct TableWriter::Impl {
   // The writer thread's own.
   std::uint64_t rows = 0, bytes = 0;
   double seconds = 0;
-  std::vector<std::string> pieces;
+  std::vector<TextPiece> pieces;
 
   void write(const TableBatch& batch) {
     const std::size_t n = batch_rows(batch);
@@ -99,11 +109,19 @@ struct TableWriter::Impl {
                        where + ": column '" + layout.columns[c].name + "' of a batch has another type or length");
     if (n == 0) return;
     if (text) {
-      // Several threads format pieces of the batch; the pieces go out in order.
-      const unsigned use = static_cast<unsigned>(std::clamp<std::size_t>(n / kRowsPerFormatter, 1, threads));
-      pieces.resize(use);
-      parallel_for(use, [&](unsigned t) { format_rows(batch, n * t / use, n * (t + 1) / use, pieces[t]); });
-      for (const std::string& piece : pieces) out->write(piece), bytes += piece.size();
+      // Rounds of up to `threads` pieces formatted at once, written in order.
+      pieces.resize(threads);
+      for (std::size_t first = 0; first < n; first += threads * kRowsPerPiece) {
+        const auto use = static_cast<unsigned>(std::min<std::size_t>(threads, (n - first + kRowsPerPiece - 1) / kRowsPerPiece));
+        parallel_for(use, [&](unsigned t) {
+          const std::size_t from = first + t * kRowsPerPiece;
+          format_rows(batch, from, std::min(n, from + kRowsPerPiece), pieces[t]);
+        });
+        for (unsigned t = 0; t < use; ++t) {
+          out->write(std::string_view(pieces[t].data.get(), pieces[t].size));
+          bytes += pieces[t].size;
+        }
+      }
     } else {
       std::lock_guard lock(hdf5_mutex());
       const hsize_t size[1] = {rows + n}, start[1] = {rows}, count[1] = {n};
