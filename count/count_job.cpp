@@ -108,7 +108,7 @@ struct CountJob {
   std::unique_ptr<CountBackend> backend;   // workers
   std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
-  std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex --resume: to check the recount
+  std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex/--per-edge --resume: to check the recount
   WorkerOptions worker_options;
   CountResult result;
 };
@@ -139,9 +139,9 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   if (exists) {
     const JournalContents previous = read_journal(options.journal);
     check_journal_identity(options.journal, previous.identity, identity);
-    // Per vertex, finished tasks' counters were never stored: every task is counted again
-    // (their counts checked against the journal's) and the journal is started afresh.
-    if (!options.per_vertex.empty()) {
+    // Per vertex (or edge), finished tasks' counters were never stored: every task is counted
+    // again (their counts checked against the journal's) and the journal is started afresh.
+    if (!options.per_vertex.empty() || !options.per_edge.empty()) {
       for (const JournalRecord& r : previous.records) job.journaled_counts[r.task] = r.triangles;
       job.journal->start(identity);
       job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
@@ -173,8 +173,12 @@ void check_input_on_rank0(CountJob& job) {
     output::refuse_same_file(options.journal, "--journal", {{options.input, "--input"}});
     output::refuse_same_file(options.per_vertex, "--per-vertex",
                              {{options.input, "--input"}, {options.journal, "--journal"}, {options.json, "--json"}});
+    output::refuse_same_file(options.per_edge, "--per-edge",
+                             {{options.input, "--input"}, {options.journal, "--journal"}, {options.json, "--json"},
+                              {options.per_vertex, "--per-vertex"}});
     if (!options.json.empty()) output::check_writable(options.json, "--json");  // not found out after the count
     if (!options.per_vertex.empty()) check_per_vertex_path(options.per_vertex);
+    if (!options.per_edge.empty()) check_per_edge_path(options.per_edge);
     job.file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = job.file->header();
     job.result.header = h;
@@ -238,6 +242,13 @@ void open_workers(CountJob& job) {
       std::vector<std::uint64_t> class_vertices;
       for (std::uint32_t c = 0; c < h.parts; ++c) class_vertices.push_back(rows_in_class(h.vertices, h.parts, c));
       job.backend->start_per_vertex(std::move(class_vertices));
+    }
+    if (!job.options.per_edge.empty()) {
+      const std::uint32_t n = job.file->header().parts;
+      std::vector<std::uint64_t> block_nnz;
+      for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t j = 0; j < n; ++j) block_nnz.push_back(job.file->block_nnz({i, j}));
+      job.backend->start_per_edge(n, std::move(block_nnz));
     }
   });
 }
@@ -443,6 +454,18 @@ void write_per_vertex(CountJob& job, count_t total) {
   job.result.per_vertex_seconds = MPI_Wtime() - t0;
 }
 
+// Step 8b, with --per-edge: each block's counters summed at its owner, its rows written by
+// rank 0 piece by piece (their sum must be 3 x the triangles).
+void write_per_edge(CountJob& job, count_t total) {
+  const unsigned threads = std::max(1u, job.worker_options.loader_threads);
+  auto out = std::make_shared<PerEdgeOutput>(reduce_per_edge(
+      job.comm, job.is_worker, job.file.get(), job.options.per_edge,
+      [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads));
+  if (job.rank != 0) return;
+  job.result.per_edge = out->summary;
+  job.result.per_edge_output = std::move(out);
+}
+
 }  // namespace
 
 CountResult run_count(MPI_Comm comm, const CountOptions& options) {
@@ -469,6 +492,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   job.result.count_phase_seconds = MPI_Wtime() - t_count;
   end_on_failure(job, outcome, total);  // 7.
   if (!options.per_vertex.empty()) write_per_vertex(job, total);  // 8.
+  if (!options.per_edge.empty()) write_per_edge(job, total);      // 8b.
   job.result.per_rank = gather_rank_stats(comm, outcome.mine);  // 9. every rank's statistics to rank 0
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;
@@ -477,6 +501,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
 
 void CountResult::commit_outputs() const {
   if (per_vertex_output) per_vertex_output->commit();
+  if (per_edge_output) per_edge_output->commit();
 }
 
 }  // namespace tricount

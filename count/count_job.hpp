@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "count/collective.hpp"
+#include "count/per_edge.hpp"
 #include "count/per_vertex.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
@@ -36,6 +37,7 @@ struct CountOptions {
   bool resume = false;               // skip the tasks the journal has finished
   std::string json;                  // --json report path, written by the caller ("" = none; checked before counting)
   std::string per_vertex;            // --per-vertex output path ("" = none; checked before counting, written by run_count)
+  std::string per_edge;              // --per-edge output path (the same)
   // Rank 0 prints a progress line to stderr this often while counting (0: never).
   double progress_interval_seconds = 0;
   // For tests only: the worker handed this task stops itself with SIGSTOP (as `kill -STOP`).
@@ -89,10 +91,12 @@ struct CountResult {  // complete on rank 0 only
   // With --per-vertex: the table, written but not under its name until commit_outputs(), so
   // that the summary line and the report come first (a full disk then loses no count).
   std::shared_ptr<PerVertexOutput> per_vertex_output;
+  std::optional<PerEdgeSummary> per_edge;  // with --per-edge
+  std::shared_ptr<PerEdgeOutput> per_edge_output;  // with --per-edge: as per_vertex_output
   double per_vertex_seconds = 0;  // rank 0: from the end of counting to the table on the disk (its writing overlaps)
 
-  // Rank 0, after the summary and the report: puts the per-vertex table under its name, or
-  // throws Error with what stopped its writing.
+  // Rank 0, after the summary and the report: puts the per-vertex and per-edge tables under
+  // their names, or throws Error with what stopped their writing.
   void commit_outputs() const;
 
   double imbalance() const;     // max / min busy seconds over workers (0 if undefined)

@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
        "also write each vertex's input id, degree, triangles and local clustering coefficient to PATH: a text table "
        "if PATH ends in .tsv, else HDF5 (/vertex, /degree, /triangles, /clustering); adds global_clustering, "
        "average_clustering and top_vertices to the report (checked before counting)")
+      ("per-edge", cli::po::value(&options.per_edge),
+       "also write each undirected edge's input ids u < v and its triangles (its support) to PATH: a text table if "
+       "PATH ends in .tsv, else HDF5 (/u, /v, /triangles), block by block; adds edges_in_triangles and top_edges to "
+       "the report (checked before counting)")
       ("progress-interval", cli::po::value(&options.progress_interval_seconds)->default_value(10),
        "rank 0 prints a progress line (tasks done, in flight, waiting; the task in flight longest) to stderr every "
        "this many seconds while counting, so that a stalled job shows in a batch log (0 = never)")
@@ -144,7 +148,8 @@ int main(int argc, char** argv) {
     // GRAPH: a block file as it is, anything else partitioned first by rank 0 (count/prepare_input.hpp).
     graph.cache_bytes = options.worker_options.cache_bytes;
     graph.progress = !vm.count("quiet") && ::isatty(STDERR_FILENO);
-    graph.outputs = {{json, "--json"}, {options.journal, "--journal"}, {options.per_vertex, "--per-vertex"}};
+    graph.outputs = {{json, "--json"}, {options.journal, "--journal"}, {options.per_vertex, "--per-vertex"},
+                     {options.per_edge, "--per-edge"}};
     const PreparedInput prepared = prepare_input(MPI_COMM_WORLD, graph);
     options.input = prepared.block_file;
     std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
@@ -171,16 +176,15 @@ int main(int argc, char** argv) {
                                          " triangles, the run " + std::to_string(result.triangles);
     });
     MPI_Bcast(&verified_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    // The block file's known count (from the generator's closed form): a mismatch fails, after
-    // the outputs. Shared now: rank 0 may leave with an output's error below (a full disk).
-    std::uint64_t known_mismatch = rank == 0 && result.header.known_triangles && *result.header.known_triangles != result.triangles;
-    MPI_Bcast(&known_mismatch, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
+    // A step for every rank: an output that fails on rank 0 (a full disk) ends the others too,
+    // which otherwise wait in the next collective for a rank that has left.
+    collective_step(MPI_COMM_WORLD, [&] {
+      if (rank != 0) return;
       // The summary first: a JSON or per-vertex write that fails (disk full) still leaves the
       // count on record.
       if (!vm.count("quiet")) say << "tricount: " << result.summary() << std::endl;
       if (!verify_message.empty()) say << "tricount: " << verify_message << std::endl;
-      // The per-vertex table goes into place even when the report could not be written, and
+      // The per-vertex and per-edge tables go into place even when the report could not be written, and
       // never for a count the verifier refuted.
       std::exception_ptr report_failed;
       try {
@@ -204,8 +208,11 @@ int main(int argc, char** argv) {
       }
       if (verified_ok) result.commit_outputs();
       if (report_failed) std::rethrow_exception(report_failed);
-    }
+    });
     if (!verified_ok) throw Error("the count does not match the verifier");
+    // The block file's known count (from the generator's closed form): a mismatch fails.
+    std::uint64_t known_mismatch = rank == 0 && result.header.known_triangles && *result.header.known_triangles != result.triangles;
+    MPI_Bcast(&known_mismatch, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (known_mismatch) {
       if (rank != 0) throw Error("the count differs from the block file's known count");
       throw Error("the count, " + std::to_string(result.triangles) + " triangles, differs from the known count in '" +

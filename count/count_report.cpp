@@ -200,6 +200,7 @@ JsonObject CountResult::to_json() const {
   if (header.known_triangles) j.add("known_triangles", *header.known_triangles);
   if (per_vertex) per_vertex->add_to(j);
   if (per_vertex_output) j.add("per_vertex_bytes", per_vertex_output->write_bytes);
+  if (per_edge) per_edge->add_to(j);
   j.add("timers", timers)
       .add("per_rank", ranks_json);
   return j;
@@ -236,7 +237,8 @@ std::string CountResult::summary() const {
                   per_vertex_output->write_seconds > 0 ? mb / per_vertex_output->write_seconds : 0.0);
     line += buf;
   }
-  if (per_vertex) return line + " | " + per_vertex->summary();
+  if (per_vertex) line += " | " + per_vertex->summary();
+  if (per_edge) line += " | " + per_edge->summary();
   return line;
 }
 

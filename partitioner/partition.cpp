@@ -106,7 +106,7 @@ PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const Partitio
         runs_in_memory ? mib(report.scratch_bytes) + " of sorted runs written to memory (at most " +
                              mib(report.peak_memory_run_bytes) + " held at once)"
                        : mib(report.scratch_bytes) + " written to the temporary directory";
-    progress.message(std::string("[partition] ") + (runs_in_memory ? "runs in memory" : "external memory") +
+    progress.message(std::string("[partition] ") + (runs_in_memory ? "runs in memory" : "runs on disk") +
                      ": budget " + mib(report.memory_budget) + ", " + std::to_string(report.runs) + " sorted runs, " +
                      std::to_string(report.merge_passes) + " extra merge passes, ids by " + report.id_collection + ", " +
                      std::to_string(report.streamed_blocks) + " blocks written in pieces, " + where + ", " +

@@ -113,7 +113,7 @@ class BlockFileWriter {
 
   const std::string& temp_path() const;
 
-  // --- Streaming writes, for blocks too large for memory (the external partitioner) ---
+  // --- Streaming writes, for blocks too large for memory (runs on disk) ---
   // The same group, datasets and attributes as write_block, filled in pieces.
   struct StreamedBlockStats {
     std::uint64_t nnz = 0;

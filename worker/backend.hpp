@@ -37,6 +37,9 @@ struct TaskBlocks {
   std::uint32_t splits = 1;
 };
 
+// An edge's triangle count (its support): at most |V| - 2, and local ids are 32-bit.
+using edge_count_t = std::uint32_t;
+
 struct CountStats {
   double transfer_seconds = 0;       // host -> device copies (0 on the CPU)
   double count_seconds = 0;          // hash building and all kernels
@@ -75,6 +78,23 @@ class CountBackend {
   virtual std::vector<count_t> take_vertex_counts(std::uint32_t c) {
     (void)c;
     throw Error("the " + std::string(name()) + " backend cannot count triangles per vertex");
+  }
+
+  // Per-edge counting (tricount-count --per-edge). Once started, every count() also adds 1
+  // per triangle (u, v, w) of subtask (i, j, k) to each of its three edges' counters, an edge
+  // named by its position in its block's neighbour array: (u, v) in P(i,j), (u, w) in P(i,k)
+  // and (v, w) in P(j,k). The backend keeps one array per block a task touched (block
+  // (r, c) has block_nnz[r * parts + c] edges); take_edge_counts(id) hands that block's
+  // counters out (all zero if no task touched it) and frees them, once the worker's tasks
+  // are done. Per-vertex counting may run beside it.
+  virtual void start_per_edge(std::uint32_t parts, std::vector<std::uint64_t> block_nnz) {
+    (void)parts;
+    (void)block_nnz;
+    throw Error("the " + std::string(name()) + " backend cannot count triangles per edge yet: use --backend cpu");
+  }
+  virtual std::vector<edge_count_t> take_edge_counts(BlockId id) {
+    (void)id;
+    throw Error("the " + std::string(name()) + " backend cannot count triangles per edge yet: use --backend cpu");
   }
 };
 

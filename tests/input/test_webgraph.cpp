@@ -260,10 +260,10 @@ INSTANTIATE_TEST_SUITE_P(webgraph, webgraphTriangles,
                          ::testing::Values(std::make_tuple(1u, 1), std::make_tuple(2u, 2), std::make_tuple(2u, 3),
                                            std::make_tuple(3u, 4), std::make_tuple(3u, 5)));
 
-TEST(webgraphData, TrianglesExternalMemoryAndToy) {
+TEST(webgraphData, TrianglesRunsOnDiskAndToy) {
   REQUIRE_DATA();
   TempDir dir;
-  EXPECT_EQ(partition_and_count({"--input", cnr(), "--force-external", "--memory-budget", "16M", "--tmpdir", dir.path()}, 2, 3),
+  EXPECT_EQ(partition_and_count({"--input", cnr(), "--runs-on-disk", "--memory-budget", "16M", "--tmpdir", dir.path()}, 2, 3),
             20977629u);
   EXPECT_EQ(partition_and_count({"--input", toy() + ".graph"}, 1, 1), 2u);
 }

@@ -208,7 +208,7 @@ std::string large_edge_text() {
 }
 
 // A pipe has no size to estimate from: it used to be read into memory whatever
-// --memory-budget said (649 MB at 128M); now it takes the external path, within the budget.
+// --memory-budget said (649 MB at 128M); now its runs go to disk, within the budget.
 TEST(cliPipes, PipeKeepsToTheMemoryBudget) {
   TempDir dir;
   const std::string txt = dir.file("big.txt");
@@ -217,7 +217,7 @@ TEST(cliPipes, PipeKeepsToTheMemoryBudget) {
   const ProcessResult r = run_shell("cat '" + txt + "' | \"$PART\" --input /dev/stdin --output '" + h5 +
                                     "' --memory-budget 16M --tmpdir '" + dir.path() + "'");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_TRUE(contains(r.err, "external memory: budget 16")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "runs on disk: budget 16")) << describe(r);
   EXPECT_EQ(header_of(h5).input_edges, 200000u);
 }
 
@@ -313,7 +313,7 @@ TEST(cliOutput, FailedPartitionLeavesNoOutput) {
 }
 
 TEST(cliOutput, FileSizeLimitIsAClearErrorAndLeavesNothing) {
-  // As a full disk would: the HDF5 write (in memory) or a sorted run (external) fails.
+  // As a full disk would: the HDF5 write (in memory) or a sorted run (on disk) fails.
   TempDir dir;
   const std::string in = dir.file("in.txt");
   write_text_edges(in, random_graph(20000, 200000, 3));
@@ -436,7 +436,7 @@ TEST(cliOutputSafety, StaleTempCleanupRemovesOnlyWhatIsProvablyOurs) {
   for (const std::string& k : kept) write_file(k, k.find("userdt") != std::string::npos ? "user data" : hdf5_head + "x");
   const std::string stale = out + ".tmp.tricount-" + host + "-" + std::to_string(dead) + "-Zq09aB";
   write_file(stale, hdf5_head + "half-written");
-  // Scratch directories of the external path in --tmpdir: another node's, and the old pattern.
+  // Scratch directories of runs on disk in --tmpdir: another node's, and the old pattern.
   fs::create_directory(dir.file("runs"));
   const std::vector<std::string> kept_dirs = {dir.file("runs/tricount-partition-otherhost-" + std::to_string(dead) + "-abcdef"),
                                               dir.file("runs/tricount-partition-" + std::to_string(dead) + "-abcdef")};

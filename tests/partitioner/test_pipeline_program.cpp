@@ -393,7 +393,7 @@ TEST(PipelineProgram, ProgressLinesQuietAndAutomaticChoice) {
   for (const char* stage : {"read", "clean", "degrees", "reorder", "blocks", "write", "estimate"})
     EXPECT_TRUE(contains(f.err, std::string("[partition] ") + stage)) << stage << "\n" << f.err;
   EXPECT_TRUE(contains(f.err, "edges/s")) << f.err;
-  EXPECT_TRUE(contains(f.err, "external memory: budget 1 MiB")) << f.err;
+  EXPECT_TRUE(contains(f.err, "runs on disk: budget 1 MiB")) << f.err;
   // --quiet: nothing on stderr; the default budget: the runs in memory, the same file.
   f = run_child({prog("tricount-partition"), "--input", dir.file("k14.bin64"), "--output", dir.file("b.h5"), "--parts",
                  "2", "--quiet"},
@@ -425,7 +425,7 @@ TEST(PipelineProgram, RunsOnDiskAndItsOldSpelling) {
   for (const char* flag : {"--runs-on-disk", "--force-external"}) {
     f = run("disk.h5", {flag});
     ASSERT_EQ(f.exit_code, 0) << flag << "\n" << f.err;
-    EXPECT_TRUE(contains(f.err, "external memory: budget")) << flag << "\n" << f.err;
+    EXPECT_TRUE(contains(f.err, "runs on disk: budget")) << flag << "\n" << f.err;
     EXPECT_TRUE(entries(dir.file("tmp")).empty()) << join(entries(dir.file("tmp")));
     expect_same_blocks(dir.file("memory.h5"), dir.file("disk.h5"), true);
   }

@@ -91,7 +91,7 @@ struct Pinned {
   std::uint64_t digest;
 };
 
-// Digests of the files written by the in-memory and the external pipelines before they
+// Digests of the files written by the in-memory and the runs-on-disk pipelines before they
 // became one (both gave these, at every budget and thread count tried).
 const Pinned kPinned[] = {
     {"k13", 1, VertexOrder::Degree, 0x4eac60dc2b219601ULL},

@@ -78,6 +78,11 @@
 //    one device array per class touched (allocated on first use, counted as working memory,
 //    copied out and freed by take_vertex_counts); hits are summed per row, per 1-hop entry
 //    and (in a shared tally) per w before any global atomic. The plain count compiles none of it.
+//  * Per-edge counting (start_per_edge): tasks run per_edge.cuh's own kernel instead (a
+//    sorted-list intersection that knows where each common w sits in both lists), adding to
+//    32-bit counters per block (and per vertex when that is on too). A block's counters stay
+//    on the device while every block's fit a quarter of its memory, else the others are
+//    added into host arrays first; take_edge_counts sums the two.
 //
 // Memory: blocks are copied through two pinned staging buffers with cudaMemcpyAsync and
 // kept in a device cache keyed by BlockView::serial (device_block_cache.hpp: least
@@ -102,6 +107,7 @@
 #include "worker/cuda/cuda_check.cuh"
 #include "worker/cuda/device_block_cache.hpp"
 #include "worker/cuda/kernel_plan.cuh"
+#include "worker/cuda/per_edge.cuh"
 #include "worker/cuda/v_side.cuh"
 
 namespace tricount {
@@ -256,9 +262,36 @@ class CudaBackend final : public CountBackend {
                        "per-vertex counting: the blocks of subtask (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
                            std::to_string(k) + ") disagree with the class sizes given to start_per_vertex");
       const VertexClasses classes{i, j, k};
+      if (per_edge_) return run_per_edge(b, stats, &classes);
       return run(b, options_, stats, /*timed=*/true, &classes);
     }
+    if (per_edge_) return run_per_edge(b, stats, nullptr);
     return run(b, options_, stats, /*timed=*/true);
+  }
+
+  void start_per_edge(std::uint32_t parts, std::vector<std::uint64_t> block_nnz) override {
+    TRICOUNT_EXPECTS(block_nnz.size() == std::uint64_t{parts} * parts,
+                     "start_per_edge: " + std::to_string(block_nnz.size()) + " block sizes for " + std::to_string(parts) + " parts");
+    parts_ = parts;
+    block_nnz_ = std::move(block_nnz);
+    edge_counts_.clear();
+    edge_counts_.resize(block_nnz_.size());
+    host_edge_counts_.assign(block_nnz_.size(), {});
+    if (!edge_next_.get()) edge_next_.allocate(1);
+    per_edge_ = true;
+  }
+
+  std::vector<edge_count_t> take_edge_counts(BlockId id) override {
+    TRICOUNT_EXPECTS(per_edge_ && id.row_class < parts_ && id.col_class < parts_,
+                     "take_edge_counts(P(" + std::to_string(id.row_class) + "," + std::to_string(id.col_class) +
+                         ")) without start_per_edge for that block");
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    const std::uint64_t at = block_index(id);
+    flush_edge_counts(at);
+    std::vector<edge_count_t> counts = std::move(host_edge_counts_[at]);
+    host_edge_counts_[at] = {};
+    if (counts.empty()) counts.assign(block_nnz_[at], 0);  // no task touched the block
+    return counts;
   }
 
   void make_resident(const std::vector<BlockView>& blocks, CountStats& stats) override {
@@ -360,11 +393,124 @@ class CudaBackend final : public CountBackend {
     cache_->drop_unserialed();
   }
 
-  // Bytes of the per-vertex counters on the device (counted against the memory cap).
+  // Bytes of the per-vertex and per-edge counters on the device (counted against the memory cap).
   std::uint64_t counter_bytes() const {
     std::uint64_t bytes = 0;
     for (const auto& c : vertex_counts_) bytes += c.bytes();
+    return bytes + edge_counter_bytes();
+  }
+
+  // ---- per-edge counting ----------------------------------------------------------------
+
+  std::uint64_t block_index(BlockId id) const { return std::uint64_t{id.row_class} * parts_ + id.col_class; }
+  std::uint64_t edge_counter_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& c : edge_counts_) bytes += c.bytes();
     return bytes;
+  }
+  // Adds block `at`'s device counters into its host array and frees them (nothing if none).
+  void flush_edge_counts(std::uint64_t at) {
+    DeviceBuffer<unsigned int>& dev = edge_counts_[at];
+    if (!dev.get()) return;
+    static_assert(sizeof(edge_count_t) == sizeof(unsigned int), "device edge counters are copied as they are");
+    std::vector<edge_count_t>& host = host_edge_counts_[at];
+    if (host.empty()) {
+      host.resize(block_nnz_[at]);
+      TRICOUNT_CUDA_TRY(cudaMemcpy(host.data(), dev.get(), host.size() * sizeof(edge_count_t), cudaMemcpyDeviceToHost));
+    } else {
+      std::vector<edge_count_t> more(block_nnz_[at]);
+      TRICOUNT_CUDA_TRY(cudaMemcpy(more.data(), dev.get(), more.size() * sizeof(edge_count_t), cudaMemcpyDeviceToHost));
+      for (std::size_t x = 0; x < more.size(); ++x) host[x] += more[x];
+    }
+    dev.release();
+  }
+  // The task's three blocks' counters on the device, allocated and cleared on first use;
+  // where they would pass a quarter of the device's memory, the other blocks' go to the host first.
+  void ensure_edge_counters(const TaskBlocks& b) {
+    const std::array<const BlockView*, 3> views = {&b.hash, &b.one_hop, &b.two_hop};
+    std::uint64_t missing = 0;
+    for (const BlockView* v : views) {
+      const std::uint64_t at = block_index(v->id);
+      TRICOUNT_EXPECTS(v->id.row_class < parts_ && v->id.col_class < parts_ && v->nnz == block_nnz_[at],
+                       "per-edge counting: block " + block_label(*v) + " of " + std::to_string(v->nnz) +
+                           " edges is not a block given to start_per_edge");
+      if (!edge_counts_[at].get()) missing += std::max<std::uint64_t>(v->nnz, 1) * sizeof(unsigned int);
+    }
+    const std::uint64_t cap = (options_.cuda_tuning.device_bytes ? options_.cuda_tuning.device_bytes : prop_.totalGlobalMem) / 4;
+    if (missing && edge_counter_bytes() + missing > cap)
+      for (std::uint64_t at = 0; at < edge_counts_.size(); ++at) {
+        const bool used = std::any_of(views.begin(), views.end(), [&](const BlockView* v) { return block_index(v->id) == at; });
+        if (!used) flush_edge_counts(at);
+      }
+    for (const BlockView* v : views) {
+      DeviceBuffer<unsigned int>& dev = edge_counts_[block_index(v->id)];
+      if (dev.get()) continue;
+      const std::uint64_t n = std::max<std::uint64_t>(v->nnz, 1);
+      if (!dev.try_allocate(n))
+        throw Error("CUDA backend on " + std::string(prop_.name) + ": the per-edge counters of block " + block_label(*v) + " (" +
+                    std::to_string(n * sizeof(unsigned int)) +
+                    " bytes) do not fit in device memory beside the blocks; run with more parts (--parts)");
+      TRICOUNT_CUDA_TRY(cudaMemsetAsync(dev.get(), 0, n * sizeof(unsigned int), *stream_));
+    }
+  }
+  // Bytes of the task's per-edge counters not yet on the device (a block used twice counted once).
+  std::uint64_t missing_edge_counter_bytes(const TaskBlocks& b) const {
+    std::uint64_t bytes = 0;
+    std::vector<std::uint64_t> seen;
+    for (const BlockView* v : {&b.hash, &b.one_hop, &b.two_hop}) {
+      const std::uint64_t at = block_index(v->id);
+      if (at >= edge_counts_.size() || edge_counts_[at].get() || std::find(seen.begin(), seen.end(), at) != seen.end()) continue;
+      seen.push_back(at);
+      bytes += std::max<std::uint64_t>(v->nnz, 1) * sizeof(unsigned int);
+    }
+    return bytes;
+  }
+
+  // One task counted per edge (per_edge.cuh), and per vertex into `classes` when given.
+  count_t run_per_edge(const TaskBlocks& b, CountStats& stats, const VertexClasses* classes) {
+    // 1. The blocks on the device beside every counter this task needs.
+    cache_->drop_unserialed();
+    const std::uint64_t counters_needed =
+        counter_bytes() + missing_edge_counter_bytes(b) + (classes ? missing_counter_bytes(*classes) : 0);
+    const DeviceTriple dev = cache_->acquire(b, scratch_.bytes() + counters_needed, stats, /*timed=*/true);
+    ensure_edge_counters(b);
+    if (classes) ensure_counters(*classes);
+    // 2. The parameters: tiles of 32 lanes where u's lists can be long; about 8 grabs per tile.
+    PerEdgeParams p;
+    p.hash = dev.hash;
+    p.one_hop = dev.one_hop;
+    p.two_hop = dev.two_hop;
+    p.rows = b.one_hop.rows;
+    p.edges = b.one_hop.nnz;
+    p.split = b.split;
+    p.splits = b.splits;
+    p.one_hop_edges = edge_counts_[block_index(b.one_hop.id)].get();
+    p.hash_edges = edge_counts_[block_index(b.hash.id)].get();
+    p.two_hop_edges = edge_counts_[block_index(b.two_hop.id)].get();
+    if (classes) {
+      p.row_counts = vertex_counts_[classes->i].get();
+      p.mid_counts = vertex_counts_[classes->j].get();
+      p.col_counts = vertex_counts_[classes->k].get();
+    }
+    p.next = edge_next_.get();
+    p.result = &counters_.get()->result;
+    const bool wide = b.hash.max_degree >= 128;
+    const std::uint64_t lanes = wide ? 32 : 8;
+    const std::uint64_t grid = std::uint64_t(prop_.multiProcessorCount) * 8;
+    const std::uint64_t tiles = grid * kPerEdgeThreads / lanes;
+    p.chunk = std::clamp<std::uint64_t>(p.edges / (tiles * 8), 4, 4096);
+    // 3. The launch, on the main stream.
+    cudaStream_t s = *stream_;
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_start_, s));
+    TRICOUNT_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, sizeof(DeviceCounters), s));
+    TRICOUNT_CUDA_TRY(cudaMemsetAsync(edge_next_.get(), 0, sizeof(unsigned long long), s));
+    if (wide) count_per_edge<32><<<static_cast<unsigned>(grid), kPerEdgeThreads, 0, s>>>(p);
+    else count_per_edge<8><<<static_cast<unsigned>(grid), kPerEdgeThreads, 0, s>>>(p);
+    TRICOUNT_CUDA_CHECK_LAUNCH("count_per_edge");
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_stop_, s));
+    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), &counters_.get()->result, sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, s));
+    return finish(stats, /*timed=*/true);
   }
 
   // One task with `options` (the backend's own, or the self-test's); `classes`: count per
@@ -588,6 +734,12 @@ class CudaBackend final : public CountBackend {
   KernelScratch scratch_;
   std::vector<std::uint64_t> class_vertices_;                   // per-vertex counting: empty when off
   std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
+  bool per_edge_ = false;                                       // per-edge counting
+  std::uint32_t parts_ = 0;                                     // per-edge: blocks are parts_ x parts_
+  std::vector<std::uint64_t> block_nnz_;                        // per-edge: edges per block, row-major
+  std::vector<DeviceBuffer<unsigned int>> edge_counts_;         // per-edge: per block, on the device while used
+  std::vector<std::vector<edge_count_t>> host_edge_counts_;     // per-edge: per block, what was moved off the device
+  DeviceBuffer<unsigned long long> edge_next_;                  // per-edge: the kernel's edge counter
   std::unique_ptr<DeviceBlockCache> cache_;  // after scratch_: it asks scratch_ for its bytes
 };
 

@@ -1,0 +1,342 @@
+#include "count/per_edge.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include "count/collective.hpp"
+#include "src/hdf5_attributes.hpp"
+#include "src/hdf5_check.hpp"
+#include "src/hdf5_datasets.hpp"
+#include "src/hdf5_handle.hpp"
+#include "src/output_file.hpp"
+
+namespace tricount {
+
+namespace {
+
+constexpr const char* kPerEdgeFormat = "tricount-per-edge";
+constexpr std::uint64_t kPerEdgeVersion = 1;
+// Rows per HDF5 chunk (512 KiB of uint64).
+constexpr hsize_t kChunkRows = hsize_t{1} << 16;
+// Entries per MPI message: counts are int.
+constexpr std::uint64_t kMessageEntries = std::uint64_t{1} << 26;
+
+std::string to_string_u128(unsigned __int128 x) {
+  if (x == 0) return "0";
+  std::string s;
+  for (; x; x /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+  return s;
+}
+
+bool ranks_before(const TopEdge& a, const TopEdge& b) {
+  if (a.triangles != b.triangles) return a.triangles > b.triangles;
+  return a.u != b.u ? a.u < b.u : a.v < b.v;
+}
+
+template <class T>
+MPI_Datatype mpi_type() {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  if constexpr (sizeof(T) == 4) return MPI_UINT32_T;
+  else return MPI_UINT64_T;
+}
+
+template <class T>
+void send_array(const std::vector<T>& data, int to, MPI_Comm comm) {
+  for (std::uint64_t at = 0; at < data.size(); at += kMessageEntries) {
+    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, data.size() - at));
+    MPI_Send(data.data() + at, count, mpi_type<T>(), to, 0, comm);
+  }
+}
+
+template <class T>
+void receive_array(std::vector<T>& data, std::uint64_t size, int from, MPI_Comm comm) {
+  data.resize(size);
+  for (std::uint64_t at = 0; at < size; at += kMessageEntries) {
+    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, size - at));
+    MPI_Recv(data.data() + at, count, mpi_type<T>(), from, 0, comm, MPI_STATUS_IGNORE);
+  }
+}
+
+// Sums every worker's `counts` into the owner's, in place, in pieces an int can count.
+void reduce_to_owner(std::vector<edge_count_t>& counts, int owner, MPI_Comm workers) {
+  int me = 0;
+  MPI_Comm_rank(workers, &me);
+  for (std::uint64_t at = 0; at < counts.size(); at += kMessageEntries) {
+    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, counts.size() - at));
+    if (me == owner) MPI_Reduce(MPI_IN_PLACE, counts.data() + at, count, mpi_type<edge_count_t>(), MPI_SUM, owner, workers);
+    else MPI_Reduce(counts.data() + at, nullptr, count, mpi_type<edge_count_t>(), MPI_SUM, owner, workers);
+  }
+}
+
+}  // namespace
+
+EdgeRows block_edge_rows(const CsrBlock& block, const std::vector<raw_id_t>& row_ids, const std::vector<raw_id_t>& col_ids,
+                         const std::vector<edge_count_t>& counts, std::uint64_t first, std::uint64_t last) {
+  TRICOUNT_EXPECTS(counts.size() == block.nnz() && row_ids.size() == block.rows && col_ids.size() == block.cols &&
+                       first <= last && last <= block.nnz(),
+                   "per-edge rows of " + block_name(block.id) + ": " + std::to_string(counts.size()) + " counts, " +
+                       std::to_string(row_ids.size()) + " and " + std::to_string(col_ids.size()) + " ids for " +
+                       std::to_string(block.nnz()) + " edges, " + std::to_string(block.rows) + " rows and " +
+                       std::to_string(block.cols) + " columns");
+  EdgeRows rows;
+  rows.u.reserve(last - first), rows.v.reserve(last - first), rows.triangles.reserve(last - first);
+  if (first == last) return rows;
+  const eoff_t* offsets = block.offsets.data();
+  std::uint64_t r = static_cast<std::uint64_t>(std::upper_bound(offsets, offsets + block.rows + 1, first) - offsets) - 1;
+  for (std::uint64_t e = first; e < last; ++e) {
+    while (offsets[r + 1] <= e) ++r;
+    const raw_id_t a = row_ids[r], b = col_ids[block.neighbors[e]];
+    rows.u.push_back(std::min(a, b));
+    rows.v.push_back(std::max(a, b));
+    rows.triangles.push_back(counts[e]);
+  }
+  return rows;
+}
+
+void PerEdgeSummary::add(const EdgeRows& rows) {
+  for (std::size_t x = 0; x < rows.size(); ++x) {
+    const std::uint64_t t = rows.triangles[x];
+    ++edges;
+    triangle_sum += t;
+    if (t == 0) continue;
+    ++edges_in_triangles;
+    const TopEdge e{rows.u[x], rows.v[x], t};
+    if (top.size() == kTop && !ranks_before(e, top.back())) continue;
+    top.insert(std::upper_bound(top.begin(), top.end(), e, ranks_before), e);
+    if (top.size() > kTop) top.pop_back();
+  }
+}
+
+void PerEdgeSummary::add_to(JsonObject& j) const {
+  std::vector<JsonObject> tops;
+  for (const TopEdge& e : top) {
+    JsonObject o;
+    o.add("u", e.u).add("v", e.v).add("triangles", e.triangles);
+    tops.push_back(o);
+  }
+  j.add("edges_in_triangles", edges_in_triangles).add("top_edges", tops);
+}
+
+std::string PerEdgeSummary::summary() const {
+  std::string s = std::to_string(edges_in_triangles) + " of " + std::to_string(edges) +
+                  " edges in a triangle | top edges (u-v:triangles)";
+  for (std::size_t x = 0; x < top.size(); ++x)
+    s += (x ? ", " : " ") + std::to_string(top[x].u) + "-" + std::to_string(top[x].v) + ":" + std::to_string(top[x].triangles);
+  if (top.empty()) s += " none";
+  return s;
+}
+
+bool per_edge_is_text(const std::string& path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".tsv") == 0; }
+
+void check_per_edge_path(const std::string& path) { output::check_writable(path, "--per-edge", !per_edge_is_text(path)); }
+
+// --- writer ------------------------------------------------------------------------------
+
+struct PerEdgeWriter::Impl {
+  bool text = false;
+  std::string where;
+  std::unique_ptr<output::OutputFile> out;
+  Hdf5Handle file;
+  Hdf5Handle u, v, triangles;
+  std::uint64_t rows = 0;
+};
+
+PerEdgeWriter::PerEdgeWriter(const std::string& path, const std::string& input) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.text = per_edge_is_text(path);
+  if (s.text) {
+    s.out = std::make_unique<output::OutputFile>(path, "--per-edge");
+    s.out->write("# tricount per-edge triangle counts of '" + printable(input) +
+                 "'\n# every undirected edge after cleaning, once, u < v (input ids), by block\n"
+                 "# u\tv\ttriangles\n");
+    return;
+  }
+  silence_hdf5();
+  s.out = std::make_unique<output::OutputFile>(path, "--per-edge", [&](const std::string& temp) {
+    errno = 0;
+    s.file = Hdf5Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (s.file.valid()) return true;
+    const int err = errno;
+    struct stat st {};
+    if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
+    throw Error("cannot create '" + temp + "' (for --per-edge '" + path + "'): " + std::strerror(err ? err : EIO));
+  });
+  s.where = "--per-edge '" + s.out->write_path() + "'";
+  const hid_t f = s.file.get();
+  write_attribute_string(f, "format", kPerEdgeFormat, s.where);
+  write_attribute_u64(f, "format_version", kPerEdgeVersion, s.where);
+  write_attribute_string(f, "input", input, s.where);
+  s.u = create_extendible_dataset(f, "u", H5T_STD_U64LE, kChunkRows, s.where);
+  s.v = create_extendible_dataset(f, "v", H5T_STD_U64LE, kChunkRows, s.where);
+  s.triangles = create_extendible_dataset(f, "triangles", H5T_STD_U32LE, kChunkRows, s.where);
+}
+
+PerEdgeWriter::~PerEdgeWriter() {
+  // HDF5 handles close before the OutputFile removes an uncommitted temporary.
+  impl_->u.reset(), impl_->v.reset(), impl_->triangles.reset();
+  impl_->file.reset();
+  impl_->out.reset();
+}
+
+void PerEdgeWriter::append(const EdgeRows& rows) {
+  Impl& s = *impl_;
+  if (s.text) {
+    std::string text;
+    char line[80];
+    for (std::size_t x = 0; x < rows.size(); ++x) {
+      const int len = std::snprintf(line, sizeof line, "%llu\t%llu\t%u\n", static_cast<unsigned long long>(rows.u[x]),
+                                    static_cast<unsigned long long>(rows.v[x]), static_cast<unsigned>(rows.triangles[x]));
+      text.append(line, static_cast<std::size_t>(len));
+      if (text.size() > (std::size_t{1} << 20)) s.out->write(text), text.clear();
+    }
+    s.out->write(text);
+  } else {
+    append_to_dataset(s.u.get(), H5T_NATIVE_UINT64, s.rows, rows.u.data(), rows.size(), s.where, "u");
+    append_to_dataset(s.v.get(), H5T_NATIVE_UINT64, s.rows, rows.v.data(), rows.size(), s.where, "v");
+    append_to_dataset(s.triangles.get(), H5T_NATIVE_UINT32, s.rows, rows.triangles.data(), rows.size(), s.where, "triangles");
+  }
+  s.rows += rows.size();
+}
+
+void PerEdgeWriter::commit(const PerEdgeSummary& summary) {
+  Impl& s = *impl_;
+  if (!s.text) {
+    const hid_t f = s.file.get();
+    write_attribute_u64(f, "edges", s.rows, s.where);
+    write_attribute_u64(f, "triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3), s.where);
+    s.u.reset(), s.v.reset(), s.triangles.reset();
+    // The flush finds a full disk while the file is still ours to close (the destructor).
+    h5_check_status(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+    const herr_t closed = H5Fclose(s.file.get());
+    s.file.release();  // closed, or left to HDF5 (which keeps a file whose close failed)
+    if (closed < 0) throw Error("cannot close " + s.where + " (disk full?)");
+  }
+  s.out->commit();
+}
+
+EdgeRows read_per_edge_hdf5(const std::string& path) {
+  silence_hdf5();
+  const std::string where = "'" + path + "'";
+  Hdf5Handle file(h5_check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open " + where), H5Fclose);
+  EdgeRows rows;
+  rows.u = read_whole_dataset<std::uint64_t>(file.get(), "u", H5T_NATIVE_UINT64, where);
+  rows.v = read_whole_dataset<std::uint64_t>(file.get(), "v", H5T_NATIVE_UINT64, where);
+  rows.triangles = read_whole_dataset<edge_count_t>(file.get(), "triangles", H5T_NATIVE_UINT32, where);
+  if (rows.v.size() != rows.u.size() || rows.triangles.size() != rows.u.size())
+    throw Error(where + ": datasets u, v and triangles differ in length");
+  return rows;
+}
+
+// --- the collective ----------------------------------------------------------------------
+
+void PerEdgeOutput::commit() {
+  if (!write_error.empty()) throw Error(write_error);
+  if (writer) writer->commit(summary);
+}
+
+PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileReader* file, const std::string& path,
+                              const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
+                              unsigned threads) {
+  MPI_Comm comm;
+  MPI_Comm_dup(parent, &comm);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm workers = MPI_COMM_NULL;
+  MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
+  const int worker_count = size == 1 ? 1 : size - 1;
+  const int my_worker = size == 1 ? 0 : rank - 1;  // index among the workers (split keeps rank order)
+  std::uint32_t n = file ? file->header().parts : 0;
+  MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
+  const auto owner_worker = [&](std::uint64_t b) { return static_cast<int>(b % static_cast<std::uint64_t>(worker_count)); };
+  const auto owner_rank = [&](std::uint64_t b) { return size == 1 ? 0 : 1 + owner_worker(b); };
+  PerEdgeOutput out;
+  const auto finish = [&] {
+    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
+    MPI_Comm_free(&comm);
+  };
+  try {
+    // 1. Rank 0 opens the output.
+    collective_step(comm, [&] {
+      if (rank != 0) return;
+      try {
+        out.writer = std::make_unique<PerEdgeWriter>(path, file->path());
+      } catch (const Error& e) {
+        out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
+      }
+    });
+    // 2. Block by block: counters summed at the owner, rows built there in pieces, each
+    //    written by rank 0 before the next is built.
+    for (std::uint64_t b = 0; b < std::uint64_t{n} * n; ++b) {
+      const BlockId id{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
+      const int owner = owner_rank(b);
+      std::vector<edge_count_t> counts;
+      collective_step(comm, [&] {
+        if (is_worker) counts = take_counts(id);
+      });
+      if (is_worker) reduce_to_owner(counts, owner_worker(b), workers);
+      CsrBlock block;
+      std::vector<raw_id_t> row_ids, col_ids;
+      std::uint64_t nnz = 0;
+      collective_step(comm, [&] {
+        if (rank == 0) nnz = file->block_nnz(id);
+        if (rank != owner) return;
+        block = file->read_block(id, threads);
+        row_ids = file->read_vertex_map_class(id.row_class);
+        col_ids = file->read_vertex_map_class(id.col_class);
+        nnz = block.nnz();
+        if (counts.size() != nnz)
+          throw Error("internal error: " + std::to_string(counts.size()) + " per-edge counters for " + block_name(id) + " of " +
+                      std::to_string(nnz) + " edges");
+      });
+      MPI_Bcast(&nnz, 1, MPI_UINT64_T, 0, comm);  // every rank takes part in every piece's steps
+      for (std::uint64_t first = 0; first < nnz; first += kPerEdgePieceRows) {
+        const std::uint64_t last = std::min(nnz, first + kPerEdgePieceRows);
+        EdgeRows rows;
+        collective_step(comm, [&] {
+          if (rank == owner) rows = block_edge_rows(block, row_ids, col_ids, counts, first, last);
+        });
+        if (owner != 0 && rank == owner) {
+          send_array(rows.u, 0, comm), send_array(rows.v, 0, comm), send_array(rows.triangles, 0, comm);
+        } else if (owner != 0 && rank == 0) {
+          receive_array(rows.u, last - first, owner, comm), receive_array(rows.v, last - first, owner, comm);
+          receive_array(rows.triangles, last - first, owner, comm);
+        }
+        collective_step(comm, [&] {
+          if (rank != 0) return;
+          out.summary.add(rows);
+          // A failed write (disk full) stops the writing, not the sums: the count and the
+          // report still come out, then the error.
+          if (!out.writer) return;
+          try {
+            out.writer->append(rows);
+          } catch (const Error& e) {
+            out.write_error = e.what();
+            out.writer.reset();  // closes every HDF5 identifier, removes the temporary
+          }
+        });
+      }
+    }
+    // 3. Rank 0 checks the sums; the caller commits the output.
+    collective_step(comm, [&] {
+      if (rank != 0) return;
+      if (out.summary.triangle_sum != static_cast<unsigned __int128>(triangles) * 3)
+        throw Error("internal error: the per-edge counts sum to " + to_string_u128(out.summary.triangle_sum) + ", not 3 x " +
+                    std::to_string(triangles) + " triangles; --per-edge '" + path + "' was not written");
+    });
+  } catch (...) {
+    out.writer.reset();  // removes the temporary
+    finish();
+    throw;
+  }
+  finish();
+  return out;
+}
+
+}  // namespace tricount

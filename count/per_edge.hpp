@@ -1,0 +1,111 @@
+// tricount-count --per-edge: each undirected edge's triangles (its support), reduced across
+// workers block by block and written by rank 0.
+//
+// How the counters travel (no rank holds all edges' counters or rows): every worker's
+// backend keeps one 32-bit counter per edge of each block its tasks touched; for each block
+// P(a,b) in turn (row-major), the workers' arrays meet in an MPI_Reduce at the block's owner
+// (worker (a n + b) mod workers), which reads the block's CSR and its two classes' input ids
+// and sends the rows to rank 0 in pieces of kPerEdgePieceRows, which appends each piece to
+// the output. Rank 0 holds one piece of rows at a time; an owner, one block's counters and
+// CSR and two classes' input ids.
+//
+// Rows: one per undirected edge after cleaning (an edge in no triangle has 0), blocks in
+// row-major order, within a block in CSR order (by tricount's degree-ordered ids, not input
+// ids); each row's u is the smaller input id of the two.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/block_format.hpp"
+#include "src/json.hpp"
+#include "worker/backend.hpp"
+
+namespace tricount {
+
+// Rows an owner sends rank 0 at once (20 bytes each): large enough for HDF5 chunks and MPI,
+// small enough that rank 0 never holds a block's rows.
+inline constexpr std::uint64_t kPerEdgePieceRows = std::uint64_t{1} << 22;
+
+// A piece of rows: input ids u < v and the edge's triangles.
+struct EdgeRows {
+  std::vector<std::uint64_t> u, v;
+  std::vector<edge_count_t> triangles;
+  std::size_t size() const { return u.size(); }
+};
+
+// Edges [first, last) of `block` (positions in its neighbour array) as rows: row ids from
+// `row_ids` (class a's input ids), neighbour ids from `col_ids` (class b's), counts from
+// `counts` (the block's, one per edge).
+EdgeRows block_edge_rows(const CsrBlock& block, const std::vector<raw_id_t>& row_ids, const std::vector<raw_id_t>& col_ids,
+                         const std::vector<edge_count_t>& counts, std::uint64_t first, std::uint64_t last);
+
+struct TopEdge {
+  std::uint64_t u = 0, v = 0, triangles = 0;
+  bool operator==(const TopEdge&) const = default;
+};
+
+// What the report says about the per-edge counts, accumulated over the written rows.
+struct PerEdgeSummary {
+  static constexpr std::size_t kTop = 10;
+  std::uint64_t edges = 0;               // rows written: every edge after cleaning
+  std::uint64_t edges_in_triangles = 0;  // with a count above 0
+  unsigned __int128 triangle_sum = 0;    // sum of the counts: 3 x the triangles
+  std::vector<TopEdge> top;              // most triangles first, ties by smaller (u, v)
+
+  void add(const EdgeRows& rows);
+  void add_to(JsonObject& report) const;  // edges_in_triangles, top_edges
+  std::string summary() const;            // for the summary line
+};
+
+// True when `path` gets the text table (it ends in ".tsv"), else HDF5.
+bool per_edge_is_text(const std::string& path);
+// Throws Error when --per-edge PATH could not be written (before any counting).
+void check_per_edge_path(const std::string& path);
+
+// The output file: rows appended piece by piece, complete under its name only after
+// commit() (src/output_file: a temporary renamed into place; removed if never committed).
+// HDF5: /u, /v (uint64), /triangles (uint32), chunked and deflated.
+class PerEdgeWriter {
+ public:
+  PerEdgeWriter(const std::string& path, const std::string& input);
+  ~PerEdgeWriter();
+  PerEdgeWriter(const PerEdgeWriter&) = delete;
+  PerEdgeWriter& operator=(const PerEdgeWriter&) = delete;
+  void append(const EdgeRows& rows);
+  void commit(const PerEdgeSummary& summary);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads an HDF5 per-edge file back (for tests and tools): all rows in file order.
+EdgeRows read_per_edge_hdf5(const std::string& path);
+
+// What the collective leaves on rank 0: the summary and the output, written under its
+// temporary name but not yet committed, or, when writing failed (a full disk), why.
+struct PerEdgeOutput {
+  PerEdgeSummary summary;
+  std::unique_ptr<PerEdgeWriter> writer;  // null once writing failed (its temporary removed)
+  std::string write_error;
+  // Closes and renames the output into place; throws Error (the write error) if it failed.
+  void commit();
+};
+
+// The collective step after counting, on every rank of `comm`: for each block, the workers'
+// counters (take_counts(id) on a worker: that block's array, one counter per edge) are
+// summed at the block's owner, which turns them into rows sent to rank 0, which writes them
+// to `path`. Workers and rank 0 need `file`. Rank 0 refuses (Error, no output) counters that
+// do not sum to 3 x `triangles`. A write error on rank 0 does not stop the reduction: it is
+// kept in `write_error`. Any rank's other error ends the call on every rank.
+PerEdgeOutput reduce_per_edge(MPI_Comm comm, bool is_worker, const BlockFileReader* file, const std::string& path,
+                              const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
+                              unsigned threads = 1);
+
+}  // namespace tricount
