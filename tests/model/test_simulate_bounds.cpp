@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -194,10 +195,12 @@ TEST_F(SimulateBounds, JournalReadsAreBoundedByTheDeclaredPlan) {
   EXPECT_TRUE(contains(h.result.err, "journal '" + huge + "':3: a line longer than 256 bytes")) << describe(h.result);
   // More records than the plan has tasks: the first one outside it.
   const std::string more = journal_copy("more.journal");
-  write_text(more, read_text(journal()) + "8 1 0.1 1 1 0\n");  // n = 2, m = 1: tasks 0 to 7
+  const std::string records = read_text(journal());
+  write_text(more, records + "8 1 0.1 1 1 0\n");  // n = 2, m = 1: tasks 0 to 7
+  const std::string added_line = std::to_string(std::count(records.begin(), records.end(), '\n') + 1);
   const Timed m = simulate({"--journal", more, "--no-loads"});
   EXPECT_EQ(m.result.exit_code, 1) << describe(m.result);
-  EXPECT_TRUE(contains(m.result.err, "journal '" + more + "':11: task 8 is outside the plan of the journal's header"))
+  EXPECT_TRUE(contains(m.result.err, "journal '" + more + "':" + added_line + ": task 8 is outside the plan of the journal's header"))
       << describe(m.result);
 }
 
@@ -228,13 +231,17 @@ TEST_F(SimulateBounds, ModelsAndRecordsOutOfRangeAreRefused) {
   // A journal record of 1e300 seconds: refused as damage, naming the journal and line.
   const std::string absurd = journal_copy("absurd.journal");
   std::string text = read_text(absurd);
-  const std::size_t third = text.find('\n', text.find('\n') + 1) + 1;
-  const std::size_t seconds = text.find(' ', text.find(' ', third) + 1) + 1;
+  // The first record: the first line after the '#' header and run lines.
+  std::size_t record = 0;
+  int record_line = 1;
+  while (text[record] == '#') record = text.find('\n', record) + 1, ++record_line;
+  const std::size_t seconds = text.find(' ', text.find(' ', record) + 1) + 1;
   text.replace(seconds, text.find(' ', seconds) - seconds, "1e300");
   write_text(absurd, text);
   const Timed fit = simulate({"--fit", dir_->file("absurd-model.json"), "--journal", absurd, "--backend", "cpu"});
   EXPECT_EQ(fit.result.exit_code, 1) << describe(fit.result);
-  EXPECT_TRUE(contains(fit.result.err, "journal '" + absurd + "':3: malformed journal record")) << describe(fit.result);
+  EXPECT_TRUE(contains(fit.result.err, "journal '" + absurd + "':" + std::to_string(record_line) + ": malformed journal record"))
+      << describe(fit.result);
   EXPECT_FALSE(fs::exists(dir_->file("absurd-model.json")));
   // --task-overhead of 1e308.
   const Timed overhead = simulate({"--journal", journal(), "--no-loads", "--task-overhead", "1e308"});
