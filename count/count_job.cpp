@@ -468,15 +468,18 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
 // Step 8, with --per-vertex: each class's counters summed at its owner and written by rank 0
 // (their sum must be 3 x the triangles).
 void write_per_vertex(CountJob& job, count_t total) {
+  const double t0 = MPI_Wtime();
   PerVertexSources sources;
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
-  sources.degrees = [&](std::uint32_t c) { return class_degrees(*job.file, c, threads); };
+  sources.degree_shares = [&] { return degree_shares(*job.file, job.size == 1 ? 0 : job.rank - 1, job.workers, threads); };
+  sources.write_threads = std::min(8u, usable_cores());  // rank 0 formats text while the workers are done
   auto out = std::make_shared<PerVertexOutput>(
       reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));
   if (job.rank != 0) return;
   job.result.per_vertex = out->summary;
   job.result.per_vertex_output = std::move(out);
+  job.result.per_vertex_seconds = MPI_Wtime() - t0;
 }
 
 // Step 8b, with --per-edge: each block's counters summed at its owner, its rows written by

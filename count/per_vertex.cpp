@@ -1,22 +1,18 @@
 #include "count/per_vertex.hpp"
 
 #include <hdf5.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
 #include <cstdio>
-#include <cstring>
-#include <map>
+#include <numeric>
+#include <optional>
 #include <utility>
 
 #include "count/collective.hpp"
-#include "src/hdf5_attributes.hpp"
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
-#include "src/output_file.hpp"
 
 namespace tricount {
 
@@ -24,8 +20,6 @@ namespace {
 
 constexpr const char* kPerVertexFormat = "tricount-per-vertex";
 constexpr std::uint64_t kPerVertexVersion = 1;
-// Rows per HDF5 chunk (512 KiB of uint64): large enough for deflate, small enough for a small graph.
-constexpr hsize_t kChunkRows = hsize_t{1} << 16;
 // Entries per MPI message: counts are int.
 constexpr std::uint64_t kMessageEntries = std::uint64_t{1} << 26;
 
@@ -88,12 +82,14 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles) {
   return static_cast<double>(2.0L * static_cast<long double>(triangles) / (d * (d - 1.0L)));
 }
 
-VertexRows class_rows(const std::vector<raw_id_t>& ids, const std::vector<std::uint64_t>& degrees,
-                      const std::vector<std::uint64_t>& triangles) {
+VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
+                      std::span<const std::uint64_t> triangles) {
   TRICOUNT_EXPECTS(ids.size() == degrees.size() && ids.size() == triangles.size(),
                    "per-vertex rows: " + std::to_string(ids.size()) + " ids, " + std::to_string(degrees.size()) +
                        " degrees and " + std::to_string(triangles.size()) + " counts");
   VertexRows rows;
+  const std::size_t kept = ids.size() - static_cast<std::size_t>(std::count(degrees.begin(), degrees.end(), 0));
+  rows.vertex.reserve(kept), rows.degree.reserve(kept), rows.triangles.reserve(kept), rows.clustering.reserve(kept);
   for (std::size_t x = 0; x < ids.size(); ++x) {
     if (degrees[x] == 0) continue;
     rows.vertex.push_back(ids[x]);
@@ -104,18 +100,39 @@ VertexRows class_rows(const std::vector<raw_id_t>& ids, const std::vector<std::u
   return rows;
 }
 
-std::vector<std::uint64_t> class_degrees(const BlockFileReader& file, std::uint32_t c, unsigned threads) {
+std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& file, int worker, int workers,
+                                                      unsigned threads) {
   const std::uint32_t n = file.header().parts;
-  std::vector<std::uint64_t> degree(rows_in_class(file.header().vertices, n, c), 0);
-  for (std::uint32_t other = 0; other < n; ++other) {
-    // 1. Out-edges: class c's rows in P(c, other).
-    const CsrBlock rows = file.read_block({c, other}, threads);
-    for (std::uint64_t r = 0; r < rows.rows; ++r) degree[r] += rows.offsets[r + 1] - rows.offsets[r];
-    // 2. In-edges: class c's vertices as neighbours in P(other, c).
-    const CsrBlock cols = file.read_block({other, c}, threads);
-    for (std::uint64_t e = 0; e < cols.nnz(); ++e) ++degree[cols.neighbors[e]];
+  // 1. The blocks dealt out by size, the same way on every worker: largest first, each to
+  //    the worker with the fewest edges so far (ties: the lower worker, then the lower block).
+  std::vector<BlockId> blocks;
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) blocks.push_back({i, j});
+  std::vector<std::uint64_t> nnz(blocks.size());
+  for (std::size_t b = 0; b < blocks.size(); ++b) nnz[b] = file.block_nnz(blocks[b]);
+  std::vector<std::size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return nnz[a] > nnz[b]; });
+  std::vector<std::uint64_t> load(static_cast<std::size_t>(workers), 0);
+  std::vector<std::vector<std::uint64_t>> share(n);
+  for (const std::size_t b : order) {
+    const auto least = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[static_cast<std::size_t>(least)] += nnz[b] + 1;
+    if (least != worker) continue;
+    // 2. One read of the block, for both: row lengths to class i, neighbours to class j.
+    const BlockId id = blocks[b];
+    std::optional<MappedBlock> mapped = file.map_block(id, threads);
+    CsrBlock copy;
+    if (!mapped) copy = file.read_block(id, threads);
+    const CsrSpan block = mapped ? mapped->span() : copy.span();
+    for (const std::uint32_t c : {id.row_class, id.col_class})
+      if (share[c].empty()) share[c].assign(rows_in_class(file.header().vertices, n, c), 0);
+    std::uint64_t* out = share[id.row_class].data();
+    for (std::uint64_t r = 0; r < block.rows; ++r) out[r] += block.offsets[r + 1] - block.offsets[r];
+    std::uint64_t* in = share[id.col_class].data();
+    for (std::uint64_t e = 0; e < block.nnz; ++e) ++in[block.neighbors[e]];
   }
-  return degree;
+  return share;
 }
 
 void PerVertexSummary::add(const VertexRows& rows) {
@@ -164,104 +181,45 @@ std::string PerVertexSummary::summary() const {
   return s;
 }
 
-bool per_vertex_is_text(const std::string& path) {
-  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".tsv") == 0;
-}
+bool per_vertex_is_text(const std::string& path) { return table_is_text(path); }
 
-void check_per_vertex_path(const std::string& path) {
-  output::check_writable(path, "--per-vertex", !per_vertex_is_text(path));
-}
+void check_per_vertex_path(const std::string& path) { check_table_path(path, "--per-vertex"); }
 
 // --- writer ------------------------------------------------------------------------------
 
-struct PerVertexWriter::Impl {
-  bool text = false;
-  std::string where;
-  std::unique_ptr<output::OutputFile> out;
-  H5Id file;
-  H5Id vertex, degree, triangles, clustering;
-  std::uint64_t rows = 0;
-};
+namespace {
 
-PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& input) : impl_(std::make_unique<Impl>()) {
-  Impl& s = *impl_;
-  s.text = per_vertex_is_text(path);
-  if (s.text) {
-    s.out = std::make_unique<output::OutputFile>(path, "--per-vertex");
-    s.out->write("# tricount per-vertex triangle counts of '" + printable(input) +
-                 "'\n# every vertex with at least one edge after cleaning, by vertex class (input ids)\n"
-                 "# clustering = 2 * triangles / (degree * (degree - 1)), 0 for degree < 2\n"
-                 "# vertex\tdegree\ttriangles\tclustering\n");
-    return;
-  }
-  silence_hdf5();
-  s.out = std::make_unique<output::OutputFile>(path, "--per-vertex", [&](const std::string& temp) {
-    errno = 0;
-    s.file = H5Id(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (s.file.valid()) return true;
-    const int err = errno;
-    struct stat st {};
-    if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
-    throw Error("cannot create '" + temp + "' (for --per-vertex '" + path + "'): " + std::strerror(err ? err : EIO));
-  });
-  s.where = "--per-vertex '" + s.out->write_path() + "'";
-  const hid_t f = s.file.get();
-  write_attribute_string(f, "format", kPerVertexFormat, s.where);
-  write_attribute_u64(f, "format_version", kPerVertexVersion, s.where);
-  write_attribute_string(f, "input", input, s.where);
-  s.vertex = create_extendible_dataset(f, "vertex", H5T_STD_U64LE, kChunkRows, s.where);
-  s.degree = create_extendible_dataset(f, "degree", H5T_STD_U64LE, kChunkRows, s.where);
-  s.triangles = create_extendible_dataset(f, "triangles", H5T_STD_U64LE, kChunkRows, s.where);
-  s.clustering = create_extendible_dataset(f, "clustering", H5T_IEEE_F64LE, kChunkRows, s.where);
+TableLayout per_vertex_layout(const std::string& input, std::uint64_t rows_hint) {
+  TableLayout layout;
+  layout.option = "--per-vertex";
+  layout.columns = {{"vertex"}, {"degree"}, {"triangles"}, {"clustering", true}};
+  layout.text_header = "# tricount per-vertex triangle counts of '" + printable(input) +
+                       "'\n# every vertex with at least one edge after cleaning, by vertex class (input ids)\n"
+                       "# clustering = 2 * triangles / (degree * (degree - 1)), 0 for degree < 2\n"
+                       "# vertex\tdegree\ttriangles\tclustering\n";
+  layout.attributes = {{"format", kPerVertexFormat}, {"input", input}};
+  layout.u64_attributes = {{"format_version", kPerVertexVersion}};
+  layout.rows_hint = rows_hint;
+  return layout;
 }
 
-PerVertexWriter::~PerVertexWriter() {
-  // HDF5 handles close before the OutputFile removes an uncommitted temporary.
-  impl_->vertex.reset(), impl_->degree.reset(), impl_->triangles.reset(), impl_->clustering.reset();
-  impl_->file.reset();
-  impl_->out.reset();
+}  // namespace
+
+PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint,
+                                 unsigned threads)
+    : table_(path, per_vertex_layout(input, rows_hint), threads) {}
+
+void PerVertexWriter::append(VertexRows rows) {
+  table_.append({std::move(rows.vertex), std::move(rows.degree), std::move(rows.triangles), std::move(rows.clustering)});
 }
 
-void PerVertexWriter::append(const VertexRows& rows) {
-  Impl& s = *impl_;
-  if (s.text) {
-    std::string text;
-    char line[160];
-    for (std::size_t x = 0; x < rows.size(); ++x) {
-      const int len = std::snprintf(line, sizeof line, "%llu\t%llu\t%llu\t%.17g\n",
-                                    static_cast<unsigned long long>(rows.vertex[x]),
-                                    static_cast<unsigned long long>(rows.degree[x]),
-                                    static_cast<unsigned long long>(rows.triangles[x]), rows.clustering[x]);
-      text.append(line, static_cast<std::size_t>(len));
-      if (text.size() > (std::size_t{1} << 20)) s.out->write(text), text.clear();
-    }
-    s.out->write(text);
-  } else {
-    append_to_dataset(s.vertex.get(), H5T_NATIVE_UINT64, s.rows, rows.vertex.data(), rows.size(), s.where, "vertex");
-    append_to_dataset(s.degree.get(), H5T_NATIVE_UINT64, s.rows, rows.degree.data(), rows.size(), s.where, "degree");
-    append_to_dataset(s.triangles.get(), H5T_NATIVE_UINT64, s.rows, rows.triangles.data(), rows.size(), s.where, "triangles");
-    append_to_dataset(s.clustering.get(), H5T_NATIVE_DOUBLE, s.rows, rows.clustering.data(), rows.size(), s.where,
-                  "clustering");
-  }
-  s.rows += rows.size();
-}
+void PerVertexWriter::finish() { table_.finish(); }
 
 void PerVertexWriter::commit(const PerVertexSummary& summary) {
-  Impl& s = *impl_;
-  if (!s.text) {
-    const hid_t f = s.file.get();
-    write_attribute_u64(f, "vertices", s.rows, s.where);
-    write_attribute_u64(f, "triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3), s.where);
-    write_attribute_double(f, "global_clustering", summary.global_clustering(), s.where);
-    write_attribute_double(f, "average_clustering", summary.average_clustering(), s.where);
-    s.vertex.reset(), s.degree.reset(), s.triangles.reset(), s.clustering.reset();
-    // The flush finds a full disk while the file is still ours to close (the destructor).
-    h5_check_status(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
-    const herr_t closed = H5Fclose(s.file.get());
-    s.file.release();  // closed, or left to HDF5 (which keeps a file whose close failed)
-    if (closed < 0) throw Error("cannot close " + s.where + " (disk full?)");
-  }
-  s.out->commit();
+  TableAttributes end;
+  end.u64 = {{"vertices", table_.rows()}, {"triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3)}};
+  end.f64 = {{"global_clustering", summary.global_clustering()}, {"average_clustering", summary.average_clustering()}};
+  table_.commit(end);
 }
 
 VertexRows read_per_vertex_hdf5(const std::string& path) {
@@ -305,7 +263,6 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   MPI_Comm workers = MPI_COMM_NULL;
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
   const int worker_count = size == 1 ? 1 : size - 1;
-  const int my_worker = size == 1 ? 0 : rank - 1;  // index among the workers (split keeps rank order)
   std::uint32_t n = file ? file->header().parts : 0;
   MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
   const auto owner_worker = [&](std::uint32_t c) { return static_cast<int>(c % static_cast<std::uint32_t>(worker_count)); };
@@ -313,39 +270,61 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   PerVertexOutput out;
   PerVertexSummary& summary = out.summary;
   std::unique_ptr<PerVertexWriter>& writer = out.writer;
-  std::map<std::uint32_t, std::vector<std::uint64_t>> owned_degrees;
+  std::vector<std::vector<std::uint64_t>> degrees;  // this worker's shares, one per class
+  // A failed write (disk full) stops the writing, not the sums: the count and the report
+  // still come out, then the error.
+  const auto writing = [&](const auto& write) {
+    if (!writer) return;
+    try {
+      write();
+    } catch (const Error& e) {
+      out.write_error = e.what();
+      writer.reset();  // closes every HDF5 identifier, removes the temporary
+    }
+  };
   const auto finish = [&] {
     if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
     MPI_Comm_free(&comm);
   };
   try {
-    // 1. Owners find their classes' degrees, all at once; rank 0 opens the output.
+    // 1. Workers read their share of the blocks for the degrees; rank 0 opens the output.
     collective_step(comm, [&] {
       if (rank == 0) {
         try {
-          writer = std::make_unique<PerVertexWriter>(path, file->path());
+          writer = std::make_unique<PerVertexWriter>(path, file->path(), file->header().vertices, sources.write_threads);
         } catch (const Error& e) {
           out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
         }
       }
       if (!is_worker) return;
-      for (std::uint32_t c = 0; c < n; ++c)
-        if (owner_worker(c) == my_worker) owned_degrees[c] = sources.degrees(c);
+      degrees = sources.degree_shares();
+      degrees.resize(n);
     });
-    // 2. Class by class: counters summed at the owner, rows built there, written by rank 0.
+    // 2. Class by class: counters and degree shares summed at the owner in one reduction,
+    //    rows built there, handed by rank 0 to its writer thread (which writes them while
+    //    the next class is reduced).
     for (std::uint32_t c = 0; c < n; ++c) {
-      std::vector<std::uint64_t> counts;
+      std::vector<std::uint64_t> sums;  // counters, then degrees
       collective_step(comm, [&] {
-        if (is_worker) counts = sources.take_counts(c);
+        if (!is_worker) return;
+        sums = sources.take_counts(c);
+        const std::size_t length = sums.size();
+        TRICOUNT_EXPECTS(degrees[c].empty() || degrees[c].size() == length,
+                         "class " + std::to_string(c) + ": " + std::to_string(length) + " counters but " +
+                             std::to_string(degrees[c].size()) + " degrees");
+        sums.resize(2 * length, 0);
+        std::copy(degrees[c].begin(), degrees[c].end(), sums.begin() + static_cast<std::ptrdiff_t>(length));
+        degrees[c] = {};
       });
-      if (is_worker) reduce_to_owner(counts, owner_worker(c), workers);
+      if (is_worker) reduce_to_owner(sums, owner_worker(c), workers);
       VertexRows rows;
       collective_step(comm, [&] {
         if (rank != owner_rank(c)) return;
-        rows = class_rows(file->read_vertex_map_class(c), owned_degrees.at(c), counts);
-        owned_degrees.erase(c);
+        const std::span<const std::uint64_t> all(sums);
+        const std::size_t length = sums.size() / 2;
+        rows = class_rows(file->read_vertex_map_class(c), all.subspan(length), all.first(length));
       });
-      counts = {};
+      sums = {};
       if (owner_rank(c) != 0 && rank == owner_rank(c)) {
         std::uint64_t length = rows.size();
         MPI_Send(&length, 1, MPI_UINT64_T, 0, 0, comm);
@@ -361,20 +340,17 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       collective_step(comm, [&] {
         if (rank != 0) return;
         summary.add(rows);
-        // A failed write (disk full) stops the writing, not the sums: the count and the
-        // report still come out, then the error.
-        if (!writer) return;
-        try {
-          writer->append(rows);
-        } catch (const Error& e) {
-          out.write_error = e.what();
-          writer.reset();  // closes every HDF5 identifier, removes the temporary
-        }
+        writing([&] { writer->append(std::move(rows)); });
       });
     }
-    // 3. Rank 0 checks the sums; the caller commits the output.
+    // 3. Rank 0: the rows on the disk; then it checks the sums. The caller commits the output.
     collective_step(comm, [&] {
       if (rank != 0) return;
+      writing([&] {
+        writer->finish();
+        out.write_seconds = writer->table().write_seconds();
+        out.write_bytes = writer->table().bytes();
+      });
       if (summary.triangle_sum != static_cast<unsigned __int128>(triangles) * 3)
         throw Error("internal error: the per-vertex counts sum to " + to_string_u128(summary.triangle_sum) + ", not 3 x " +
                     std::to_string(triangles) + " triangles; --per-vertex '" + path + "' was not written");

@@ -2,11 +2,13 @@
 // coefficient, reduced across workers class by class and written by rank 0.
 //
 // How the counters travel (no rank holds all |V| of them): every worker's backend keeps one
-// counter array per vertex class it touched; for each class c in turn, the workers' arrays
-// meet in an MPI_Reduce at c's owner (worker c mod workers), which adds each vertex's
-// undirected degree and input id and sends the finished rows to rank 0, which appends them to
-// the output. Rank 0 holds one class's rows at a time; an owner, one class's counters and
-// rows plus the degrees of the classes it owns.
+// counter array per vertex class it touched, and every worker reads its share of the blocks
+// once for the degrees (degree_shares); for each class c in turn, the workers' counters and
+// degree shares meet in one MPI_Reduce at c's owner (worker c mod workers), which adds each
+// vertex's input id and sends the finished rows to rank 0. Rank 0 hands them to its writer
+// thread (src/table_writer.hpp), which writes them while the next class is reduced. Rank 0
+// holds at most three classes' rows at a time; a worker, one class's counters and its degree
+// shares.
 #pragma once
 
 #include <mpi.h>
@@ -14,11 +16,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "src/block_format.hpp"
 #include "src/json.hpp"
+#include "src/table_writer.hpp"
 
 namespace tricount {
 
@@ -36,13 +40,17 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles);
 
 // The rows of one class from its input ids, degrees and triangle counts (all of one length);
 // vertices of degree 0 are left out.
-VertexRows class_rows(const std::vector<raw_id_t>& ids, const std::vector<std::uint64_t>& degrees,
-                      const std::vector<std::uint64_t>& triangles);
+VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
+                      std::span<const std::uint64_t> triangles);
 
-// Undirected degree of each vertex of class c after cleaning: every edge is stored once,
+// This worker's share of the undirected degrees after cleaning. Every edge is stored once,
 // oriented, so a vertex's degree is its row length summed over the blocks P(c, j) plus its
-// occurrences as a neighbour in the blocks P(i, c).
-std::vector<std::uint64_t> class_degrees(const BlockFileReader& file, std::uint32_t c, unsigned threads = 1);
+// occurrences as a neighbour in the blocks P(i, c). The blocks are dealt out over the workers
+// (largest first, each to the least loaded) and each block is read once, by one worker, for
+// both: one vector per class (empty where this worker read nothing of the class); summed over
+// the workers, the shares are the degrees.
+std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& file, int worker, int workers,
+                                                      unsigned threads = 1);
 
 struct TopVertex {
   std::uint64_t vertex = 0, degree = 0, triangles = 0;
@@ -70,20 +78,20 @@ bool per_vertex_is_text(const std::string& path);
 // Throws Error when --per-vertex PATH could not be written (before any counting).
 void check_per_vertex_path(const std::string& path);
 
-// The output file: rows appended class by class, complete under its name only after commit()
-// (src/output_file: a temporary renamed into place; removed if never committed).
+// The output file, a TableWriter (src/table_writer.hpp) with the per-vertex columns: rows
+// appended class by class and written by its thread, on the disk after finish(), complete
+// under its name only after commit() (a temporary renamed into place; removed if never
+// committed). `rows_hint`: at most this many rows (|V|); `threads` format text.
 class PerVertexWriter {
  public:
-  PerVertexWriter(const std::string& path, const std::string& input);
-  ~PerVertexWriter();
-  PerVertexWriter(const PerVertexWriter&) = delete;
-  PerVertexWriter& operator=(const PerVertexWriter&) = delete;
-  void append(const VertexRows& rows);
+  PerVertexWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
+  void append(VertexRows rows);  // queued; throws Error once a write failed
+  void finish();                 // every row written and on the disk; throws Error if not
   void commit(const PerVertexSummary& summary);
+  const TableWriter& table() const { return table_; }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  TableWriter table_;
 };
 
 // Reads an HDF5 per-vertex file back (for tests and tools): all rows in file order.
@@ -91,13 +99,16 @@ VertexRows read_per_vertex_hdf5(const std::string& path);
 
 // The collective step after counting, on every rank of `comm`: for each class, the workers'
 // counters (take_counts(c) on a worker: that class's array, one counter per vertex of the
-// class) are summed at the class's owner, which adds degrees (degrees(c), called on the owner
-// only, before the first class) and input ids (from `file`), and rank 0 writes the rows to
-// `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
+// class) and degree shares (degree_shares(), on every worker before the first class) are
+// summed at the class's owner, which adds input ids (from `file`), and rank 0 writes the rows
+// to `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
 // ends the call on every rank (collective_step).
 struct PerVertexSources {
   std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_counts;  // workers
-  std::function<std::vector<std::uint64_t>(std::uint32_t c)> degrees;      // owners
+  // Workers, once before the first class: this worker's share of every class's degrees (as
+  // degree_shares), summed at each class's owner.
+  std::function<std::vector<std::vector<std::uint64_t>>()> degree_shares;
+  unsigned write_threads = 1;  // rank 0: threads that format text rows
 };
 // What the collective leaves on rank 0: the summary and the output, written under its
 // temporary name but not yet committed, or, when writing failed (a full disk), why. The
@@ -106,6 +117,8 @@ struct PerVertexOutput {
   PerVertexSummary summary;
   std::unique_ptr<PerVertexWriter> writer;  // null once writing failed (its temporary removed)
   std::string write_error;
+  double write_seconds = 0;    // the writer's formatting, writing and fsync (overlapping the reduction)
+  std::uint64_t write_bytes = 0;
   // Closes and renames the output into place; throws Error (the write error) if it failed.
   void commit();
 };

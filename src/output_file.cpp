@@ -235,6 +235,16 @@ void OutputFile::write(std::string_view bytes) {
   }
 }
 
+void OutputFile::sync() {
+  if (in_place_ || committed_) return;
+  const int fd = fd_ >= 0 ? fd_ : ::open(temp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot write " + option_ + " '" + path_ + "': " + errno_text(errno));
+  const bool synced = ::fsync(fd) == 0;
+  const int err = errno;
+  if (fd != fd_) ::close(fd);
+  if (!synced) throw Error("cannot write " + option_ + " '" + path_ + "': " + errno_text(err));
+}
+
 void OutputFile::commit() {
   const std::string what = "cannot write " + option_ + " '" + path_ + "'";
   // 1. The bytes reach the disk (a creator's file: its library closed it; fsync it here).

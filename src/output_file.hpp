@@ -53,6 +53,9 @@ class OutputFile {
   const std::string& write_path() const { return in_place_ ? path_ : temp_; }  // where the bytes go now
   int fd() const { return fd_; }  // -1 with a Creator (the creator has its own handle)
   void write(std::string_view bytes);
+  // A temporary's bytes so far reach the disk (fsync) now, so that a caller can time it and
+  // find a full disk before commit(); in-place targets are left alone. Errors name the output.
+  void sync();
   // Closes the descriptor; for a temporary, fsyncs it, renames it over the target, fsyncs
   // the directory. Errors name the output.
   void commit();

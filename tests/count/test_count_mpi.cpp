@@ -258,7 +258,12 @@ TEST(MpiPerVertex, CountersPast2To32ThroughTheReductionAndTheWriter) {
     const std::uint64_t share = kTriangles / workers + (me == 0 ? kTriangles % workers : 0);
     return std::vector<std::uint64_t>(rows_in_class(48, n, c), share);
   };
-  sources.degrees = [&](std::uint32_t c) { return std::vector<std::uint64_t>(rows_in_class(48, n, c), kDegree); };
+  sources.degree_shares = [&] {  // summed over the workers: one worker's share is the whole degree
+    std::vector<std::vector<std::uint64_t>> shares(n);
+    if (me == 0)
+      for (std::uint32_t c = 0; c < n; ++c) shares[c].assign(rows_in_class(48, n, c), kDegree);
+    return shares;
+  };
   for (const char* name : {"big.h5", "big.tsv"}) {
     const PerVertexSummary summary =
         reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker, &file, dir.file(name), sources, 48 * kTriangles / 3);

@@ -295,7 +295,9 @@ TEST(PerVertexPaths, AnEmptyGraphGivesAnEmptyTable) {
   EXPECT_TRUE(contains(r.out, "\"average_clustering\": 0")) << r.out;
 }
 
-TEST(PerVertexPaths, TheHdf5FileIsChunkedAndCompressed) {
+// Chunked (to grow as classes arrive) and unfiltered: deflate ran far below disk speed
+// (bench/RESULTS.md, per-vertex).
+TEST(PerVertexPaths, TheHdf5FileIsChunkedAndUnfiltered) {
   if (std::system("command -v h5ls > /dev/null 2>&1") != 0) GTEST_SKIP() << "h5ls is not on PATH";
   TempDir dir;
   const std::string h5 = partition(dir, random_graph(3000, 20000, 3), 2, "g");
@@ -304,9 +306,10 @@ TEST(PerVertexPaths, TheHdf5FileIsChunkedAndCompressed) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   const ProcessResult listing = run_process({"h5ls", "-v", out}, kTimeout);
   ASSERT_EQ(listing.exit_code, 0) << describe(listing);
-  for (const char* name : {"vertex ", "degree ", "triangles ", "clustering ", "Dataset {3000/Inf}", "Chunks:", "deflate",
+  for (const char* name : {"vertex ", "degree ", "triangles ", "clustering ", "Dataset {3000/Inf}", "Chunks:",
                            "native unsigned long", "native double"})
     EXPECT_TRUE(contains(listing.out, name)) << name << "\n" << listing.out;
+  EXPECT_FALSE(contains(listing.out, "Filter")) << listing.out;
 }
 #endif
 

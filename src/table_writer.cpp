@@ -1,0 +1,305 @@
+#include "src/table_writer.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "src/hdf5_attributes.hpp"
+#include "src/hdf5_check.hpp"
+#include "src/hdf5_handle.hpp"
+#include "src/output_file.hpp"
+#include "src/threads.hpp"
+#include "src/types.hpp"
+
+namespace tricount {
+
+namespace {
+
+// HDF5: rows per chunk at most (2 MiB of 8-byte values): whole chunks go to the file as one
+// write each, and the last, partly filled chunk of a column wastes at most this much.
+constexpr std::uint64_t kMaxChunkRows = std::uint64_t{1} << 18;
+// Text: rows one formatting thread formats at a time, into a buffer it keeps (a buffer per
+// batch was zero-filled and faulted in anew: that, not the formatting, took the time).
+constexpr std::size_t kRowsPerPiece = std::size_t{1} << 16;
+// Characters a value takes at most: 20 digits of a uint64, 24 of a shortest double; and a
+// tab or a newline.
+constexpr std::size_t kMaxValueChars = 25;
+// Batches queued for the writer thread at most: the caller prepares the next meanwhile.
+constexpr std::size_t kMaxQueued = 2;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::size_t batch_rows(const TableBatch& batch) {
+  return batch.empty() ? 0 : std::visit([](const auto& v) { return v.size(); }, batch.front());
+}
+
+// A formatting thread's buffer, allocated once (uninitialised) and reused.
+struct TextPiece {
+  std::unique_ptr<char[]> data;
+  std::size_t capacity = 0, size = 0;
+};
+
+// Rows [first, last) of `batch` as text lines into `piece`.
+void format_rows(const TableBatch& batch, std::size_t first, std::size_t last, TextPiece& piece) {
+  const std::size_t need = (last - first) * batch.size() * kMaxValueChars;
+  if (piece.capacity < need) piece.data.reset(new char[need]), piece.capacity = need;
+  char* p = piece.data.get();
+  char* const end = p + piece.capacity;
+  for (std::size_t r = first; r < last; ++r) {
+    for (std::size_t c = 0; c < batch.size(); ++c) {
+      if (const auto* u = std::get_if<std::vector<std::uint64_t>>(&batch[c])) p = std::to_chars(p, end, (*u)[r]).ptr;
+      else p = std::to_chars(p, end, std::get<std::vector<double>>(batch[c])[r]).ptr;
+      *p++ = c + 1 == batch.size() ? '\n' : '\t';
+    }
+  }
+  piece.size = static_cast<std::size_t>(p - piece.data.get());
+}
+
+}  // namespace
+
+bool table_is_text(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".tsv") == 0;
+}
+
+void check_table_path(const std::string& path, const std::string& option) {
+  output::check_writable(path, option, !table_is_text(path));
+}
+
+struct TableWriter::Impl {
+  TableLayout layout;
+  bool text = false;
+  unsigned threads = 1;
+  std::string where;  // "--per-vertex 'PATH'" for messages
+  std::unique_ptr<output::OutputFile> out;
+  Hdf5Handle file;
+  std::vector<Hdf5Handle> sets;  // HDF5: one dataset per column
+
+  // Shared with the writer thread (under m).
+  std::mutex m;
+  std::condition_variable changed;
+  std::deque<TableBatch> queue;
+  bool busy = false, stop = false;
+  std::string error;  // the first write error; the table is lost once set
+  std::thread thread;
+
+  // The writer thread's own.
+  std::uint64_t rows = 0, bytes = 0;
+  double seconds = 0;
+  std::vector<TextPiece> pieces;
+
+  void write(const TableBatch& batch) {
+    const std::size_t n = batch_rows(batch);
+    TRICOUNT_EXPECTS(batch.size() == layout.columns.size(), where + ": a batch of " + std::to_string(batch.size()) +
+                                                                " columns for a table of " +
+                                                                std::to_string(layout.columns.size()));
+    for (std::size_t c = 0; c < batch.size(); ++c)
+      TRICOUNT_EXPECTS(std::holds_alternative<std::vector<double>>(batch[c]) == layout.columns[c].is_double &&
+                           std::visit([](const auto& v) { return v.size(); }, batch[c]) == n,
+                       where + ": column '" + layout.columns[c].name + "' of a batch has another type or length");
+    if (n == 0) return;
+    if (text) {
+      // Rounds of up to `threads` pieces formatted at once, written in order.
+      pieces.resize(threads);
+      for (std::size_t first = 0; first < n; first += threads * kRowsPerPiece) {
+        const auto use = static_cast<unsigned>(std::min<std::size_t>(threads, (n - first + kRowsPerPiece - 1) / kRowsPerPiece));
+        parallel_for(use, [&](unsigned t) {
+          const std::size_t from = first + t * kRowsPerPiece;
+          format_rows(batch, from, std::min(n, from + kRowsPerPiece), pieces[t]);
+        });
+        for (unsigned t = 0; t < use; ++t) {
+          out->write(std::string_view(pieces[t].data.get(), pieces[t].size));
+          bytes += pieces[t].size;
+        }
+      }
+    } else {
+      std::lock_guard lock(hdf5_mutex());
+      const hsize_t size[1] = {rows + n}, start[1] = {rows}, count[1] = {n};
+      for (std::size_t c = 0; c < batch.size(); ++c) {
+        const char* name = layout.columns[c].name.c_str();
+        const hid_t set = sets[c].get();
+        h5_check_status(H5Dset_extent(set, size), where + ": cannot extend dataset '" + name + "'");
+        Hdf5Handle fspace(h5_check(H5Dget_space(set), where + ": H5Dget_space"), H5Sclose);
+        h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                        where + ": H5Sselect_hyperslab");
+        Hdf5Handle mspace(h5_check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
+        const bool is_double = layout.columns[c].is_double;
+        const void* data = is_double ? static_cast<const void*>(std::get<std::vector<double>>(batch[c]).data())
+                                     : static_cast<const void*>(std::get<std::vector<std::uint64_t>>(batch[c]).data());
+        h5_check_status(H5Dwrite(set, is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT64, mspace.get(), fspace.get(),
+                                 H5P_DEFAULT, data),
+                        "cannot write " + where + ": dataset '" + name + "' (disk full?)");
+      }
+      bytes += n * 8 * batch.size();
+    }
+    rows += n;
+  }
+
+  void run() {
+    if (!text) {
+      std::lock_guard lock(hdf5_mutex());
+      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // this thread's error stack (a thread-safe HDF5 has one per thread)
+    }
+    std::unique_lock lock(m);
+    for (;;) {
+      changed.wait(lock, [&] { return stop || !queue.empty(); });
+      if (queue.empty()) return;  // stop, and nothing left
+      TableBatch batch = std::move(queue.front());
+      queue.pop_front();
+      if (!error.empty()) continue;  // the table is lost: the rest is dropped
+      busy = true;
+      lock.unlock();
+      std::string failure;
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        write(batch);
+      } catch (const std::exception& e) {
+        failure = e.what();
+      }
+      seconds += seconds_since(t0);
+      batch = {};
+      lock.lock();
+      busy = false;
+      if (!failure.empty() && error.empty()) error = failure;
+      changed.notify_all();
+    }
+  }
+
+  // Waits until the writer thread is idle with nothing queued.
+  void drain() {
+    std::unique_lock lock(m);
+    changed.wait(lock, [&] { return queue.empty() && !busy; });
+  }
+
+  void end_thread() {
+    if (!thread.joinable()) return;
+    {
+      std::lock_guard lock(m);
+      stop = true;
+      if (!error.empty()) queue.clear();
+    }
+    changed.notify_all();
+    thread.join();
+  }
+
+  void close_hdf5() {
+    std::lock_guard lock(hdf5_mutex());
+    sets.clear();
+    file.reset();
+  }
+};
+
+TableWriter::TableWriter(const std::string& path, const TableLayout& layout, unsigned threads)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.layout = layout;
+  s.text = table_is_text(path);
+  s.threads = std::max(1u, threads);
+  if (s.text) {
+    s.out = std::make_unique<output::OutputFile>(path, layout.option);
+    s.where = layout.option + " '" + s.out->write_path() + "'";
+    s.out->write(layout.text_header);
+    s.bytes += layout.text_header.size();
+  } else {
+    silence_hdf5();
+    std::lock_guard lock(hdf5_mutex());
+    s.out = std::make_unique<output::OutputFile>(path, layout.option, [&](const std::string& temp) {
+      errno = 0;
+      s.file = Hdf5Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+      if (s.file.valid()) return true;
+      const int err = errno;
+      struct stat st {};
+      if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
+      throw Error("cannot create '" + temp + "' (for " + layout.option + " '" + path + "'): " + std::strerror(err ? err : EIO));
+    });
+    s.where = layout.option + " '" + s.out->write_path() + "'";
+    const hid_t f = s.file.get();
+    for (const auto& [name, value] : layout.attributes) write_attribute_string(f, name.c_str(), value, s.where);
+    for (const auto& [name, value] : layout.u64_attributes) write_attribute_u64(f, name.c_str(), value, s.where);
+    // Chunked to grow; no filter; no fill values (every row is written); big chunks, but
+    // none larger than the table.
+    const hsize_t chunk[1] = {std::clamp<std::uint64_t>(layout.rows_hint, 1, kMaxChunkRows)};
+    const hsize_t dims[1] = {0}, max_dims[1] = {H5S_UNLIMITED};
+    Hdf5Handle space(h5_check(H5Screate_simple(1, dims, max_dims), s.where + ": H5Screate_simple"), H5Sclose);
+    Hdf5Handle dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), s.where + ": H5Pcreate"), H5Pclose);
+    h5_check_status(H5Pset_chunk(dcpl.get(), 1, chunk), s.where + ": H5Pset_chunk");
+    h5_check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), s.where + ": H5Pset_fill_time");
+    for (const TableColumn& column : layout.columns)
+      s.sets.emplace_back(h5_check(H5Dcreate2(f, column.name.c_str(), column.is_double ? H5T_IEEE_F64LE : H5T_STD_U64LE,
+                                              space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                                   s.where + ": cannot create dataset '" + column.name + "'"),
+                          H5Dclose);
+  }
+  s.thread = std::thread([&s] { s.run(); });
+}
+
+TableWriter::~TableWriter() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.m);
+    s.queue.clear();  // uncommitted: nothing more is worth writing
+  }
+  s.end_thread();
+  // HDF5 identifiers close before the OutputFile removes an uncommitted temporary.
+  s.close_hdf5();
+  s.out.reset();
+}
+
+void TableWriter::append(TableBatch batch) {
+  Impl& s = *impl_;
+  std::unique_lock lock(s.m);
+  s.changed.wait(lock, [&] { return s.queue.size() < kMaxQueued || !s.error.empty(); });
+  if (!s.error.empty()) throw Error(s.error);
+  s.queue.push_back(std::move(batch));
+  s.changed.notify_all();
+}
+
+void TableWriter::finish() {
+  Impl& s = *impl_;
+  s.drain();
+  s.end_thread();
+  if (!s.error.empty()) throw Error(s.error);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!s.text) {
+    std::lock_guard lock(hdf5_mutex());
+    h5_check_status(H5Fflush(s.file.get(), H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+  }
+  s.out->sync();
+  s.seconds += seconds_since(t0);
+}
+
+void TableWriter::commit(const TableAttributes& attributes) {
+  Impl& s = *impl_;
+  TRICOUNT_EXPECTS(!s.thread.joinable(), s.where + ": commit() before finish()");
+  if (!s.text) {
+    std::unique_lock lock(hdf5_mutex());
+    const hid_t f = s.file.get();
+    for (const auto& [name, value] : attributes.u64) write_attribute_u64(f, name.c_str(), value, s.where);
+    for (const auto& [name, value] : attributes.f64) write_attribute_double(f, name.c_str(), value, s.where);
+    s.sets.clear();
+    // The flush finds a full disk while the file is still ours to close (the destructor).
+    h5_check_status(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+    const herr_t closed = H5Fclose(s.file.get());
+    s.file.release();  // closed, or left to HDF5 (which keeps a file whose close failed)
+    if (closed < 0) throw Error("cannot close " + s.where + " (disk full?)");
+  }
+  s.out->commit();
+}
+
+std::uint64_t TableWriter::rows() const { return impl_->rows; }
+std::uint64_t TableWriter::bytes() const { return impl_->bytes; }
+double TableWriter::write_seconds() const { return impl_->seconds; }
+const std::string& TableWriter::path() const { return impl_->out->path(); }
+const std::string& TableWriter::write_path() const { return impl_->out->write_path(); }
+
+}  // namespace tricount

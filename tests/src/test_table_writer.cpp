@@ -1,0 +1,185 @@
+// src/table_writer: the streaming table writer behind --per-vertex. Tables of several big
+// chunks in batches of every size (one row, a chunk boundary, several chunks at once) read
+// back identical to what was appended, in text (every double read back to the same bits)
+// and HDF5 (unfiltered chunks no larger than the table); nothing under the name before
+// commit(); a failed write (a full device) reported by append or finish, no temporary left.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/hdf5_datasets.hpp"
+#include "src/hdf5_handle.hpp"
+#include "src/table_writer.hpp"
+#include "src/types.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tricount;
+using namespace tricount::testing;
+
+struct Rows {
+  std::vector<std::uint64_t> a, b;
+  std::vector<double> x;
+};
+
+TableLayout layout(std::uint64_t rows_hint) {
+  TableLayout l;
+  l.option = "--table";
+  l.columns = {{"a"}, {"b"}, {"x", true}};
+  l.text_header = "# a test table\n# a\tb\tx\n";
+  l.attributes = {{"format", "test-table"}};
+  l.u64_attributes = {{"format_version", 7}};
+  l.rows_hint = rows_hint;
+  return l;
+}
+
+// Rows with every kind of value: 0, 2^64 - 1, ratios with no short decimal form, 1, 0.5, tiny and huge.
+Rows sample(std::size_t n) {
+  Rows r;
+  std::mt19937_64 rng(42);
+  for (std::size_t i = 0; i < n; ++i) {
+    r.a.push_back(i % 7 == 0 ? std::numeric_limits<std::uint64_t>::max() - i : rng());
+    r.b.push_back(i % 3 == 0 ? 0 : i);
+    const double special[] = {0.0, 1.0, 0.5, 2.0 / 3.0, 1e-300, 1.7976931348623157e308, 5e-324};
+    r.x.push_back(i % 11 < 7 ? special[i % 11] : static_cast<double>(rng() >> 11) / static_cast<double>(rng() | 1));
+  }
+  return r;
+}
+
+// Appends `rows` in batches of the given sizes (cycled), then finishes and commits.
+void write_table(const std::string& path, const Rows& rows, const std::vector<std::size_t>& sizes, unsigned threads) {
+  fs::remove(path);  // an earlier round's table
+  TableWriter w(path, layout(rows.a.size()), threads);
+  std::size_t at = 0;
+  for (std::size_t k = 0; at < rows.a.size(); ++k) {
+    const std::size_t n = std::min(sizes[k % sizes.size()], rows.a.size() - at);
+    const auto part = [&](const auto& v) { return std::vector(v.begin() + at, v.begin() + at + n); };
+    w.append({part(rows.a), part(rows.b), part(rows.x)});
+    at += n;
+  }
+  EXPECT_FALSE(fs::exists(path)) << "under its name before commit";
+  w.finish();
+  EXPECT_EQ(w.rows(), rows.a.size());
+  EXPECT_FALSE(fs::exists(path)) << "under its name before commit";
+  w.commit({{{"rows", rows.a.size()}}, {{"mean", 0.25}}});
+}
+
+Rows read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "# a test table");
+  std::getline(in, line);
+  EXPECT_EQ(line, "# a\tb\tx");
+  Rows r;
+  while (std::getline(in, line)) {
+    // strtoull and strtod: exact parsers, independent of std::to_chars.
+    char* end = nullptr;
+    r.a.push_back(std::strtoull(line.c_str(), &end, 10));
+    EXPECT_EQ(*end, '\t') << line;
+    r.b.push_back(std::strtoull(end + 1, &end, 10));
+    EXPECT_EQ(*end, '\t') << line;
+    r.x.push_back(std::strtod(end + 1, &end));
+    EXPECT_EQ(*end, '\0') << line;
+  }
+  return r;
+}
+
+Rows read_hdf5(const std::string& path) {
+  Hdf5Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  EXPECT_TRUE(f.valid()) << path;
+  Rows r;
+  r.a = read_whole_dataset<std::uint64_t>(f.get(), "a", H5T_NATIVE_UINT64, path);
+  r.b = read_whole_dataset<std::uint64_t>(f.get(), "b", H5T_NATIVE_UINT64, path);
+  r.x = read_whole_dataset<double>(f.get(), "x", H5T_NATIVE_DOUBLE, path);
+  for (const char* name : {"a", "b", "x"}) {  // unfiltered chunks, none larger than the table
+    Hdf5Handle set(H5Dopen2(f.get(), name, H5P_DEFAULT), H5Dclose);
+    Hdf5Handle dcpl(H5Dget_create_plist(set.get()), H5Pclose);
+    EXPECT_EQ(H5Pget_layout(dcpl.get()), H5D_CHUNKED) << name;
+    EXPECT_EQ(H5Pget_nfilters(dcpl.get()), 0) << name;
+    hsize_t chunk[1] = {0};
+    H5Pget_chunk(dcpl.get(), 1, chunk);
+    EXPECT_LE(chunk[0], std::max<std::uint64_t>(r.a.size(), 1)) << name;
+  }
+  return r;
+}
+
+void expect_same(const Rows& got, const Rows& want) {
+  ASSERT_EQ(got.a.size(), want.a.size());
+  EXPECT_EQ(got.a, want.a);
+  EXPECT_EQ(got.b, want.b);
+  for (std::size_t i = 0; i < want.x.size(); ++i)
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got.x[i]), std::bit_cast<std::uint64_t>(want.x[i])) << "row " << i << ": " << want.x[i];
+}
+
+TEST(TableWriter, ManyChunksInBatchesOfEverySizeReadBackIdentical) {
+  TempDir dir;
+  // 600,000 rows: more than two of the largest HDF5 chunks (2^18 rows), and text pieces for
+  // several formatting threads; batches of one row, of a chunk, of several chunks.
+  const Rows rows = sample(600000);
+  const std::vector<std::size_t> sizes = {1, 262144, 7, 300000, 65535};
+  for (unsigned threads : {1u, 3u}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    write_table(dir.file("t.tsv"), rows, sizes, threads);
+    expect_same(read_text(dir.file("t.tsv")), rows);
+    write_table(dir.file("t.h5"), rows, sizes, threads);
+    expect_same(read_hdf5(dir.file("t.h5")), rows);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}), 2) << "a temporary was left";
+  }
+}
+
+TEST(TableWriter, SmallAndEmptyTables) {
+  TempDir dir;
+  for (std::size_t n : {0, 1, 5}) {
+    const Rows rows = sample(n);
+    write_table(dir.file("s.tsv"), rows, {2}, 2);
+    expect_same(read_text(dir.file("s.tsv")), rows);
+    write_table(dir.file("s.h5"), rows, {2}, 2);
+    expect_same(read_hdf5(dir.file("s.h5")), rows);
+  }
+}
+
+TEST(TableWriter, AnUncommittedTableLeavesNothing) {
+  TempDir dir;
+  const Rows rows = sample(1000);
+  for (const char* name : {"u.tsv", "u.h5"}) {
+    {
+      TableWriter w(dir.file(name), layout(1000), 2);
+      w.append({rows.a, rows.b, rows.x});
+      w.finish();
+    }
+    EXPECT_TRUE(fs::is_empty(dir.path())) << name;
+  }
+}
+
+TEST(TableWriter, AFailedWriteIsReportedByAppendOrFinish) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  TempDir dir;
+  const std::string full = dir.file("full.tsv");  // a device: written in place
+  fs::create_symlink("/dev/full", full);
+  const Rows rows = sample(100000);
+  std::string error;
+  try {
+    TableWriter w(full, layout(0), 2);
+    for (int k = 0; k < 20; ++k) w.append({rows.a, rows.b, rows.x});
+    w.finish();
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("cannot write --table '" + full + "'"), std::string::npos) << error;
+}
+
+}  // namespace
