@@ -105,6 +105,7 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
   CountStats copies;
   backend.make_resident(views, copies);
   stats.transfer_seconds += copies.transfer_seconds;
+  stats.bytes_transferred += copies.bytes_transferred;
   stats.resident_bytes = bytes;
   stats.load_phase_seconds = since(start);
   return held;
@@ -183,6 +184,7 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
         throw Error(describe(plan, id) + ": " + what_failed(e));
       }
       stats.transfer_seconds += cs.transfer_seconds;
+      stats.bytes_transferred += cs.bytes_transferred;
       stats.count_seconds += cs.count_seconds;
       stats.triangles += found;
       if (!counted_one) stats.first_task_seconds = since(phase_start);

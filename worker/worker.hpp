@@ -41,6 +41,7 @@ struct WorkerStats {
   std::uint64_t tasks = 0;
   double load_seconds = 0;      // reading blocks from the file
   double transfer_seconds = 0;  // host -> device
+  std::uint64_t bytes_transferred = 0;  // host -> device (upload GB/s: over transfer_seconds)
   double count_seconds = 0;     // backend counting
   double idle_seconds = 0;      // waiting for the scheduler's answer or for blocks not yet loaded
   double busy_seconds = 0;      // load + transfer + count

@@ -88,6 +88,8 @@ TEST_P(SetupBreakdown, EveryRankSaysWhereItsSetupWent) {
     // The existing per-rank keys stay.
     seconds(rank, "load_seconds");
     field(rank, "load_steps_seconds", JsonValue::Object);
+    // The upload rate's bytes: none on the CPU backend (its transfer_seconds are 0 too).
+    EXPECT_EQ(field(rank, "bytes_transferred", JsonValue::Number).number, 0.0);
   }
   // The report's setup is rank 0's.
   EXPECT_EQ(field(per_rank.items.front(), "setup_seconds", JsonValue::Number).number, setup);
