@@ -300,6 +300,8 @@ class CudaBackend final : public CountBackend {
     edge_counts_.clear();
     edge_counts_.resize(block_nnz_.size());
     host_edge_counts_.assign(block_nnz_.size(), {});
+    // The caller's thread may not be the one that created the backend (its device is not current).
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
     if (!edge_next_.get()) edge_next_.allocate(1);
     per_edge_ = true;
   }
