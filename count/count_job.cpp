@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -74,7 +75,8 @@ struct NodeCheckWindow {
   NodeCheckWindow() = default;
   NodeCheckWindow(const NodeCheckWindow&) = delete;
   NodeCheckWindow& operator=(const NodeCheckWindow&) = delete;
-  ~NodeCheckWindow() {
+  ~NodeCheckWindow() { release(); }
+  void release() {
     checks.reset();
     if (window != MPI_WIN_NULL) MPI_Win_free(&window);
     if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
@@ -82,6 +84,12 @@ struct NodeCheckWindow {
   MPI_Comm node = MPI_COMM_NULL;  // this node's workers
   MPI_Win window = MPI_WIN_NULL;
   std::unique_ptr<NodeBlockChecks> checks;  // null where the node's workers opened different files
+};
+
+// A worker's backend and the seconds its creation took.
+struct StartedBackend {
+  std::unique_ptr<CountBackend> backend;
+  double seconds = 0;
 };
 
 // What the steps of run_count share: the job's shape, what rank 0 checked and set up, and
@@ -96,20 +104,24 @@ struct CountJob {
     result.input = options.input;
     result.ranks = size;
     result.workers = workers;
+    times = options.setup_times;
   }
   MPI_Comm comm;
   const CountOptions& options;
   int rank = 0, size = 1, workers = 1;
+  int local_workers = 1;                   // workers on this rank's node (step 0)
   bool is_worker = false;
   std::uint32_t splits = 0;                // m, as rank 0 resolved --workload-splits
   std::unique_ptr<BlockFileReader> file;   // rank 0 and every worker
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
-  std::unique_ptr<CountBackend> backend;   // workers
+  std::unique_ptr<CountBackend> backend;   // workers, from step 3
+  std::future<StartedBackend> backend_starting;  // workers, steps 0 to 3: the backend being created
   std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
   std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex/--per-edge --resume: to check the recount
   WorkerOptions worker_options;
+  SetupTimes times;  // this rank's
   CountResult result;
 };
 
@@ -160,6 +172,30 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   else job.journal->start(identity);
   job.journal->begin_run(options.static_schedule ? "static" : "dynamic", static_cast<std::uint32_t>(job.workers));
   return done;
+}
+
+// Step 0: the workers' node-local ranks (a worker's GPU) and per-worker shares of the node;
+// each worker starts creating its backend on a thread of its own (a GPU context takes a
+// second or more), overlapping steps 1 to 3, which join it. Its errors surface in step 3.
+void start_backends(CountJob& job) {
+  MPI_Comm worker_comm = MPI_COMM_NULL;
+  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
+  int local_workers = 1;
+  const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
+  if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
+  job.local_workers = local_workers;
+  // Per-worker defaults, unless given: the node's cores shared among its workers (src/node_share.hpp).
+  if (job.worker_options.loader_threads == 0) job.worker_options.loader_threads = node_share_of_cores(local_workers);
+  if (!job.is_worker) return;
+  BackendOptions bo = job.options.backend_options;
+  bo.local_rank = local_rank;
+  if (bo.threads == 0) bo.threads = node_share_of_cores(local_workers);
+  // The thread touches nothing of the job's but these copies (HDF5 and MPI stay on this thread).
+  job.backend_starting = std::async(std::launch::async, [kind = job.options.backend, bo] {
+    StartedBackend started;
+    timed(started.seconds, [&] { started.backend = make_backend(kind, bo); });
+    return started;
+  });
 }
 
 // Step 1, rank 0: checks the file, the plan and the journal before anyone starts, and builds
@@ -214,29 +250,21 @@ void share_splits_and_identity(CountJob& job) {
   job.result.tasks = job.plan->num_tasks();
 }
 
-// Step 3: every worker opens the file (refusing another than rank 0 checked) and creates its
-// backend; workers pick GPUs by their local rank among the workers of their node.
+// Step 3: every worker opens the file (refusing another than rank 0 checked) and takes its
+// backend from step 0 (workers pick GPUs by their local rank among the workers of their node).
 void open_workers(CountJob& job) {
-  MPI_Comm worker_comm = MPI_COMM_NULL;
-  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
-  int local_workers = 1;
-  const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
-  // Per-worker defaults, unless given: the node's cores and memory shared among its workers
-  // (src/node_share.hpp).
-  if (job.worker_options.loader_threads == 0) job.worker_options.loader_threads = node_share_of_cores(local_workers);
-  if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
     if (job.worker_options.cache_bytes == 0)
-      job.worker_options.cache_bytes = default_cache_bytes(available_memory_bytes(), local_workers);
+      job.worker_options.cache_bytes = default_cache_bytes(available_memory_bytes(), job.local_workers);
     if (!job.file) {
-      job.file = std::make_unique<BlockFileReader>(job.options.input);
-      check_same_input(*job.file, job.result.input_identity);
+      job.file = timed(job.times.open_file, [&] { return std::make_unique<BlockFileReader>(job.options.input); });
+      timed(job.times.identity_check, [&] { check_same_input(*job.file, job.result.input_identity); });
     }
-    BackendOptions bo = job.options.backend_options;
-    bo.local_rank = local_rank;
-    if (bo.threads == 0) bo.threads = node_share_of_cores(local_workers);
-    job.backend = make_backend(job.options.backend, bo);
+    StartedBackend started = timed(job.times.backend_wait, [&] { return job.backend_starting.get(); });  // rethrows its error
+    job.backend = std::move(started.backend);
+    job.times.backend = started.seconds;
+    job.times.backend_steps = job.backend->start_times();
     if (!job.options.per_vertex.empty()) {
       const GraphHeader& h = job.file->header();
       std::vector<std::uint64_t> class_vertices;
@@ -474,13 +502,16 @@ void write_per_edge(CountJob& job, count_t total) {
 CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   const double t_start = MPI_Wtime();
   CountJob job(comm, options);
-  check_input_on_rank0(job);       // 1. rank 0: file, plan, journal, task queue
-  share_splits_and_identity(job);  // 2. m, the file's identity and shape, the plan
-  open_workers(job);               // 3. workers: the same file, a backend
-  share_block_checks(job);         // 3b. workers of a node: one check per block
-  share_backend(job);              // 4.
+  SetupTimes& times = job.times;
+  times.process_start = seconds_since_process_start();
+  timed(times.worker_comm, [&] { start_backends(job); });                  // 0. workers: a backend, on its own thread
+  timed(times.check_input, [&] { check_input_on_rank0(job); });           // 1. rank 0: file, plan, journal, task queue
+  timed(times.share_identity, [&] { share_splits_and_identity(job); });   // 2. m, the file's identity and shape, the plan
+  open_workers(job);                                                       // 3. workers: the same file, their backend
+  timed(times.node_window, [&] { share_block_checks(job); });             // 3b. workers of a node: one check per block
+  timed(times.share_backend, [&] { share_backend(job); });                // 4.
   const double t_ready = MPI_Wtime();
-  job.result.setup_seconds = t_ready - t_start;
+  job.result.setup_seconds = times.setup = t_ready - t_start;
   std::optional<ResidentLoad> resident;
   if (options.static_schedule) {
     job.result.schedule = "static";
@@ -496,7 +527,14 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   end_on_failure(job, outcome, total);  // 7.
   if (!options.per_vertex.empty()) write_per_vertex(job, total);  // 8.
   if (!options.per_edge.empty()) write_per_edge(job, total);      // 8b.
-  job.result.per_rank = gather_rank_stats(comm, outcome.mine);  // 9. every rank's statistics to rank 0
+  timed(times.teardown, [&] {  // 9. device and pinned memory, resident blocks and the node's window released
+    resident.reset();
+    job.backend.reset();
+    job.node_checks.release();
+  });
+  RankStats mine = outcome.mine;
+  mine.setup = times;
+  job.result.per_rank = gather_rank_stats(comm, mine);  // 10. every rank's statistics to rank 0
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;
   return std::move(job.result);

@@ -16,6 +16,7 @@
 #include "count/collective.hpp"
 #include "count/per_edge.hpp"
 #include "count/per_vertex.hpp"
+#include "count/setup_times.hpp"
 #include "src/block_format.hpp"
 #include "src/json.hpp"
 #include "worker/backend.hpp"
@@ -45,6 +46,9 @@ struct CountOptions {
   // For tests only: rank 0 moves this file over `input` once it has checked `input` (as a
   // tricount-partition writing to the same path would while the count starts).
   std::string test_replace_input_with;
+  // What the caller measured before run_count (tricount-count's main: process start to main,
+  // MPI_Init, launch checks, the input prepared); run_count adds its own steps to a copy.
+  SetupTimes setup_times;
 };
 
 // What rank 0 checked of the block file, so that every rank counts that same file: the
@@ -65,6 +69,7 @@ struct RankStats {
   int rank = 0;
   bool worker = false;
   WorkerStats stats;
+  SetupTimes setup;  // this rank's, before and around the count
 };
 
 struct CountResult {  // complete on rank 0 only

@@ -18,7 +18,9 @@
 
 int main(int argc, char** argv) {
   using namespace tricount;
-  MPI_Init(&argc, &argv);
+  SetupTimes started;  // before the report's clock: given to run_count
+  started.before_main = seconds_since_process_start();
+  timed(started.mpi_init, [&] { MPI_Init(&argc, &argv); });
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) std::cerr.setstate(std::ios::failbit);  // rank 0 speaks for the job
@@ -143,15 +145,16 @@ int main(int argc, char** argv) {
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const bool rank0_works = ranks == 1 || graph.format != InputFormat::Auto || !is_block_file(graph.input);
-    if (const std::string warning = single_core_warning(MPI_COMM_WORLD, rank0_works); !warning.empty())
-      std::cerr << "tricount-count: " << warning << std::endl;
+    const std::string warning = timed(started.launch_checks, [&] { return single_core_warning(MPI_COMM_WORLD, rank0_works); });
+    if (!warning.empty()) std::cerr << "tricount-count: " << warning << std::endl;
     // GRAPH: a block file as it is, anything else partitioned first by rank 0 (count/prepare_input.hpp).
     graph.cache_bytes = options.worker_options.cache_bytes;
     graph.progress = !vm.count("quiet") && ::isatty(STDERR_FILENO);
     graph.outputs = {{json, "--json"}, {options.journal, "--journal"}, {options.per_vertex, "--per-vertex"},
                      {options.per_edge, "--per-edge"}};
-    const PreparedInput prepared = prepare_input(MPI_COMM_WORLD, graph);
+    const PreparedInput prepared = timed(started.prepare_input, [&] { return prepare_input(MPI_COMM_WORLD, graph); });
     options.input = prepared.block_file;
+    options.setup_times = started;
     std::ostream& say = output::is_standard_output(json) ? std::cerr : std::cout;
     if (rank == 0 && !prepared.note.empty() && !vm.count("quiet")) say << "tricount: " << prepared.note << std::endl;
     const CountResult result = [&] {

@@ -10,14 +10,40 @@ namespace {
 
 // One rank's statistics as they travel to rank 0 (MPI_Gather of 64-bit words: counts as
 // they are, seconds as the bits of their double) and as they appear in the report's
-// per_rank entries. One row per field drives packing, unpacking and the JSON.
+// per_rank entries and timers. One row per field drives packing, unpacking and the JSON.
+enum class Group { Rank, LoadStep, StartStep, SetupStep, BackendStep };  // where in a per_rank entry
+enum class Over { None, Workers, Ranks };  // a named timer (min / mean / max) over these ranks, or none
+
 struct RankStatField {
-  const char* name;  // JSON key (inside "load_steps_seconds" for a load step)
-  bool load_step;
+  const char* name;  // JSON key: in the per_rank entry, or inside its group's object
+  Group group;
   bool integer;      // a count (a JSON integer) or seconds (a JSON number)
-  std::uint64_t (*pack)(const WorkerStats&);
-  void (*unpack)(WorkerStats&, std::uint64_t);
+  std::uint64_t (*pack)(const RankStats&);
+  void (*unpack)(RankStats&, std::uint64_t);
+  Over timer = Over::None;
+  const char* timer_name = nullptr;  // the key in `timers` (in its group's object for a step)
 };
+
+// The per_rank object holding each group's fields, and the timers object of the same fields.
+const char* group_key(Group g) {
+  switch (g) {
+    case Group::LoadStep: return "load_steps_seconds";
+    case Group::StartStep: return "start_steps_seconds";
+    case Group::SetupStep: return "setup_steps_seconds";
+    case Group::BackendStep: return "backend_steps_seconds";
+    case Group::Rank: break;
+  }
+  return "";
+}
+const char* group_timer_key(Group g) {
+  switch (g) {
+    case Group::StartStep: return "start_steps";
+    case Group::SetupStep: return "setup_steps";
+    case Group::BackendStep: return "backend_steps";
+    default: break;
+  }
+  return "";
+}
 
 template <class T>
 constexpr std::uint64_t to_word(T value) {
@@ -31,16 +57,31 @@ constexpr T from_word(std::uint64_t word) {
 }
 
 template <auto Member>
-constexpr RankStatField worker_stat(const char* name) {
+constexpr RankStatField worker_stat(const char* name, const char* timer = nullptr) {
   using T = std::remove_cvref_t<decltype(WorkerStats{}.*Member)>;
-  return {name, false, std::is_integral_v<T>, [](const WorkerStats& s) { return to_word(s.*Member); },
-          [](WorkerStats& s, std::uint64_t word) { s.*Member = from_word<T>(word); }};
+  return {name, Group::Rank, std::is_integral_v<T>, [](const RankStats& r) { return to_word(r.stats.*Member); },
+          [](RankStats& r, std::uint64_t word) { r.stats.*Member = from_word<T>(word); }, timer ? Over::Workers : Over::None,
+          timer};
 }
 
 template <double BlockReadTimes::*Member>
 constexpr RankStatField load_step(const char* name) {
-  return {name, true, false, [](const WorkerStats& s) { return to_word(s.load_steps.*Member); },
-          [](WorkerStats& s, std::uint64_t word) { s.load_steps.*Member = from_word<double>(word); }};
+  return {name, Group::LoadStep, false, [](const RankStats& r) { return to_word(r.stats.load_steps.*Member); },
+          [](RankStats& r, std::uint64_t word) { r.stats.load_steps.*Member = from_word<double>(word); }};
+}
+
+// A SetupTimes field: in `group` (Rank: "<name>_seconds" in the entry), a timer over `over`.
+template <double SetupTimes::*Member>
+constexpr RankStatField setup_time(const char* name, Group group, Over over, const char* timer) {
+  return {name, group, false, [](const RankStats& r) { return to_word(r.setup.*Member); },
+          [](RankStats& r, std::uint64_t word) { r.setup.*Member = from_word<double>(word); }, over, timer};
+}
+
+template <double BackendStartTimes::*Member>
+constexpr RankStatField backend_step(const char* name) {
+  return {name, Group::BackendStep, false, [](const RankStats& r) { return to_word(r.setup.backend_steps.*Member); },
+          [](RankStats& r, std::uint64_t word) { r.setup.backend_steps.*Member = from_word<double>(word); }, Over::Workers,
+          name};
 }
 
 constexpr RankStatField kRankStatFields[] = {
@@ -48,6 +89,7 @@ constexpr RankStatField kRankStatFields[] = {
     worker_stat<&WorkerStats::triangles>("triangles"),
     worker_stat<&WorkerStats::load_seconds>("load_seconds"),
     worker_stat<&WorkerStats::transfer_seconds>("transfer_seconds"),
+    worker_stat<&WorkerStats::bytes_transferred>("bytes_transferred"),
     worker_stat<&WorkerStats::count_seconds>("count_seconds"),
     worker_stat<&WorkerStats::idle_seconds>("idle_seconds"),
     worker_stat<&WorkerStats::busy_seconds>("busy_seconds"),
@@ -62,12 +104,34 @@ constexpr RankStatField kRankStatFields[] = {
     load_step<&BlockReadTimes::read>("read"),
     load_step<&BlockReadTimes::validate>("validate"),
     load_step<&BlockReadTimes::checksum>("checksum"),
+    worker_stat<&WorkerStats::first_task_seconds>("first_task_seconds", "first_task"),
+    // Before the report's clock (tricount-count's main), and its setup, on every rank.
+    setup_time<&SetupTimes::process_start>("process_start_seconds", Group::Rank, Over::Ranks, "process_start"),
+    setup_time<&SetupTimes::before_main>("before_main", Group::StartStep, Over::Ranks, "before_main"),
+    setup_time<&SetupTimes::mpi_init>("mpi_init", Group::StartStep, Over::Ranks, "mpi_init"),
+    setup_time<&SetupTimes::launch_checks>("launch_checks", Group::StartStep, Over::Ranks, "launch_checks"),
+    setup_time<&SetupTimes::prepare_input>("prepare_input", Group::StartStep, Over::Ranks, "prepare_input"),
+    setup_time<&SetupTimes::setup>("setup_seconds", Group::Rank, Over::Ranks, "setup"),
+    setup_time<&SetupTimes::worker_comm>("worker_comm", Group::SetupStep, Over::Ranks, "worker_comm"),
+    setup_time<&SetupTimes::check_input>("check_input", Group::SetupStep, Over::Ranks, "check_input"),
+    setup_time<&SetupTimes::share_identity>("share_identity", Group::SetupStep, Over::Ranks, "share_identity"),
+    setup_time<&SetupTimes::open_file>("open_file", Group::SetupStep, Over::Workers, "open_file"),
+    setup_time<&SetupTimes::identity_check>("identity_check", Group::SetupStep, Over::Workers, "identity_check"),
+    setup_time<&SetupTimes::backend_wait>("backend_wait", Group::SetupStep, Over::Workers, "backend_wait"),
+    setup_time<&SetupTimes::node_window>("node_window", Group::SetupStep, Over::Ranks, "node_window"),
+    setup_time<&SetupTimes::share_backend>("share_backend", Group::SetupStep, Over::Ranks, "share_backend"),
+    // The backend's creation, on its own thread during steps 0 to 3.
+    setup_time<&SetupTimes::backend>("backend_seconds", Group::Rank, Over::Workers, "backend"),
+    backend_step<&BackendStartTimes::device>("device"),
+    backend_step<&BackendStartTimes::memory>("memory"),
+    backend_step<&BackendStartTimes::kernels>("kernels"),
+    setup_time<&SetupTimes::teardown>("teardown_seconds", Group::Rank, Over::Ranks, "teardown"),
 };
 constexpr int kStatWords = 1 + static_cast<int>(std::size(kRankStatFields));  // the worker flag, then the fields
 
 std::vector<std::uint64_t> pack(const RankStats& r) {
   std::vector<std::uint64_t> words = {r.worker ? 1u : 0u};
-  for (const RankStatField& f : kRankStatFields) words.push_back(f.pack(r.stats));
+  for (const RankStatField& f : kRankStatFields) words.push_back(f.pack(r));
   return words;
 }
 
@@ -75,7 +139,7 @@ RankStats unpack(int rank, const std::uint64_t* words) {
   RankStats r;
   r.rank = rank;
   r.worker = words[0] != 0;
-  for (std::size_t k = 0; k < std::size(kRankStatFields); ++k) kRankStatFields[k].unpack(r.stats, words[1 + k]);
+  for (std::size_t k = 0; k < std::size(kRankStatFields); ++k) kRankStatFields[k].unpack(r, words[1 + k]);
   return r;
 }
 
@@ -85,6 +149,24 @@ JsonObject min_mean_max(const std::vector<RankStats>& ranks, double (*field)(con
   for (const RankStats& r : ranks) {
     if (!r.worker) continue;
     const double v = field(r.stats);
+    lo = n ? std::min(lo, v) : v;
+    hi = n ? std::max(hi, v) : v;
+    sum += v;
+    ++n;
+  }
+  JsonObject o;
+  o.add("min", lo).add("mean", n ? sum / n : 0.0).add("max", hi);
+  return o;
+}
+
+// A field's named timer: min / mean / max over the workers, or over every rank.
+JsonObject min_mean_max(const std::vector<RankStats>& ranks, const RankStatField& f) {
+  double lo = 0, hi = 0, sum = 0;
+  int n = 0;
+  for (const RankStats& r : ranks) {
+    if (f.timer == Over::Workers && !r.worker) continue;
+    const std::uint64_t word = f.pack(r);
+    const double v = f.integer ? static_cast<double>(word) : from_word<double>(word);
     lo = n ? std::min(lo, v) : v;
     hi = n ? std::max(hi, v) : v;
     sum += v;
@@ -156,6 +238,9 @@ JsonObject CountResult::to_json() const {
   // --per-edge: the same for its table.
   if (per_edge_output) seconds.add("per_edge", per_edge_seconds).add("per_edge_write", per_edge_output->write_seconds);
   else seconds.add_raw("per_edge", "null").add_raw("per_edge_write", "null");
+  // Rank 0's process start to the report's clock: what lies before `total` (the launcher's
+  // own start-up before this process existed is not in it).
+  seconds.add("process_start", per_rank.empty() ? 0.0 : per_rank.front().setup.process_start);
   JsonObject timers;
   timers.add("load", min_mean_max(per_rank, f_load))
       .add("check", min_mean_max(per_rank, f_check))
@@ -167,17 +252,33 @@ JsonObject CountResult::to_json() const {
   if (schedule == "static") timers.add("load_phase", min_mean_max(per_rank, f_load_phase));
   else timers.add_raw("load_phase", "null");
   timers.add("count_phase", min_mean_max(per_rank, f_count_phase));
+  // The named timers of the table: the rank's own, then each group's in an object.
+  for (const RankStatField& f : kRankStatFields)
+    if (f.timer != Over::None && f.group == Group::Rank) timers.add(f.timer_name, min_mean_max(per_rank, f));
+  for (Group g : {Group::StartStep, Group::SetupStep, Group::BackendStep}) {
+    JsonObject steps;
+    for (const RankStatField& f : kRankStatFields)
+      if (f.timer != Over::None && f.group == g) steps.add(f.timer_name, min_mean_max(per_rank, f));
+    timers.add(group_timer_key(g), steps);
+  }
   std::vector<JsonObject> ranks_json;
   for (const RankStats& r : per_rank) {
-    JsonObject o, steps;
+    JsonObject o;
     o.add("rank", r.rank).add("role", r.worker ? (ranks == 1 ? "scheduler+worker" : "worker") : "scheduler");
+    // The rank's own fields in table order, then each group's object (load steps first).
+    std::vector<std::pair<Group, JsonObject>> groups;
+    auto group = [&](Group g) -> JsonObject& {
+      for (auto& [k, obj] : groups)
+        if (k == g) return obj;
+      return groups.emplace_back(g, JsonObject{}).second;
+    };
     for (const RankStatField& f : kRankStatFields) {
-      const std::uint64_t word = f.pack(r.stats);
-      JsonObject& into = f.load_step ? steps : o;
+      const std::uint64_t word = f.pack(r);
+      JsonObject& into = f.group == Group::Rank ? o : group(f.group);
       if (f.integer) into.add(f.name, word);
       else into.add(f.name, from_word<double>(word));
     }
-    o.add("load_steps_seconds", steps);
+    for (const auto& [g, obj] : groups) o.add(group_key(g), obj);
     ranks_json.push_back(o);
   }
   const double count_s = max_of(per_rank, f_count);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -46,13 +47,31 @@ struct CountStats {
   std::uint64_t bytes_transferred = 0;
 };
 
+// Where creating a backend went, in seconds (0 for a step a backend does not have).
+struct BackendStartTimes {
+  double device = 0;   // the device chosen and its context created
+  double memory = 0;   // streams, events, device buffers, pinned staging buffers
+  double kernels = 0;  // kernel attributes and the self-test (every kernel loaded once)
+};
+
 class CountBackend {
  public:
   virtual ~CountBackend() = default;
   virtual std::string_view name() const = 0;      // "cpu" or "cuda"
   virtual std::string device_name() const = 0;    // e.g. "NVIDIA H200" or "2 CPU threads"
+  // Where its creation went (the report's backend_steps_seconds).
+  virtual BackendStartTimes start_times() const { return {}; }
   // Counts the task's triangles; adds its times to `stats`.
   virtual count_t count(const TaskBlocks& blocks, CountStats& stats) = 0;
+
+  // A hint for the count() that follows this call: `next` returns the blocks of the task to
+  // be counted after it, waiting until they are in host memory, or null when there are none.
+  // A backend that copies blocks to a device may call it once during that count(), after
+  // its own work is launched, and copy them while that work runs (the CUDA backend: on a
+  // second stream; a block the running task uses is never evicted for them). The blocks
+  // stay valid until the count() after it returns. The default ignores it (so does the CPU
+  // backend, which counts from host memory).
+  virtual void prefetch_next(std::function<const TaskBlocks*()> next) { (void)next; }
 
   // The static schedule's load phase (tricount-count --schedule static): every block the
   // worker's tasks use, before counting, so that count() copies none of them. The CUDA

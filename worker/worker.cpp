@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <future>
 #include <new>
+#include <utility>
 
 #include "src/node_share.hpp"
 #include "worker/block_cache.hpp"
@@ -103,6 +105,7 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
   CountStats copies;
   backend.make_resident(views, copies);
   stats.transfer_seconds += copies.transfer_seconds;
+  stats.bytes_transferred += copies.bytes_transferred;
   stats.resident_bytes = bytes;
   stats.load_phase_seconds = since(start);
   return held;
@@ -114,6 +117,12 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
   std::optional<std::uint64_t> current;
   std::optional<TaskReport> unreported;
   std::future<HeldBlocks> prefetched;  // blocks of `current`, loading in the background
+  // `prefetched`'s blocks (or why they could not be loaded), taken early while the backend
+  // counted the task before (CountBackend::prefetch_next).
+  std::optional<HeldBlocks> taken;
+  std::exception_ptr taken_failed;
+  TaskBlocks taken_views;
+  bool counted_one = false;
   try {
     auto ask = Clock::now();
     current = source.next(nullptr);
@@ -123,7 +132,12 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
       const Task task = plan.decode(id);
       const auto start = Clock::now();
       HeldBlocks blocks;
-      if (prefetched.valid()) {
+      if (taken) {
+        blocks = std::move(*taken);
+        taken.reset();
+      } else if (taken_failed) {
+        std::rethrow_exception(std::exchange(taken_failed, nullptr));
+      } else if (prefetched.valid()) {
         const auto wait = Clock::now();
         blocks = prefetched.get();
         stats.idle_seconds += since(wait);
@@ -147,6 +161,21 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
         throw Error("injected fault (test option)");
       }
       TaskBlocks views{blocks.hash->view(), blocks.one_hop->view(), blocks.two_hop->view(), task.split, plan.splits()};
+      // The next task's blocks, for a backend that copies them while this task counts; an
+      // error loading them is kept for the next task to report, as prefetched.get() above would.
+      if (next && prefetched.valid())
+        backend.prefetch_next([&, split = plan.decode(*next).split]() -> const TaskBlocks* {
+          const auto wait = Clock::now();
+          try {
+            taken = prefetched.get();
+          } catch (...) {
+            taken_failed = std::current_exception();
+          }
+          stats.idle_seconds += since(wait);
+          if (!taken) return nullptr;
+          taken_views = {taken->hash->view(), taken->one_hop->view(), taken->two_hop->view(), split, plan.splits()};
+          return &taken_views;
+        });
       CountStats cs;
       count_t found = 0;
       try {
@@ -155,8 +184,11 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
         throw Error(describe(plan, id) + ": " + what_failed(e));
       }
       stats.transfer_seconds += cs.transfer_seconds;
+      stats.bytes_transferred += cs.bytes_transferred;
       stats.count_seconds += cs.count_seconds;
       stats.triangles += found;
+      if (!counted_one) stats.first_task_seconds = since(phase_start);
+      counted_one = true;
       ++stats.tasks;
       const TaskReport report{id, found, since(start), blocks.load_seconds};
       stats.busy_seconds += report.seconds;

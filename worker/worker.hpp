@@ -41,6 +41,7 @@ struct WorkerStats {
   std::uint64_t tasks = 0;
   double load_seconds = 0;      // reading blocks from the file
   double transfer_seconds = 0;  // host -> device
+  std::uint64_t bytes_transferred = 0;  // host -> device (upload GB/s: over transfer_seconds)
   double count_seconds = 0;     // backend counting
   double idle_seconds = 0;      // waiting for the scheduler's answer or for blocks not yet loaded
   double busy_seconds = 0;      // load + transfer + count
@@ -56,6 +57,9 @@ struct WorkerStats {
   double load_phase_seconds = 0;
   double count_phase_seconds = 0;
   std::uint64_t resident_bytes = 0;  // of the blocks loaded in the load phase
+  // run_worker's start to its first task counted (asking, loading, copying and counting it,
+  // with what a backend allocates on first use); 0 with no task.
+  double first_task_seconds = 0;
 };
 
 inline constexpr std::uint64_t kNoTask = ~std::uint64_t{0};

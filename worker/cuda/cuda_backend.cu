@@ -88,7 +88,9 @@
 // kept in a device cache keyed by BlockView::serial (device_block_cache.hpp: least
 // recently used evicted first when memory is short); a block triple that cannot fit is an
 // Error naming how many times as many parts would make it fit (the task does not know
-// n). One GPU per process: device = local_rank mod device count.
+// n). The next task's blocks (CountBackend::prefetch_next) are copied on a second stream
+// while the current task's kernels run, and the task that uses them waits for their copies
+// on the device. One GPU per process: device = local_rank mod device count.
 //
 // Kernel variants and their parameters are BackendOptions::cuda_tuning (CudaTuning:
 // defaults are what ships; tests force paths with it, tricount-count --cuda-tuning sets it).
@@ -96,7 +98,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -190,8 +194,16 @@ class CudaBackend final : public CountBackend {
     const int devices = cuda_device_count();
     if (devices <= 0) throw Error("CUDA backend: no CUDA GPU is visible (" + cuda_status_message() + ")");
     device_ = (options.local_rank >= 0 ? options.local_rank : -options.local_rank) % devices;
+    auto step_start = std::chrono::steady_clock::now();
+    auto step_done = [&](double& into) {
+      const auto now = std::chrono::steady_clock::now();
+      into = std::chrono::duration<double>(now - step_start).count();
+      step_start = now;
+    };
     TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    TRICOUNT_CUDA_TRY(cudaFree(nullptr));  // the primary context created here, timed as the device's step
     TRICOUNT_CUDA_TRY(cudaGetDeviceProperties(&prop_, device_));
+    step_done(start_times_.device);
     stream_ = std::make_unique<Stream>();
     side_ = std::make_unique<Stream>();
     ev_start_ = std::make_unique<Event>();
@@ -202,6 +214,7 @@ class CudaBackend final : public CountBackend {
                                                 [this] { return scratch_.bytes() + counter_bytes(); });
     host_result_ = PinnedBuffer(sizeof(unsigned long long));
     counters_.allocate(1);
+    step_done(start_times_.memory);
 
     // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
     cudaFuncAttributes attr{};
@@ -234,12 +247,22 @@ class CudaBackend final : public CountBackend {
                                                    static_cast<int>((kTileBlockSharedWords + kTilePerVertexWords) * 4)));
           }, true);
     self_test();
+    step_done(start_times_.kernels);
   }
+  // The backend may be created on another thread than the one that ends it (run_count makes
+  // it on a thread of its own): its memory is freed with its device current. Unchecked: a
+  // destructor has no one to tell.
+  ~CudaBackend() override { cudaSetDevice(device_); }
 
   std::string_view name() const override { return "cuda"; }
   std::string device_name() const override { return prop_.name; }
+  BackendStartTimes start_times() const override { return start_times_; }
+
+  void prefetch_next(std::function<const TaskBlocks*()> next) override { next_ = std::move(next); }
 
   count_t count(const TaskBlocks& b, CountStats& stats) override {
+    // The hint is this count's only (an early return or an error drops it).
+    std::function<const TaskBlocks*()> next = std::exchange(next_, nullptr);
     TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
                                                         ": P(i,j) and P(i,k) disagree on the rows of class i");
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
@@ -263,10 +286,10 @@ class CudaBackend final : public CountBackend {
                            std::to_string(k) + ") disagree with the class sizes given to start_per_vertex");
       const VertexClasses classes{i, j, k};
       if (per_edge_) return run_per_edge(b, stats, &classes);
-      return run(b, options_, stats, /*timed=*/true, &classes);
+      return run(b, options_, stats, /*timed=*/true, &classes, next);
     }
     if (per_edge_) return run_per_edge(b, stats, nullptr);
-    return run(b, options_, stats, /*timed=*/true);
+    return run(b, options_, stats, /*timed=*/true, nullptr, next);
   }
 
   void start_per_edge(std::uint32_t parts, std::vector<std::uint64_t> block_nnz) override {
@@ -514,9 +537,10 @@ class CudaBackend final : public CountBackend {
   }
 
   // One task with `options` (the backend's own, or the self-test's); `classes`: count per
-  // vertex into these classes' counters too.
+  // vertex into these classes' counters too; `next`: the next task's blocks, copied while
+  // this task's kernels run (prefetch_next).
   count_t run(const TaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed,
-              const VertexClasses* classes = nullptr) {
+              const VertexClasses* classes = nullptr, const std::function<const TaskBlocks*()>& next = nullptr) {
     // 1. The plan: kernels, tables, grids and working memory.
     cache_->drop_unserialed();
     const KernelPlan plan = plan_kernels(b, options, limits_, classes != nullptr);
@@ -548,8 +572,12 @@ class CudaBackend final : public CountBackend {
     }
     Marks marks;
     launch(b, plan, pu, pv, options.cuda_tuning.profile, marks);
+    // 5. The next task's blocks onto the device on the copy stream while the kernels run
+    // (not when profiling: every step in sequence).
+    if (next && !options.cuda_tuning.profile)
+      if (const TaskBlocks* n = next()) cache_->prefetch(*n, stats);
     const count_t triangles = finish(stats, timed);
-    // 5. Profiling: each step's time and the work lists.
+    // 6. Profiling: each step's time and the work lists.
     if (options.cuda_tuning.profile && timed) report_profile(plan, marks);
     return triangles;
   }
@@ -724,6 +752,7 @@ class CudaBackend final : public CountBackend {
   }
 
   BackendOptions options_;
+  BackendStartTimes start_times_;
   int device_ = 0;
   cudaDeviceProp prop_{};
   DeviceLimits limits_;
@@ -741,6 +770,7 @@ class CudaBackend final : public CountBackend {
   std::vector<std::vector<edge_count_t>> host_edge_counts_;     // per-edge: per block, what was moved off the device
   DeviceBuffer<unsigned long long> edge_next_;                  // per-edge: the kernel's edge counter
   std::unique_ptr<DeviceBlockCache> cache_;  // after scratch_: it asks scratch_ for its bytes
+  std::function<const TaskBlocks*()> next_;  // prefetch_next's hint, for the next count() only
 };
 
 }  // namespace

@@ -60,8 +60,13 @@ DeviceBlockCache::DeviceBlockCache(int device, std::string device_name, std::uin
   for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
 }
 
+// Unchecked: a destructor has no one to tell, and the blocks' frees follow.
+DeviceBlockCache::~DeviceBlockCache() { cudaStreamSynchronize(copy_stream_); }
+
 DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed) {
-  // 1. Which blocks are cached; the others must be uploaded.
+  // 1. Which blocks are cached (a prefetched one waited for on the stream, its copy perhaps
+  // still running); the others must be uploaded.
+  running_.clear();
   const Roles roles(b);
   std::array<DeviceBlock*, 3> dev{};
   std::vector<const DeviceBlock*> keep;
@@ -69,6 +74,7 @@ DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t workin
   for (int r = 0; r < 3; ++r) {
     if (roles.same_as[r] >= 0) continue;
     dev[r] = find(*roles.views[r]);
+    if (dev[r] && dev[r]->ready) TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(stream_, *dev[r]->ready, 0));
     if (dev[r]) keep.push_back(dev[r]);
     else missing_bytes += view_bytes(*roles.views[r]);
   }
@@ -83,7 +89,7 @@ DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t workin
   for (int r = 0; r < 3; ++r) {
     if (roles.same_as[r] >= 0 || dev[r]) continue;
     const BlockView* v = roles.views[r];
-    std::unique_ptr<DeviceBlock> d = upload_block(*v);
+    std::unique_ptr<DeviceBlock> d = upload_block(*v, stream_);
     if (!d) throw_does_not_fit(b, working_need);
     copied += view_bytes(*v);
     dev[r] = d.get();
@@ -101,19 +107,53 @@ DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t workin
   for (int r = 0; r < 3; ++r) {
     if (roles.same_as[r] >= 0) dev[r] = dev[roles.same_as[r]];
     dev[r]->last_use = ++use_clock_;
+    running_.push_back(dev[r]);
   }
   return {dev[0]->view(), dev[1]->view(), dev[2]->view()};
 }
 
-std::unique_ptr<DeviceBlock> DeviceBlockCache::upload_block(const BlockView& v) {
+void DeviceBlockCache::prefetch(const TaskBlocks& next, CountStats& stats) {
+  // 1. The running task's blocks and the next task's cached ones stay; the others (with a
+  // serial: one without is known by its task only) are to be copied.
+  const Roles roles(next);
+  std::vector<const DeviceBlock*> keep = running_;
+  std::vector<const BlockView*> missing;
+  for (int r = 0; r < 3; ++r) {
+    const BlockView& v = *roles.views[r];
+    if (roles.same_as[r] >= 0 || v.serial == 0) continue;
+    if (const DeviceBlock* d = find(v)) keep.push_back(d);
+    else missing.push_back(&v);
+  }
+  // 2. Their copies, queued on the copy stream, while they fit; acquire copies the rest,
+  // evicting what it may.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t copied = 0;
+  for (const BlockView* m : missing) {
+    const BlockView& v = *m;
+    if (!make_room(view_bytes(v), keep)) break;
+    std::unique_ptr<DeviceBlock> d = upload_block(v, copy_stream_);
+    if (!d) break;
+    d->ready = std::make_unique<Event>(false);
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*d->ready, copy_stream_));
+    d->last_use = ++use_clock_;
+    keep.push_back(d.get());
+    blocks_.push_back(std::move(d));
+    copied += view_bytes(v);
+  }
+  if (!copied) return;
+  stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats.bytes_transferred += copied;
+}
+
+std::unique_ptr<DeviceBlock> DeviceBlockCache::upload_block(const BlockView& v, cudaStream_t stream) {
   auto d = std::make_unique<DeviceBlock>();
   d->serial = v.serial;
   d->rows = v.rows;
   d->cols = v.cols;
   d->nnz = v.nnz;
   if (!d->offsets.try_allocate(v.rows + 1) || !d->neighbors.try_allocate(v.nnz)) return nullptr;
-  upload(d->offsets.get(), v.offsets, (v.rows + 1) * sizeof(eoff_t));
-  upload(d->neighbors.get(), v.neighbors, v.nnz * sizeof(vid_t));
+  upload(d->offsets.get(), v.offsets, (v.rows + 1) * sizeof(eoff_t), stream);
+  upload(d->neighbors.get(), v.neighbors, v.nnz * sizeof(vid_t), stream);
   return d;
 }
 
@@ -138,7 +178,7 @@ void DeviceBlockCache::preload(const std::vector<BlockView>& blocks, CountStats&
   // 2. Their uploads, kept (the first evictions take the least recently used).
   const auto t0 = std::chrono::steady_clock::now();
   for (const BlockView* v : missing) {
-    std::unique_ptr<DeviceBlock> d = upload_block(*v);
+    std::unique_ptr<DeviceBlock> d = upload_block(*v, stream_);
     if (!d) does_not_fit();
     d->last_use = ++use_clock_;
     blocks_.push_back(std::move(d));
@@ -149,6 +189,7 @@ void DeviceBlockCache::preload(const std::vector<BlockView>& blocks, CountStats&
 }
 
 void DeviceBlockCache::drop_unserialed() {
+  running_.clear();
   std::erase_if(blocks_, [](const auto& d) { return d->serial == 0; });
 }
 
@@ -184,6 +225,7 @@ bool DeviceBlockCache::make_room(std::uint64_t bytes, const std::vector<const De
       if (victim == blocks_.end() || (*it)->last_use < (*victim)->last_use) victim = it;
     }
     if (victim == blocks_.end()) return false;
+    if ((*victim)->ready) TRICOUNT_CUDA_TRY(cudaEventSynchronize(*(*victim)->ready));  // its prefetch copy ended
     blocks_.erase(victim);
   }
   return true;
@@ -221,15 +263,15 @@ void DeviceBlockCache::copy_to_staging(char* to, const char* from, std::size_t n
   parallel_ranges(n, threads, [&](std::uint64_t first, std::uint64_t last) { std::memcpy(to + first, from + first, last - first); });
 }
 
-void DeviceBlockCache::upload(void* dst, const void* src, std::size_t bytes) {
+void DeviceBlockCache::upload(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   const char* from = static_cast<const char*>(src);
   char* to = static_cast<char*>(dst);
   for (std::size_t done = 0; done < bytes;) {
     const std::size_t n = std::min(kStagingBytes, bytes - done);
     TRICOUNT_CUDA_TRY(cudaEventSynchronize(*staging_done_[next_staging_]));  // buffer free again
     copy_to_staging(static_cast<char*>(staging_[next_staging_].get()), from + done, n);
-    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(to + done, staging_[next_staging_].get(), n, cudaMemcpyHostToDevice, stream_));
-    TRICOUNT_CUDA_TRY(cudaEventRecord(*staging_done_[next_staging_], stream_));
+    TRICOUNT_CUDA_TRY(cudaMemcpyAsync(to + done, staging_[next_staging_].get(), n, cudaMemcpyHostToDevice, stream));
+    TRICOUNT_CUDA_TRY(cudaEventRecord(*staging_done_[next_staging_], stream));
     next_staging_ ^= 1;
     done += n;
   }

@@ -1,7 +1,10 @@
 // The CUDA backend's blocks on the device: a cache of uploaded CSR blocks keyed by
 // BlockView::serial, least recently used evicted first when memory is short. Blocks are
 // copied through two pinned staging buffers with cudaMemcpyAsync; a block triple that cannot
-// fit is an Error naming how many times as many parts would make it fit.
+// fit is an Error naming how many times as many parts would make it fit. The next task's
+// blocks may be copied on a second stream while the current task's kernels run (prefetch):
+// each such block carries the event its copy ends with, which the task that uses it waits
+// for on the device, and which is waited for before the block is freed.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,6 +29,7 @@ struct DeviceBlock {
   DeviceBuffer<eoff_t> offsets;
   DeviceBuffer<vid_t> neighbors;
   std::uint64_t last_use = 0;
+  std::unique_ptr<Event> ready;  // prefetched: recorded on the copy stream after its copy (null: copied in order)
   std::uint64_t bytes() const { return offsets.bytes() + neighbors.bytes(); }
   CsrView view() const { return {offsets.get(), neighbors.get()}; }
   bool matches(const BlockView& v) const {
@@ -46,13 +50,23 @@ class DeviceBlockCache {
   // `working_bytes`: what the backend's working memory takes now (counted against the cap).
   DeviceBlockCache(int device, std::string device_name, std::uint64_t byte_cap, cudaStream_t stream,
                    std::function<std::uint64_t()> working_bytes);
+  ~DeviceBlockCache();  // waits for the copy stream: no block is freed under its copy
+  DeviceBlockCache(const DeviceBlockCache&) = delete;
+  DeviceBlockCache& operator=(const DeviceBlockCache&) = delete;
 
   // The device copies of the task's blocks (roles holding the same block share one
   // copy): cached ones are reused, least recently used others evicted until the missing
   // blocks and `working_need` bytes of working memory (when more than `working_bytes()`)
-  // fit, then the missing ones uploaded on the stream (synchronized). Adds the copy to
-  // `stats` when `timed`. Throws the "does not fit" Error.
+  // fit, then the missing ones uploaded on the stream (synchronized); prefetched ones still
+  // copying are waited for on the stream. Adds the copy to `stats` when `timed`. Throws the
+  // "does not fit" Error. The blocks stay the running task's until the next acquire.
   DeviceTriple acquire(const TaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed);
+
+  // Starts copying the blocks of `next` (the task after the running one) on the copy stream,
+  // without waiting for the copies to end: those not cached, while they fit beside the
+  // running task's blocks (never evicted here) and working memory; the rest are left to
+  // acquire. The staging copies run on this thread. Adds the copies to `stats`.
+  void prefetch(const TaskBlocks& next, CountStats& stats);
 
   // Uploads every block not yet on the device (the static schedule's load phase), without
   // evicting any: throws an Error naming their bytes, the GPU and what to do when they do
@@ -72,9 +86,9 @@ class DeviceBlockCache {
   std::uint64_t available() const;  // bytes the backend may still allocate
   bool make_room(std::uint64_t bytes, const std::vector<const DeviceBlock*>& keep);
   void copy_to_staging(char* to, const char* from, std::size_t n) const;
-  void upload(void* dst, const void* src, std::size_t bytes);
-  // Allocates and uploads one block (queued on the stream); null when it cannot be allocated.
-  std::unique_ptr<DeviceBlock> upload_block(const BlockView& v);
+  void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
+  // Allocates and uploads one block (queued on `stream`); null when it cannot be allocated.
+  std::unique_ptr<DeviceBlock> upload_block(const BlockView& v, cudaStream_t stream);
 
   int device_ = 0;
   std::string device_name_;
@@ -85,7 +99,9 @@ class DeviceBlockCache {
   std::array<PinnedBuffer, 2> staging_;
   std::array<std::unique_ptr<Event>, 2> staging_done_;
   int next_staging_ = 0;
+  Stream copy_stream_;  // prefetch copies (before blocks_: it outlives them)
   std::vector<std::unique_ptr<DeviceBlock>> blocks_;
+  std::vector<const DeviceBlock*> running_;  // the blocks of the task last acquired
   std::uint64_t use_clock_ = 0;
 };
 
