@@ -485,13 +485,16 @@ void write_per_vertex(CountJob& job, count_t total) {
 // Step 8b, with --per-edge: each block's counters summed at its owner, its rows written by
 // rank 0 piece by piece (their sum must be 3 x the triangles).
 void write_per_edge(CountJob& job, count_t total) {
+  const double t0 = MPI_Wtime();
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
+  const unsigned write_threads = std::min(8u, usable_cores());  // rank 0 formats text while the workers are done
   auto out = std::make_shared<PerEdgeOutput>(reduce_per_edge(
       job.comm, job.is_worker, job.file.get(), job.options.per_edge,
-      [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads));
+      [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads, write_threads));
   if (job.rank != 0) return;
   job.result.per_edge = out->summary;
   job.result.per_edge_output = std::move(out);
+  job.result.per_edge_seconds = MPI_Wtime() - t0;
 }
 
 }  // namespace

@@ -99,6 +99,7 @@ struct CountResult {  // complete on rank 0 only
   std::optional<PerEdgeSummary> per_edge;  // with --per-edge
   std::shared_ptr<PerEdgeOutput> per_edge_output;  // with --per-edge: as per_vertex_output
   double per_vertex_seconds = 0;  // rank 0: from the end of counting to the table on the disk (its writing overlaps)
+  double per_edge_seconds = 0;    // rank 0: as per_vertex_seconds, for the per-edge table
 
   // Rank 0, after the summary and the report: puts the per-vertex and per-edge tables under
   // their names, or throws Error with what stopped their writing.

@@ -235,6 +235,9 @@ JsonObject CountResult::to_json() const {
   // --per-vertex: the whole step after counting, and its writer's share (which overlaps it).
   if (per_vertex_output) seconds.add("per_vertex", per_vertex_seconds).add("per_vertex_write", per_vertex_output->write_seconds);
   else seconds.add_raw("per_vertex", "null").add_raw("per_vertex_write", "null");
+  // --per-edge: the same for its table.
+  if (per_edge_output) seconds.add("per_edge", per_edge_seconds).add("per_edge_write", per_edge_output->write_seconds);
+  else seconds.add_raw("per_edge", "null").add_raw("per_edge_write", "null");
   // Rank 0's process start to the report's clock: what lies before `total` (the launcher's
   // own start-up before this process existed is not in it).
   seconds.add("process_start", per_rank.empty() ? 0.0 : per_rank.front().setup.process_start);
@@ -302,6 +305,7 @@ JsonObject CountResult::to_json() const {
   if (per_vertex) per_vertex->add_to(j);
   if (per_vertex_output) j.add("per_vertex_bytes", per_vertex_output->write_bytes);
   if (per_edge) per_edge->add_to(j);
+  if (per_edge_output) j.add("per_edge_bytes", per_edge_output->write_bytes);
   j.add("timers", timers)
       .add("per_rank", ranks_json);
   return j;
@@ -331,13 +335,17 @@ std::string CountResult::summary() const {
   if (header.known_triangles)
     line += *header.known_triangles == triangles ? " | matches the known count"
                                                  : " | DIFFERS FROM THE KNOWN COUNT " + std::to_string(*header.known_triangles);
-  if (per_vertex_output && per_vertex_output->writer) {
-    const double mb = static_cast<double>(per_vertex_output->write_bytes) / 1e6;
-    std::snprintf(buf, sizeof buf, " | per-vertex %.3f s (table %.1f MB written in %.3f s, %.0f MB/s)", per_vertex_seconds, mb,
-                  per_vertex_output->write_seconds,
-                  per_vertex_output->write_seconds > 0 ? mb / per_vertex_output->write_seconds : 0.0);
+  // A table's step, its bytes and the writer's speed (only for a table that was written).
+  const auto table_timing = [&](const char* what, double step, std::uint64_t bytes, double write) {
+    const double mb = static_cast<double>(bytes) / 1e6;
+    std::snprintf(buf, sizeof buf, " | %s %.3f s (table %.1f MB written in %.3f s, %.0f MB/s)", what, step, mb, write,
+                  write > 0 ? mb / write : 0.0);
     line += buf;
-  }
+  };
+  if (per_vertex_output && per_vertex_output->writer)
+    table_timing("per-vertex", per_vertex_seconds, per_vertex_output->write_bytes, per_vertex_output->write_seconds);
+  if (per_edge_output && per_edge_output->writer)
+    table_timing("per-edge", per_edge_seconds, per_edge_output->write_bytes, per_edge_output->write_seconds);
   if (per_vertex) line += " | " + per_vertex->summary();
   if (per_edge) line += " | " + per_edge->summary();
   return line;

@@ -1,20 +1,15 @@
 #include "count/per_edge.hpp"
 
 #include <hdf5.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "count/collective.hpp"
-#include "src/hdf5_attributes.hpp"
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
-#include "src/output_file.hpp"
 
 namespace tricount {
 
@@ -22,8 +17,6 @@ namespace {
 
 constexpr const char* kPerEdgeFormat = "tricount-per-edge";
 constexpr std::uint64_t kPerEdgeVersion = 1;
-// Rows per HDF5 chunk (512 KiB of uint64).
-constexpr hsize_t kChunkRows = hsize_t{1} << 16;
 // Entries per MPI message: counts are int.
 constexpr std::uint64_t kMessageEntries = std::uint64_t{1} << 26;
 
@@ -132,92 +125,43 @@ std::string PerEdgeSummary::summary() const {
   return s;
 }
 
-bool per_edge_is_text(const std::string& path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".tsv") == 0; }
+bool per_edge_is_text(const std::string& path) { return table_is_text(path); }
 
-void check_per_edge_path(const std::string& path) { output::check_writable(path, "--per-edge", !per_edge_is_text(path)); }
+void check_per_edge_path(const std::string& path) { check_table_path(path, "--per-edge"); }
 
 // --- writer ------------------------------------------------------------------------------
 
-struct PerEdgeWriter::Impl {
-  bool text = false;
-  std::string where;
-  std::unique_ptr<output::OutputFile> out;
-  Hdf5Handle file;
-  Hdf5Handle u, v, triangles;
-  std::uint64_t rows = 0;
-};
+namespace {
 
-PerEdgeWriter::PerEdgeWriter(const std::string& path, const std::string& input) : impl_(std::make_unique<Impl>()) {
-  Impl& s = *impl_;
-  s.text = per_edge_is_text(path);
-  if (s.text) {
-    s.out = std::make_unique<output::OutputFile>(path, "--per-edge");
-    s.out->write("# tricount per-edge triangle counts of '" + printable(input) +
-                 "'\n# every undirected edge after cleaning, once, u < v (input ids), by block\n"
-                 "# u\tv\ttriangles\n");
-    return;
-  }
-  silence_hdf5();
-  s.out = std::make_unique<output::OutputFile>(path, "--per-edge", [&](const std::string& temp) {
-    errno = 0;
-    s.file = Hdf5Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (s.file.valid()) return true;
-    const int err = errno;
-    struct stat st {};
-    if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
-    throw Error("cannot create '" + temp + "' (for --per-edge '" + path + "'): " + std::strerror(err ? err : EIO));
-  });
-  s.where = "--per-edge '" + s.out->write_path() + "'";
-  const hid_t f = s.file.get();
-  write_attribute_string(f, "format", kPerEdgeFormat, s.where);
-  write_attribute_u64(f, "format_version", kPerEdgeVersion, s.where);
-  write_attribute_string(f, "input", input, s.where);
-  s.u = create_extendible_dataset(f, "u", H5T_STD_U64LE, kChunkRows, s.where);
-  s.v = create_extendible_dataset(f, "v", H5T_STD_U64LE, kChunkRows, s.where);
-  s.triangles = create_extendible_dataset(f, "triangles", H5T_STD_U32LE, kChunkRows, s.where);
+TableLayout per_edge_layout(const std::string& input, std::uint64_t rows_hint) {
+  TableLayout layout;
+  layout.option = "--per-edge";
+  layout.columns = {{"u"}, {"v"}, {"triangles", TableType::u32}};
+  layout.text_header = "# tricount per-edge triangle counts of '" + printable(input) +
+                       "'\n# every undirected edge after cleaning, once, u < v (input ids), by block\n"
+                       "# u\tv\ttriangles\n";
+  layout.attributes = {{"format", kPerEdgeFormat}, {"input", input}};
+  layout.u64_attributes = {{"format_version", kPerEdgeVersion}};
+  layout.rows_hint = rows_hint;
+  return layout;
 }
 
-PerEdgeWriter::~PerEdgeWriter() {
-  // HDF5 handles close before the OutputFile removes an uncommitted temporary.
-  impl_->u.reset(), impl_->v.reset(), impl_->triangles.reset();
-  impl_->file.reset();
-  impl_->out.reset();
+}  // namespace
+
+PerEdgeWriter::PerEdgeWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint, unsigned threads)
+    : table_(path, per_edge_layout(input, rows_hint), threads) {}
+
+void PerEdgeWriter::append(EdgeRows rows) {
+  static_assert(std::is_same_v<edge_count_t, std::uint32_t>, "the triangles column is uint32");
+  table_.append({std::move(rows.u), std::move(rows.v), std::move(rows.triangles)});
 }
 
-void PerEdgeWriter::append(const EdgeRows& rows) {
-  Impl& s = *impl_;
-  if (s.text) {
-    std::string text;
-    char line[80];
-    for (std::size_t x = 0; x < rows.size(); ++x) {
-      const int len = std::snprintf(line, sizeof line, "%llu\t%llu\t%u\n", static_cast<unsigned long long>(rows.u[x]),
-                                    static_cast<unsigned long long>(rows.v[x]), static_cast<unsigned>(rows.triangles[x]));
-      text.append(line, static_cast<std::size_t>(len));
-      if (text.size() > (std::size_t{1} << 20)) s.out->write(text), text.clear();
-    }
-    s.out->write(text);
-  } else {
-    append_to_dataset(s.u.get(), H5T_NATIVE_UINT64, s.rows, rows.u.data(), rows.size(), s.where, "u");
-    append_to_dataset(s.v.get(), H5T_NATIVE_UINT64, s.rows, rows.v.data(), rows.size(), s.where, "v");
-    append_to_dataset(s.triangles.get(), H5T_NATIVE_UINT32, s.rows, rows.triangles.data(), rows.size(), s.where, "triangles");
-  }
-  s.rows += rows.size();
-}
+void PerEdgeWriter::finish() { table_.finish(); }
 
 void PerEdgeWriter::commit(const PerEdgeSummary& summary) {
-  Impl& s = *impl_;
-  if (!s.text) {
-    const hid_t f = s.file.get();
-    write_attribute_u64(f, "edges", s.rows, s.where);
-    write_attribute_u64(f, "triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3), s.where);
-    s.u.reset(), s.v.reset(), s.triangles.reset();
-    // The flush finds a full disk while the file is still ours to close (the destructor).
-    h5_check_status(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
-    const herr_t closed = H5Fclose(s.file.get());
-    s.file.release();  // closed, or left to HDF5 (which keeps a file whose close failed)
-    if (closed < 0) throw Error("cannot close " + s.where + " (disk full?)");
-  }
-  s.out->commit();
+  TableAttributes end;
+  end.u64 = {{"edges", table_.rows()}, {"triangles", static_cast<std::uint64_t>(summary.triangle_sum / 3)}};
+  table_.commit(end);
 }
 
 EdgeRows read_per_edge_hdf5(const std::string& path) {
@@ -242,7 +186,7 @@ void PerEdgeOutput::commit() {
 
 PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads) {
+                              unsigned threads, unsigned write_threads) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
   int rank = 0, size = 1;
@@ -257,6 +201,17 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
   const auto owner_worker = [&](std::uint64_t b) { return static_cast<int>(b % static_cast<std::uint64_t>(worker_count)); };
   const auto owner_rank = [&](std::uint64_t b) { return size == 1 ? 0 : 1 + owner_worker(b); };
   PerEdgeOutput out;
+  // A failed write (disk full) stops the writing, not the sums: the count and the report
+  // still come out, then the error.
+  const auto writing = [&](const auto& write) {
+    if (!out.writer) return;
+    try {
+      write();
+    } catch (const Error& e) {
+      out.write_error = e.what();
+      out.writer.reset();  // closes every HDF5 identifier, removes the temporary
+    }
+  };
   const auto finish = [&] {
     if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
     MPI_Comm_free(&comm);
@@ -266,13 +221,13 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
     collective_step(comm, [&] {
       if (rank != 0) return;
       try {
-        out.writer = std::make_unique<PerEdgeWriter>(path, file->path());
+        out.writer = std::make_unique<PerEdgeWriter>(path, file->path(), file->header().edges, write_threads);
       } catch (const Error& e) {
         out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
       }
     });
     // 2. Block by block: counters summed at the owner, rows built there in pieces, each
-    //    written by rank 0 before the next is built.
+    //    handed by rank 0 to its writer thread (which writes it while the next is built).
     for (std::uint64_t b = 0; b < std::uint64_t{n} * n; ++b) {
       const BlockId id{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
       const int owner = owner_rank(b);
@@ -311,21 +266,18 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         collective_step(comm, [&] {
           if (rank != 0) return;
           out.summary.add(rows);
-          // A failed write (disk full) stops the writing, not the sums: the count and the
-          // report still come out, then the error.
-          if (!out.writer) return;
-          try {
-            out.writer->append(rows);
-          } catch (const Error& e) {
-            out.write_error = e.what();
-            out.writer.reset();  // closes every HDF5 identifier, removes the temporary
-          }
+          writing([&] { out.writer->append(std::move(rows)); });
         });
       }
     }
-    // 3. Rank 0 checks the sums; the caller commits the output.
+    // 3. Rank 0: the rows on the disk; then it checks the sums. The caller commits the output.
     collective_step(comm, [&] {
       if (rank != 0) return;
+      writing([&] {
+        out.writer->finish();
+        out.write_seconds = out.writer->table().write_seconds();
+        out.write_bytes = out.writer->table().bytes();
+      });
       if (out.summary.triangle_sum != static_cast<unsigned __int128>(triangles) * 3)
         throw Error("internal error: the per-edge counts sum to " + to_string_u128(out.summary.triangle_sum) + ", not 3 x " +
                     std::to_string(triangles) + " triangles; --per-edge '" + path + "' was not written");

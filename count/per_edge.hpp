@@ -5,9 +5,10 @@
 // backend keeps one 32-bit counter per edge of each block its tasks touched; for each block
 // P(a,b) in turn (row-major), the workers' arrays meet in an MPI_Reduce at the block's owner
 // (worker (a n + b) mod workers), which reads the block's CSR and its two classes' input ids
-// and sends the rows to rank 0 in pieces of kPerEdgePieceRows, which appends each piece to
-// the output. Rank 0 holds one piece of rows at a time; an owner, one block's counters and
-// CSR and two classes' input ids.
+// and sends the rows to rank 0 in pieces of kPerEdgePieceRows. Rank 0 hands each piece to its
+// writer thread (src/table_writer.hpp), which writes it while the owner builds the next.
+// Rank 0 holds at most kTableQueuedBatches + 2 pieces of rows (one arriving, the queued ones,
+// one being written); an owner, one block's counters and CSR and two classes' input ids.
 //
 // Rows: one per undirected edge after cleaning (an edge in no triangle has 0), blocks in
 // row-major order, within a block in CSR order (by tricount's degree-ordered ids, not input
@@ -24,13 +25,14 @@
 
 #include "src/block_format.hpp"
 #include "src/json.hpp"
+#include "src/table_writer.hpp"
 #include "worker/backend.hpp"
 
 namespace tricount {
 
-// Rows an owner sends rank 0 at once (20 bytes each): large enough for HDF5 chunks and MPI,
-// small enough that rank 0 never holds a block's rows.
-inline constexpr std::uint64_t kPerEdgePieceRows = std::uint64_t{1} << 22;
+// Rows an owner sends rank 0 at once (20 bytes each, 20 MiB): several HDF5 chunks and large
+// MPI messages, small enough that rank 0's pieces (kTableQueuedBatches + 2) stay at 80 MiB.
+inline constexpr std::uint64_t kPerEdgePieceRows = std::uint64_t{1} << 20;
 
 // A piece of rows: input ids u < v and the edge's triangles.
 struct EdgeRows {
@@ -68,21 +70,21 @@ bool per_edge_is_text(const std::string& path);
 // Throws Error when --per-edge PATH could not be written (before any counting).
 void check_per_edge_path(const std::string& path);
 
-// The output file: rows appended piece by piece, complete under its name only after
-// commit() (src/output_file: a temporary renamed into place; removed if never committed).
-// HDF5: /u, /v (uint64), /triangles (uint32), chunked and deflated.
+// The output file, a TableWriter (src/table_writer.hpp) with the per-edge columns (HDF5: /u,
+// /v uint64, /triangles uint32, chunked, unfiltered): rows appended piece by piece and
+// written by its thread, on the disk after finish(), complete under its name only after
+// commit() (a temporary renamed into place; removed if never committed). `rows_hint`: at
+// most this many rows (|E|); `threads` format text.
 class PerEdgeWriter {
  public:
-  PerEdgeWriter(const std::string& path, const std::string& input);
-  ~PerEdgeWriter();
-  PerEdgeWriter(const PerEdgeWriter&) = delete;
-  PerEdgeWriter& operator=(const PerEdgeWriter&) = delete;
-  void append(const EdgeRows& rows);
+  PerEdgeWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
+  void append(EdgeRows rows);  // queued; throws Error once a write failed
+  void finish();               // every row written and on the disk; throws Error if not
   void commit(const PerEdgeSummary& summary);
+  const TableWriter& table() const { return table_; }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  TableWriter table_;
 };
 
 // Reads an HDF5 per-edge file back (for tests and tools): all rows in file order.
@@ -94,6 +96,8 @@ struct PerEdgeOutput {
   PerEdgeSummary summary;
   std::unique_ptr<PerEdgeWriter> writer;  // null once writing failed (its temporary removed)
   std::string write_error;
+  double write_seconds = 0;  // the writer's formatting, writing and fsync (overlapping the reduction)
+  std::uint64_t write_bytes = 0;
   // Closes and renames the output into place; throws Error (the write error) if it failed.
   void commit();
 };
@@ -103,9 +107,10 @@ struct PerEdgeOutput {
 // summed at the block's owner, which turns them into rows sent to rank 0, which writes them
 // to `path`. Workers and rank 0 need `file`. Rank 0 refuses (Error, no output) counters that
 // do not sum to 3 x `triangles`. A write error on rank 0 does not stop the reduction: it is
-// kept in `write_error`. Any rank's other error ends the call on every rank.
+// kept in `write_error`. Any rank's other error ends the call on every rank. `threads` read
+// blocks; `write_threads` (rank 0) format text rows.
 PerEdgeOutput reduce_per_edge(MPI_Comm comm, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads = 1);
+                              unsigned threads = 1, unsigned write_threads = 1);
 
 }  // namespace tricount

@@ -192,7 +192,7 @@ namespace {
 TableLayout per_vertex_layout(const std::string& input, std::uint64_t rows_hint) {
   TableLayout layout;
   layout.option = "--per-vertex";
-  layout.columns = {{"vertex"}, {"degree"}, {"triangles"}, {"clustering", true}};
+  layout.columns = {{"vertex"}, {"degree"}, {"triangles"}, {"clustering", TableType::f64}};
   layout.text_header = "# tricount per-vertex triangle counts of '" + printable(input) +
                        "'\n# every vertex with at least one edge after cleaning, by vertex class (input ids)\n"
                        "# clustering = 2 * triangles / (degree * (degree - 1)), 0 for degree < 2\n"

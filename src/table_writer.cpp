@@ -12,6 +12,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 #include "src/hdf5_attributes.hpp"
 #include "src/hdf5_check.hpp"
@@ -24,8 +25,9 @@ namespace tricount {
 
 namespace {
 
-// HDF5: rows per chunk at most (2 MiB of 8-byte values): whole chunks go to the file as one
-// write each, and the last, partly filled chunk of a column wastes at most this much.
+// HDF5: rows per chunk at most (2 MiB of 8-byte values, 1 MiB of 4-byte ones): whole chunks
+// go to the file as one write each, and the last, partly filled chunk of a column wastes at
+// most this much.
 constexpr std::uint64_t kMaxChunkRows = std::uint64_t{1} << 18;
 // Text: rows one formatting thread formats at a time, into a buffer it keeps (a buffer per
 // batch was zero-filled and faulted in anew: that, not the formatting, took the time).
@@ -33,8 +35,6 @@ constexpr std::size_t kRowsPerPiece = std::size_t{1} << 16;
 // Characters a value takes at most: 20 digits of a uint64, 24 of a shortest double; and a
 // tab or a newline.
 constexpr std::size_t kMaxValueChars = 25;
-// Batches queued for the writer thread at most: the caller prepares the next meanwhile.
-constexpr std::size_t kMaxQueued = 2;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -50,17 +50,42 @@ struct TextPiece {
   std::size_t capacity = 0, size = 0;
 };
 
+// The variant's index is the column's type.
+static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(TableType::u32), TableColumnData>,
+                             std::vector<std::uint32_t>> &&
+              std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(TableType::f64), TableColumnData>,
+                             std::vector<double>>);
+TableType type_of(const TableColumnData& column) { return static_cast<TableType>(column.index()); }
+
+// The HDF5 types of a column: in memory, and in the file (little-endian, as written).
+hid_t memory_type(TableType t) {
+  return t == TableType::u64 ? H5T_NATIVE_UINT64 : t == TableType::u32 ? H5T_NATIVE_UINT32 : H5T_NATIVE_DOUBLE;
+}
+hid_t file_type(TableType t) { return t == TableType::u64 ? H5T_STD_U64LE : t == TableType::u32 ? H5T_STD_U32LE : H5T_IEEE_F64LE; }
+std::size_t value_bytes(TableType t) { return t == TableType::u32 ? 4 : 8; }
+
 // Rows [first, last) of `batch` as text lines into `piece`.
 void format_rows(const TableBatch& batch, std::size_t first, std::size_t last, TextPiece& piece) {
   const std::size_t need = (last - first) * batch.size() * kMaxValueChars;
   if (piece.capacity < need) piece.data.reset(new char[need]), piece.capacity = need;
+  // The columns' types and values looked up once, not per value.
+  struct Column {
+    TableType type;
+    const void* values;
+  };
+  std::vector<Column> columns;
+  for (const TableColumnData& c : batch)
+    columns.push_back({type_of(c), std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, c)});
   char* p = piece.data.get();
   char* const end = p + piece.capacity;
   for (std::size_t r = first; r < last; ++r) {
-    for (std::size_t c = 0; c < batch.size(); ++c) {
-      if (const auto* u = std::get_if<std::vector<std::uint64_t>>(&batch[c])) p = std::to_chars(p, end, (*u)[r]).ptr;
-      else p = std::to_chars(p, end, std::get<std::vector<double>>(batch[c])[r]).ptr;
-      *p++ = c + 1 == batch.size() ? '\n' : '\t';
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      switch (columns[c].type) {
+        case TableType::u64: p = std::to_chars(p, end, static_cast<const std::uint64_t*>(columns[c].values)[r]).ptr; break;
+        case TableType::u32: p = std::to_chars(p, end, static_cast<const std::uint32_t*>(columns[c].values)[r]).ptr; break;
+        case TableType::f64: p = std::to_chars(p, end, static_cast<const double*>(columns[c].values)[r]).ptr; break;
+      }
+      *p++ = c + 1 == columns.size() ? '\n' : '\t';
     }
   }
   piece.size = static_cast<std::size_t>(p - piece.data.get());
@@ -104,7 +129,7 @@ struct TableWriter::Impl {
                                                                 " columns for a table of " +
                                                                 std::to_string(layout.columns.size()));
     for (std::size_t c = 0; c < batch.size(); ++c)
-      TRICOUNT_EXPECTS(std::holds_alternative<std::vector<double>>(batch[c]) == layout.columns[c].is_double &&
+      TRICOUNT_EXPECTS(type_of(batch[c]) == layout.columns[c].type &&
                            std::visit([](const auto& v) { return v.size(); }, batch[c]) == n,
                        where + ": column '" + layout.columns[c].name + "' of a batch has another type or length");
     if (n == 0) return;
@@ -133,14 +158,12 @@ struct TableWriter::Impl {
         h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
                         where + ": H5Sselect_hyperslab");
         Hdf5Handle mspace(h5_check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
-        const bool is_double = layout.columns[c].is_double;
-        const void* data = is_double ? static_cast<const void*>(std::get<std::vector<double>>(batch[c]).data())
-                                     : static_cast<const void*>(std::get<std::vector<std::uint64_t>>(batch[c]).data());
-        h5_check_status(H5Dwrite(set, is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT64, mspace.get(), fspace.get(),
-                                 H5P_DEFAULT, data),
+        const TableType type = layout.columns[c].type;
+        const void* data = std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, batch[c]);
+        h5_check_status(H5Dwrite(set, memory_type(type), mspace.get(), fspace.get(), H5P_DEFAULT, data),
                         "cannot write " + where + ": dataset '" + name + "' (disk full?)");
+        bytes += n * value_bytes(type);
       }
-      bytes += n * 8 * batch.size();
     }
     rows += n;
   }
@@ -235,8 +258,8 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
     h5_check_status(H5Pset_chunk(dcpl.get(), 1, chunk), s.where + ": H5Pset_chunk");
     h5_check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), s.where + ": H5Pset_fill_time");
     for (const TableColumn& column : layout.columns)
-      s.sets.emplace_back(h5_check(H5Dcreate2(f, column.name.c_str(), column.is_double ? H5T_IEEE_F64LE : H5T_STD_U64LE,
-                                              space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+      s.sets.emplace_back(h5_check(H5Dcreate2(f, column.name.c_str(), file_type(column.type), space.get(), H5P_DEFAULT,
+                                              dcpl.get(), H5P_DEFAULT),
                                    s.where + ": cannot create dataset '" + column.name + "'"),
                           H5Dclose);
   }
@@ -258,7 +281,7 @@ TableWriter::~TableWriter() {
 void TableWriter::append(TableBatch batch) {
   Impl& s = *impl_;
   std::unique_lock lock(s.m);
-  s.changed.wait(lock, [&] { return s.queue.size() < kMaxQueued || !s.error.empty(); });
+  s.changed.wait(lock, [&] { return s.queue.size() < kTableQueuedBatches || !s.error.empty(); });
   if (!s.error.empty()) throw Error(s.error);
   s.queue.push_back(std::move(batch));
   s.changed.notify_all();

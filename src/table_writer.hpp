@@ -1,5 +1,5 @@
-// A table of output rows (tricount-count --per-vertex; any table of integer and floating
-// columns) written as it streams: the caller appends batches of rows and goes on preparing
+// A table of output rows (tricount-count --per-vertex, --per-edge; any table of integer and
+// floating columns) written as it streams: the caller appends batches of rows and goes on preparing
 // the next one while a writer thread formats and writes this one in large pieces.
 //  - text (a path ending in ".tsv"): the layout's '#' header lines, then one line per row,
 //    tab-separated, numbers formatted with std::to_chars (doubles: the shortest text that
@@ -11,6 +11,7 @@
 //    puts every row on the disk (fsync) first, so commit() is the rename alone.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,9 +21,12 @@
 
 namespace tricount {
 
+// A column's values: unsigned 64- or 32-bit integers, or doubles (HDF5: uint64, uint32, float64).
+enum class TableType { u64, u32, f64 };
+
 struct TableColumn {
   std::string name;
-  bool is_double = false;  // else unsigned 64-bit integers
+  TableType type = TableType::u64;
 };
 
 // What a table looks like: its columns and the text that names it.
@@ -42,9 +46,12 @@ struct TableAttributes {
 };
 
 // One batch of rows: one vector per column, in the layout's order and of its type, all of
-// one length.
-using TableColumnData = std::variant<std::vector<std::uint64_t>, std::vector<double>>;
+// one length (the variant's index is the column's TableType).
+using TableColumnData = std::variant<std::vector<std::uint64_t>, std::vector<std::uint32_t>, std::vector<double>>;
 using TableBatch = std::vector<TableColumnData>;
+
+// Batches queued for the writer thread at most: the caller prepares the next meanwhile.
+inline constexpr std::size_t kTableQueuedBatches = 2;
 
 // True when `path` gets the text format (it ends in ".tsv"), else HDF5.
 bool table_is_text(const std::string& path);
@@ -59,8 +66,8 @@ class TableWriter {
   TableWriter(const TableWriter&) = delete;
   TableWriter& operator=(const TableWriter&) = delete;
 
-  // Queues a batch for the writer thread (waits while two are queued, so that memory stays
-  // bounded). Throws Error with the reason once a write has failed (a full disk): the
+  // Queues a batch for the writer thread (waits while kTableQueuedBatches are queued, so
+  // that the caller, the queue and the thread hold at most kTableQueuedBatches + 2 batches). Throws Error with the reason once a write has failed (a full disk): the
   // table is then lost and its temporary removed.
   void append(TableBatch batch);
   // Waits until every queued row is written and on the disk (fsync); throws Error as append.

@@ -1,8 +1,10 @@
-// src/table_writer: the streaming table writer behind --per-vertex. Tables of several big
-// chunks in batches of every size (one row, a chunk boundary, several chunks at once) read
-// back identical to what was appended, in text (every double read back to the same bits)
-// and HDF5 (unfiltered chunks no larger than the table); nothing under the name before
-// commit(); a failed write (a full device) reported by append or finish, no temporary left.
+// src/table_writer: the streaming table writer behind --per-vertex and --per-edge. Tables of
+// uint64, uint32 and double columns, of several big chunks, in batches of every size (one
+// row, a chunk boundary, several chunks at once) read back identical to what was appended,
+// in text (every double read back to the same bits) and HDF5 (each column of its own type
+// and width, unfiltered chunks no larger than the table), with the bytes counted; nothing
+// under the name before commit(); a failed write (a full device) reported by append or
+// finish, no temporary left.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -16,6 +18,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/hdf5_datasets.hpp"
@@ -32,27 +35,31 @@ using namespace tricount::testing;
 
 struct Rows {
   std::vector<std::uint64_t> a, b;
+  std::vector<std::uint32_t> c;
   std::vector<double> x;
 };
 
 TableLayout layout(std::uint64_t rows_hint) {
   TableLayout l;
   l.option = "--table";
-  l.columns = {{"a"}, {"b"}, {"x", true}};
-  l.text_header = "# a test table\n# a\tb\tx\n";
+  l.columns = {{"a"}, {"b"}, {"c", TableType::u32}, {"x", TableType::f64}};
+  l.text_header = "# a test table\n# a\tb\tc\tx\n";
   l.attributes = {{"format", "test-table"}};
   l.u64_attributes = {{"format_version", 7}};
   l.rows_hint = rows_hint;
   return l;
 }
 
-// Rows with every kind of value: 0, 2^64 - 1, ratios with no short decimal form, 1, 0.5, tiny and huge.
+// Rows with every kind of value: 0, 2^64 - 1, 2^32 - 1, ratios with no short decimal form, 1, 0.5, tiny and huge.
 Rows sample(std::size_t n) {
   Rows r;
   std::mt19937_64 rng(42);
   for (std::size_t i = 0; i < n; ++i) {
     r.a.push_back(i % 7 == 0 ? std::numeric_limits<std::uint64_t>::max() - i : rng());
     r.b.push_back(i % 3 == 0 ? 0 : i);
+    r.c.push_back(i % 5 == 0 ? std::numeric_limits<std::uint32_t>::max() - static_cast<std::uint32_t>(i)
+                  : i % 5 == 1 ? 0
+                               : static_cast<std::uint32_t>(rng()));
     const double special[] = {0.0, 1.0, 0.5, 2.0 / 3.0, 1e-300, 1.7976931348623157e308, 5e-324};
     r.x.push_back(i % 11 < 7 ? special[i % 11] : static_cast<double>(rng() >> 11) / static_cast<double>(rng() | 1));
   }
@@ -67,14 +74,22 @@ void write_table(const std::string& path, const Rows& rows, const std::vector<st
   for (std::size_t k = 0; at < rows.a.size(); ++k) {
     const std::size_t n = std::min(sizes[k % sizes.size()], rows.a.size() - at);
     const auto part = [&](const auto& v) { return std::vector(v.begin() + at, v.begin() + at + n); };
-    w.append({part(rows.a), part(rows.b), part(rows.x)});
+    w.append({part(rows.a), part(rows.b), part(rows.c), part(rows.x)});
     at += n;
   }
   EXPECT_FALSE(fs::exists(path)) << "under its name before commit";
   w.finish();
   EXPECT_EQ(w.rows(), rows.a.size());
   EXPECT_FALSE(fs::exists(path)) << "under its name before commit";
+  const std::string temp = w.write_path();
   w.commit({{{"rows", rows.a.size()}}, {{"mean", 0.25}}});
+  // Text: the file's bytes; HDF5: the values' (8 + 8 + 4 + 8 per row).
+  if (table_is_text(path)) {
+    EXPECT_EQ(w.bytes(), fs::file_size(path));
+  } else {
+    EXPECT_EQ(w.bytes(), 28 * rows.a.size());
+  }
+  EXPECT_FALSE(fs::exists(temp));
 }
 
 Rows read_text(const std::string& path) {
@@ -83,7 +98,7 @@ Rows read_text(const std::string& path) {
   std::getline(in, line);
   EXPECT_EQ(line, "# a test table");
   std::getline(in, line);
-  EXPECT_EQ(line, "# a\tb\tx");
+  EXPECT_EQ(line, "# a\tb\tc\tx");
   Rows r;
   while (std::getline(in, line)) {
     // strtoull and strtod: exact parsers, independent of std::to_chars.
@@ -91,6 +106,10 @@ Rows read_text(const std::string& path) {
     r.a.push_back(std::strtoull(line.c_str(), &end, 10));
     EXPECT_EQ(*end, '\t') << line;
     r.b.push_back(std::strtoull(end + 1, &end, 10));
+    EXPECT_EQ(*end, '\t') << line;
+    const std::uint64_t c = std::strtoull(end + 1, &end, 10);
+    EXPECT_LE(c, std::numeric_limits<std::uint32_t>::max()) << line;
+    r.c.push_back(static_cast<std::uint32_t>(c));
     EXPECT_EQ(*end, '\t') << line;
     r.x.push_back(std::strtod(end + 1, &end));
     EXPECT_EQ(*end, '\0') << line;
@@ -104,9 +123,19 @@ Rows read_hdf5(const std::string& path) {
   Rows r;
   r.a = read_whole_dataset<std::uint64_t>(f.get(), "a", H5T_NATIVE_UINT64, path);
   r.b = read_whole_dataset<std::uint64_t>(f.get(), "b", H5T_NATIVE_UINT64, path);
+  r.c = read_whole_dataset<std::uint32_t>(f.get(), "c", H5T_NATIVE_UINT32, path);
   r.x = read_whole_dataset<double>(f.get(), "x", H5T_NATIVE_DOUBLE, path);
-  for (const char* name : {"a", "b", "x"}) {  // unfiltered chunks, none larger than the table
+  // Each column stored as its type (uint32 in 4 bytes); unfiltered chunks, none larger than
+  // the table.
+  const std::pair<const char*, H5T_class_t> types[] = {{"a", H5T_INTEGER}, {"b", H5T_INTEGER}, {"c", H5T_INTEGER}, {"x", H5T_FLOAT}};
+  for (const auto& [name, type_class] : types) {
     Hdf5Handle set(H5Dopen2(f.get(), name, H5P_DEFAULT), H5Dclose);
+    Hdf5Handle type(H5Dget_type(set.get()), H5Tclose);
+    EXPECT_EQ(H5Tget_class(type.get()), type_class) << name;
+    EXPECT_EQ(H5Tget_size(type.get()), std::string(name) == "c" ? 4u : 8u) << name;
+    if (type_class == H5T_INTEGER) {
+      EXPECT_EQ(H5Tget_sign(type.get()), H5T_SGN_NONE) << name;
+    }
     Hdf5Handle dcpl(H5Dget_create_plist(set.get()), H5Pclose);
     EXPECT_EQ(H5Pget_layout(dcpl.get()), H5D_CHUNKED) << name;
     EXPECT_EQ(H5Pget_nfilters(dcpl.get()), 0) << name;
@@ -121,6 +150,7 @@ void expect_same(const Rows& got, const Rows& want) {
   ASSERT_EQ(got.a.size(), want.a.size());
   EXPECT_EQ(got.a, want.a);
   EXPECT_EQ(got.b, want.b);
+  EXPECT_EQ(got.c, want.c);
   for (std::size_t i = 0; i < want.x.size(); ++i)
     ASSERT_EQ(std::bit_cast<std::uint64_t>(got.x[i]), std::bit_cast<std::uint64_t>(want.x[i])) << "row " << i << ": " << want.x[i];
 }
@@ -158,9 +188,28 @@ TEST(TableWriter, AnUncommittedTableLeavesNothing) {
   for (const char* name : {"u.tsv", "u.h5"}) {
     {
       TableWriter w(dir.file(name), layout(1000), 2);
-      w.append({rows.a, rows.b, rows.x});
+      w.append({rows.a, rows.b, rows.c, rows.x});
       w.finish();
     }
+    EXPECT_TRUE(fs::is_empty(dir.path())) << name;
+  }
+}
+
+// A column of another type than the layout's (uint64 values for the uint32 column) is an
+// error, not a silent conversion; the table is lost.
+TEST(TableWriter, ABatchOfTheWrongColumnTypeIsRefused) {
+  TempDir dir;
+  const Rows rows = sample(10);
+  for (const char* name : {"w.tsv", "w.h5"}) {
+    std::string error;
+    try {
+      TableWriter w(dir.file(name), layout(10), 1);
+      w.append({rows.a, rows.b, rows.b, rows.x});
+      w.finish();
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    EXPECT_NE(error.find("column 'c'"), std::string::npos) << name << ": " << error;
     EXPECT_TRUE(fs::is_empty(dir.path())) << name;
   }
 }
@@ -174,7 +223,7 @@ TEST(TableWriter, AFailedWriteIsReportedByAppendOrFinish) {
   std::string error;
   try {
     TableWriter w(full, layout(0), 2);
-    for (int k = 0; k < 20; ++k) w.append({rows.a, rows.b, rows.x});
+    for (int k = 0; k < 20; ++k) w.append({rows.a, rows.b, rows.c, rows.x});
     w.finish();
   } catch (const Error& e) {
     error = e.what();
