@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "count/chunked_mpi.hpp"
 #include "count/collective.hpp"
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
@@ -17,54 +18,10 @@ namespace {
 
 constexpr const char* kPerEdgeFormat = "tricount-per-edge";
 constexpr std::uint64_t kPerEdgeVersion = 1;
-// Entries per MPI message: counts are int.
-constexpr std::uint64_t kMessageEntries = std::uint64_t{1} << 26;
-
-std::string to_string_u128(unsigned __int128 x) {
-  if (x == 0) return "0";
-  std::string s;
-  for (; x; x /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
-  return s;
-}
 
 bool ranks_before(const TopEdge& a, const TopEdge& b) {
   if (a.triangles != b.triangles) return a.triangles > b.triangles;
   return a.u != b.u ? a.u < b.u : a.v < b.v;
-}
-
-template <class T>
-MPI_Datatype mpi_type() {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
-  if constexpr (sizeof(T) == 4) return MPI_UINT32_T;
-  else return MPI_UINT64_T;
-}
-
-template <class T>
-void send_array(const std::vector<T>& data, int to, MPI_Comm comm) {
-  for (std::uint64_t at = 0; at < data.size(); at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, data.size() - at));
-    MPI_Send(data.data() + at, count, mpi_type<T>(), to, 0, comm);
-  }
-}
-
-template <class T>
-void receive_array(std::vector<T>& data, std::uint64_t size, int from, MPI_Comm comm) {
-  data.resize(size);
-  for (std::uint64_t at = 0; at < size; at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, size - at));
-    MPI_Recv(data.data() + at, count, mpi_type<T>(), from, 0, comm, MPI_STATUS_IGNORE);
-  }
-}
-
-// Sums every worker's `counts` into the owner's, in place, in pieces an int can count.
-void reduce_to_owner(std::vector<edge_count_t>& counts, int owner, MPI_Comm workers) {
-  int me = 0;
-  MPI_Comm_rank(workers, &me);
-  for (std::uint64_t at = 0; at < counts.size(); at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, counts.size() - at));
-    if (me == owner) MPI_Reduce(MPI_IN_PLACE, counts.data() + at, count, mpi_type<edge_count_t>(), MPI_SUM, owner, workers);
-    else MPI_Reduce(counts.data() + at, nullptr, count, mpi_type<edge_count_t>(), MPI_SUM, owner, workers);
-  }
 }
 
 }  // namespace
@@ -195,7 +152,6 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
   MPI_Comm workers = MPI_COMM_NULL;
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
   const int worker_count = size == 1 ? 1 : size - 1;
-  const int my_worker = size == 1 ? 0 : rank - 1;  // index among the workers (split keeps rank order)
   std::uint32_t n = file ? file->header().parts : 0;
   MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
   const auto owner_worker = [&](std::uint64_t b) { return static_cast<int>(b % static_cast<std::uint64_t>(worker_count)); };
@@ -235,7 +191,7 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
       collective_step(comm, [&] {
         if (is_worker) counts = take_counts(id);
       });
-      if (is_worker) reduce_to_owner(counts, owner_worker(b), workers);
+      if (is_worker) chunked_mpi::reduce_to_owner(counts, owner_worker(b), workers);
       CsrBlock block;
       std::vector<raw_id_t> row_ids, col_ids;
       std::uint64_t nnz = 0;
@@ -258,10 +214,10 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
           if (rank == owner) rows = block_edge_rows(block, row_ids, col_ids, counts, first, last);
         });
         if (owner != 0 && rank == owner) {
-          send_array(rows.u, 0, comm), send_array(rows.v, 0, comm), send_array(rows.triangles, 0, comm);
+          chunked_mpi::send(rows.u, 0, comm), chunked_mpi::send(rows.v, 0, comm), chunked_mpi::send(rows.triangles, 0, comm);
         } else if (owner != 0 && rank == 0) {
-          receive_array(rows.u, last - first, owner, comm), receive_array(rows.v, last - first, owner, comm);
-          receive_array(rows.triangles, last - first, owner, comm);
+          chunked_mpi::receive(rows.u, last - first, owner, comm), chunked_mpi::receive(rows.v, last - first, owner, comm);
+          chunked_mpi::receive(rows.triangles, last - first, owner, comm);
         }
         collective_step(comm, [&] {
           if (rank != 0) return;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "count/chunked_mpi.hpp"
 #include "count/collective.hpp"
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
@@ -20,15 +21,6 @@ namespace {
 
 constexpr const char* kPerVertexFormat = "tricount-per-vertex";
 constexpr std::uint64_t kPerVertexVersion = 1;
-// Entries per MPI message: counts are int.
-constexpr std::uint64_t kMessageEntries = std::uint64_t{1} << 26;
-
-std::string to_string_u128(unsigned __int128 x) {
-  if (x == 0) return "0";
-  std::string s;
-  for (; x; x /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
-  return s;
-}
 
 bool ranks_before(const TopVertex& a, const TopVertex& b) {
   return a.triangles != b.triangles ? a.triangles > b.triangles : a.vertex < b.vertex;
@@ -37,42 +29,6 @@ bool ranks_before(const TopVertex& a, const TopVertex& b) {
 // --- HDF5 --------------------------------------------------------------------------------
 
 using H5Id = Hdf5Handle;
-
-// --- MPI ---------------------------------------------------------------------------------
-
-template <class T>
-MPI_Datatype mpi_type() {
-  if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-  else return MPI_UINT64_T;
-}
-
-template <class T>
-void send_array(const std::vector<T>& data, int to, MPI_Comm comm) {
-  for (std::uint64_t at = 0; at < data.size(); at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, data.size() - at));
-    MPI_Send(data.data() + at, count, mpi_type<T>(), to, 0, comm);
-  }
-}
-
-template <class T>
-void receive_array(std::vector<T>& data, std::uint64_t size, int from, MPI_Comm comm) {
-  data.resize(size);
-  for (std::uint64_t at = 0; at < size; at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, size - at));
-    MPI_Recv(data.data() + at, count, mpi_type<T>(), from, 0, comm, MPI_STATUS_IGNORE);
-  }
-}
-
-// Sums every worker's `counts` into the owner's, in place, in pieces an int can count.
-void reduce_to_owner(std::vector<std::uint64_t>& counts, int owner, MPI_Comm workers) {
-  int me = 0;
-  MPI_Comm_rank(workers, &me);
-  for (std::uint64_t at = 0; at < counts.size(); at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, counts.size() - at));
-    if (me == owner) MPI_Reduce(MPI_IN_PLACE, counts.data() + at, count, MPI_UINT64_T, MPI_SUM, owner, workers);
-    else MPI_Reduce(counts.data() + at, nullptr, count, MPI_UINT64_T, MPI_SUM, owner, workers);
-  }
-}
 
 }  // namespace
 
@@ -316,7 +272,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
         std::copy(degrees[c].begin(), degrees[c].end(), sums.begin() + static_cast<std::ptrdiff_t>(length));
         degrees[c] = {};
       });
-      if (is_worker) reduce_to_owner(sums, owner_worker(c), workers);
+      if (is_worker) chunked_mpi::reduce_to_owner(sums, owner_worker(c), workers);
       VertexRows rows;
       collective_step(comm, [&] {
         if (rank != owner_rank(c)) return;
@@ -328,14 +284,14 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       if (owner_rank(c) != 0 && rank == owner_rank(c)) {
         std::uint64_t length = rows.size();
         MPI_Send(&length, 1, MPI_UINT64_T, 0, 0, comm);
-        send_array(rows.vertex, 0, comm), send_array(rows.degree, 0, comm);
-        send_array(rows.triangles, 0, comm), send_array(rows.clustering, 0, comm);
+        chunked_mpi::send(rows.vertex, 0, comm), chunked_mpi::send(rows.degree, 0, comm);
+        chunked_mpi::send(rows.triangles, 0, comm), chunked_mpi::send(rows.clustering, 0, comm);
       } else if (owner_rank(c) != 0 && rank == 0) {
         std::uint64_t length = 0;
         MPI_Recv(&length, 1, MPI_UINT64_T, owner_rank(c), 0, comm, MPI_STATUS_IGNORE);
-        receive_array(rows.vertex, length, owner_rank(c), comm), receive_array(rows.degree, length, owner_rank(c), comm);
-        receive_array(rows.triangles, length, owner_rank(c), comm);
-        receive_array(rows.clustering, length, owner_rank(c), comm);
+        chunked_mpi::receive(rows.vertex, length, owner_rank(c), comm), chunked_mpi::receive(rows.degree, length, owner_rank(c), comm);
+        chunked_mpi::receive(rows.triangles, length, owner_rank(c), comm);
+        chunked_mpi::receive(rows.clustering, length, owner_rank(c), comm);
       }
       collective_step(comm, [&] {
         if (rank != 0) return;
