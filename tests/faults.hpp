@@ -8,19 +8,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "tests/test_support.hpp"
 
 namespace tricount::testing {
-
-inline std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A tmpfs of `bytes` bytes mounted on a directory of its own, for a disk that fills up.
 // Mounting needs root (CAP_SYS_ADMIN); without it the tests that need one are skipped.
@@ -57,10 +49,10 @@ inline pid_t find_stopped_process(const std::string& marker) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_text_file(entry.path().string() + "/stat");
+    const std::string stat = read_file(entry.path().string() + "/stat");
     const std::size_t paren = stat.rfind(')');
     if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') continue;
-    if (read_text_file(entry.path().string() + "/cmdline").find(marker) != std::string::npos)
+    if (read_file(entry.path().string() + "/cmdline").find(marker) != std::string::npos)
       return static_cast<pid_t>(std::stoi(name));
   }
   return 0;

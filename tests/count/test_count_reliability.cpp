@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/faults.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
 
@@ -66,46 +67,6 @@ TempDir* CountReliability::dir_ = nullptr;
 EdgePairs CountReliability::edges_;
 EdgePairs CountReliability::other_edges_;
 std::uint64_t CountReliability::expected_ = 0;
-
-// A tmpfs of `bytes` bytes mounted on a directory of its own, for a disk that fills up.
-// Mounting needs root (CAP_SYS_ADMIN); without it the tests that need one are skipped.
-class SmallTmpfs {
- public:
-  explicit SmallTmpfs(std::uint64_t bytes) {
-    const std::string options = "size=" + std::to_string(bytes);
-    mounted_ = ::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, options.c_str()) == 0;
-  }
-  ~SmallTmpfs() {
-    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  std::string file(const std::string& name) const { return dir_.file(name); }
-  // Fills the file system up to `leave` bytes (a multiple of the 4 KiB page) free.
-  void fill_leaving(std::uint64_t leave) {
-    std::ofstream out(file("filler"), std::ios::binary);
-    const std::string page(4096, 'x');
-    while (std::filesystem::space(dir_.path()).available > leave && out.write(page.data(), page.size()) && out.flush()) {
-    }
-  }
-  void make_room() { std::filesystem::remove(file("filler")); }
-
- private:
-  TempDir dir_;
-  bool mounted_ = false;
-};
-
-// The pid of a stopped process (state T) whose command line mentions `marker`, or 0.
-pid_t find_stopped_process(const std::string& marker) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_file(entry.path().string() + "/stat");
-    const std::size_t paren = stat.rfind(')');
-    if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') continue;
-    if (contains(read_file(entry.path().string() + "/cmdline"), marker)) return static_cast<pid_t>(std::stoi(name));
-  }
-  return 0;
-}
 
 int count_lines_with(const std::string& text, const std::string& part) {
   int n = 0;

@@ -20,7 +20,6 @@ namespace {
 
 constexpr double kTimeout = 180;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 class CountDefaults : public ::testing::Test {
  protected:

@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 using namespace tricount::testing;
 
 std::string prog() { return bin_dir() + "/tricount-count"; }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The count with TMPDIR pointing at `tmp`, so that a test sees every temporary it leaves.
 ProcessResult count_in(const std::string& tmp, std::vector<std::string> args, int ranks = 0) {

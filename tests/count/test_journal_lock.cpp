@@ -28,7 +28,6 @@ namespace {
 
 constexpr double kTimeout = 120;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 class JournalLock : public ::testing::Test {
  protected:
@@ -81,7 +80,7 @@ TEST_F(JournalLock, ACountRefusesAJournalWhoseLockIsHeld) {
   const std::string journal = dir_->file("held.journal");
   const ProcessResult first = count(1, graph(), {"--workload-splits", "4", "--journal", journal});
   ASSERT_EQ(first.exit_code, 0) << describe(first);
-  const std::string before = read_text_file(journal);
+  const std::string before = read_file(journal);
   {
     HeldLock lock(journal);
     ASSERT_TRUE(lock.locked());
@@ -94,7 +93,7 @@ TEST_F(JournalLock, ACountRefusesAJournalWhoseLockIsHeld) {
                                            "' is in use: another tricount-count is writing it"))
           << describe(second);
       EXPECT_FALSE(contains(second.out, "\"triangles\"")) << describe(second);
-      EXPECT_EQ(read_text_file(journal), before) << "the refused count wrote to the journal";
+      EXPECT_EQ(read_file(journal), before) << "the refused count wrote to the journal";
     }
   }
   const ProcessResult resumed = count(2, graph(), {"--workload-splits", "4", "--journal", journal, "--resume"});

@@ -16,7 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace tricount::testing;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 class LaunchWarning : public ::testing::Test {
  protected:

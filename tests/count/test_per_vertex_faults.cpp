@@ -24,7 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr double kTimeout = 120;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 class PerVertexFaults : public ::testing::Test {
  protected:

@@ -39,7 +39,6 @@ std::string cnr() { return fs::path(graphs_dir()).parent_path().string() + "/web
 // What md5sum prints for the published cnr-2000 files (webgraph-rs commit 67b10608).
 constexpr const char* kCnrGraphMd5 = "a56b93bed31edf37761bcaba35ed8e80";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -42,7 +42,6 @@ std::string read_text(const std::string& path) {
 }
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct Timed {
   ProcessResult result;

@@ -18,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace tricount::testing;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string count_prog() { return bin_dir() + "/tricount-count"; }
 std::string simulate_prog() { return bin_dir() + "/tricount-simulate"; }
 

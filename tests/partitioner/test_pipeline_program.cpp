@@ -40,7 +40,6 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A child process: argv, stderr to a file, optional file size limit; its peak RSS.
 struct Child {

@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 using namespace tricount::testing;
 
 std::string script() { return std::string(TRICOUNT_SOURCE_DIR) + "/scripts/fetch-graphs"; }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(FetchGraphs, AChecksumMismatchIsRefusedAndNotKept) {
   TempDir from, to;
