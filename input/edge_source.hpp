@@ -20,6 +20,18 @@ struct RawEdge {
   friend bool operator==(const RawEdge&, const RawEdge&) = default;
 };
 
+// Edges that are each a function of their index alone (the generators): how many there are,
+// and any range of them on any thread, so that a reader can split the index range between
+// its threads and get the stream's edges without a sequential pass.
+class IndexedEdges {
+ public:
+  virtual ~IndexedEdges() = default;
+  virtual std::uint64_t edge_count() const = 0;
+  // out[k] = edge first + k for k < n, where first + n <= edge_count(); safe to call from
+  // several threads at once.
+  virtual void edges_at(std::uint64_t first, std::uint64_t n, RawEdge* out) const = 0;
+};
+
 class EdgeSource {
  public:
   virtual ~EdgeSource() = default;
@@ -33,6 +45,9 @@ class EdgeSource {
   // for the user to compare with the publisher's checksums (WebGraph: LAW's NAME.md5sums);
   // "" for a stream that has none.
   virtual std::string input_md5() { return ""; }
+  // The same edges by index, when each is a function of its index (a generator's stream,
+  // which gives them in index order); null for a file. For a stream not yet read from.
+  virtual const IndexedEdges* indexed() const { return nullptr; }
 };
 
 enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64, WebGraph };

@@ -16,6 +16,7 @@
 #include "src/cli.hpp"
 #include "src/output_file.hpp"
 #include "input/edge_source.hpp"
+#include "input/generator_spec.hpp"
 #include "input/generators.hpp"
 #include "input/known_counts.hpp"
 #include "input/kronecker_product.hpp"
@@ -28,29 +29,13 @@ namespace po = cli::po;
 
 constexpr std::string_view kProgram = "tricount-generate";
 
-// Numbers are taken as strings and parsed here: boost's lexical_cast would silently turn
-// "-1" into 2^64 - 1 for an unsigned option.
-std::uint64_t parse_u64_option(const std::string& text, std::string_view option) {
-  std::uint64_t value = 0;
-  const char* const end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec == std::errc::invalid_argument || ptr != end) {
-    throw UsageError("--" + std::string(option) + ": '" + text + "' is not a non-negative integer");
-  }
-  if (ec == std::errc::result_out_of_range) {
-    throw UsageError("--" + std::string(option) + ": " + text + " does not fit in 64 bits");
-  }
-  return value;
-}
-
-std::uint64_t positive_option(const po::variables_map& vm, std::string_view option) {
-  const std::uint64_t v = parse_u64_option(vm[std::string(option)].as<std::string>(), option);
-  if (v == 0) throw UsageError("--" + std::string(option) + " must be at least 1");
-  return v;
-}
-
 unsigned threads_option(const po::variables_map& vm) {
-  const std::uint64_t t = parse_u64_option(vm["threads"].as<std::string>(), "threads");
+  // Parsed here: boost's lexical_cast would silently turn "-1" into 2^64 - 1.
+  const std::string text = vm["threads"].as<std::string>();
+  std::uint64_t t = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), t);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    throw UsageError("--threads: '" + text + "' is not a non-negative integer");
   if (t > 4096) throw UsageError("--threads " + std::to_string(t) + " is more than 4096; use 0 for all cores");
   return static_cast<unsigned>(t);
 }
@@ -85,27 +70,6 @@ int run(int argc, char** argv) {
      "0 triangles) or kronecker-product (of --factors; its vertex, edge and triangle counts are "
      "known in closed form: printed, and written to OUTPUT.known, which tricount-partition "
      "carries into the block file for tricount-count to check its count against)")
-    ("scale", po::value<std::string>()->default_value("16"),
-     "kronecker, uniform: 2^scale vertices (kronecker: 1..62)")
-    ("edge-factor", po::value<std::string>()->default_value("16"),
-     "kronecker, uniform: edge-factor * 2^scale edges (directed, before removing "
-     "duplicates and self-loops)")
-    ("seed", po::value<std::string>()->default_value("1"),
-     "kronecker, uniform: random seed; the same seed gives the same file everywhere")
-    ("vertices", po::value<std::string>(),
-     "uniform: number of vertices (overrides 2^scale)")
-    ("edges", po::value<std::string>(),
-     "uniform: number of edges (overrides edge-factor * vertices)")
-    ("grid-side", po::value<std::string>(),
-     "grid3d: side S of an S x S x S grid (3 S^3 - 3 S^2 edges)")
-    ("nx", po::value<std::string>(), "grid3d: grid size in x (default 16)")
-    ("ny", po::value<std::string>(), "grid3d: grid size in y (default 16)")
-    ("nz", po::value<std::string>(), "grid3d: grid size in z (default 16)")
-    ("factors", po::value<std::string>(),
-     (std::string("kronecker-product: the factors, A = A1 x A2 x ... (ids: the first factor's "
-                  "most significant; each undirected edge of A is written once, self-loops not at "
-                  "all; a factor with neither a triangle nor a self-loop makes 0 triangles); ") +
-      kFactorSyntax).c_str())
     ("threads", po::value<std::string>()->default_value("0"),
      "kronecker, uniform, kronecker-product: threads that compute edges (0: the cores this process may use); "
      "the file is the same for any number")
@@ -116,6 +80,14 @@ int run(int argc, char** argv) {
      "text (\"u v\" per line), bin32 or bin64 (little-endian id pairs); default from the "
      "extension of --output: .bin32 -> bin32, .bin64 or .bin -> bin64, else text");
   // clang-format on
+  // The generators' own parameters, as one definition gives them (input/generator_spec.hpp).
+  po::options_description parameters("Graph parameters (also a generator input's NAME=VALUE: tricount-partition --input KIND:...)");
+  for (const GeneratorParameter& p : generator_parameters()) {
+    auto* value = po::value<std::string>();
+    if (p.default_value) value->default_value(*p.default_value);
+    parameters.add_options()(p.name.c_str(), value, p.help.c_str());
+  }
+  options.add(parameters);
   po::variables_map vm;
   if (!cli::parse(argc, argv, options, vm, "tricount-generate --output FILE [options]",
                   "Writes a deterministic synthetic graph as an edge file for tricount-partition.")) {
@@ -161,71 +133,14 @@ int run(int argc, char** argv) {
     file_kind = want;
   }
 
-  if (kind != "kronecker-product") only_for({"factors"}, "kronecker-product");
-  std::unique_ptr<EdgeSource> source;
-  std::shared_ptr<const KroneckerProduct> product;
-  if (kind == "kronecker") {
-    only_for({"vertices", "edges"}, "uniform");
-    only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
-    KroneckerSpec spec;
-    const std::uint64_t scale = positive_option(vm, "scale");
-    if (scale > 62) throw UsageError("--scale must be at most 62 for kronecker");
-    spec.scale = tricount::checked_cast<unsigned>(scale, "--scale");
-    spec.edge_factor = positive_option(vm, "edge-factor");
-    if (spec.edge_factor > (UINT64_MAX >> spec.scale)) {
-      throw UsageError("--edge-factor * 2^scale does not fit in 64 bits");
-    }
-    spec.seed = parse_u64_option(vm["seed"].as<std::string>(), "seed");
-    spec.threads = threads_option(vm);
-    source = make_kronecker_source(spec);
-  } else if (kind == "uniform") {
-    only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
-    UniformSpec spec;
-    if (vm.count("vertices")) {
-      spec.vertices = positive_option(vm, "vertices");
-    } else {
-      const std::uint64_t scale = positive_option(vm, "scale");
-      if (scale > 63) throw UsageError("--scale must be at most 63");
-      spec.vertices = std::uint64_t{1} << scale;
-    }
-    if (vm.count("edges")) {
-      spec.edges = parse_u64_option(vm["edges"].as<std::string>(), "edges");
-    } else {
-      const std::uint64_t ef = positive_option(vm, "edge-factor");
-      if (__builtin_mul_overflow(ef, spec.vertices, &spec.edges)) {
-        throw UsageError("--edge-factor * vertices does not fit in 64 bits");
-      }
-    }
-    spec.seed = parse_u64_option(vm["seed"].as<std::string>(), "seed");
-    spec.threads = threads_option(vm);
-    source = make_uniform_source(spec);
-  } else if (kind == "grid3d") {
-    only_for({"vertices", "edges", "scale", "edge-factor", "seed"}, "kronecker or uniform");
-    only_for({"threads"}, "kronecker, uniform or kronecker-product");
-    Grid3dSpec spec;
-    if (vm.count("grid-side")) {
-      if (vm.count("nx") || vm.count("ny") || vm.count("nz")) {
-        throw UsageError("use either --grid-side or --nx/--ny/--nz, not both");
-      }
-      spec.nx = spec.ny = spec.nz = positive_option(vm, "grid-side");
-    } else {
-      if (vm.count("nx")) spec.nx = positive_option(vm, "nx");
-      if (vm.count("ny")) spec.ny = positive_option(vm, "ny");
-      if (vm.count("nz")) spec.nz = positive_option(vm, "nz");
-    }
-    source = make_grid3d_source(spec);
-  } else if (kind == "kronecker-product") {
-    only_for({"vertices", "edges", "scale", "edge-factor", "seed"}, "kronecker or uniform");
-    only_for({"grid-side", "nx", "ny", "nz"}, "grid3d");
-    if (!vm.count("factors")) {
-      throw UsageError("--kind kronecker-product needs --factors (" + std::string(kFactorSyntax) + ")");
-    }
-    product = std::make_shared<const KroneckerProduct>(parse_factor_list(vm["factors"].as<std::string>()));
-    source = make_kronecker_product_source(product, threads_option(vm));
-  } else {
-    throw UsageError("--kind: unknown kind '" + kind +
-                     "'; choose kronecker, uniform, grid3d or kronecker-product");
-  }
+  if (kind == "grid3d") only_for({"threads"}, "kronecker, uniform or kronecker-product");
+  GeneratorArgs args;
+  args.kind = kind;
+  for (const GeneratorParameter& p : generator_parameters())
+    if (given(p.name.c_str())) args.given[p.name] = vm[p.name].as<std::string>();
+  Generator generator = make_generator(args, threads_option(vm));
+  const std::unique_ptr<EdgeSource>& source = generator.source;
+  const std::shared_ptr<const KroneckerProduct>& product = generator.product;
 
   output::check_writable(output, "--output");  // before generating, not after
   // FILE.known goes with a regular file only; an older one would describe another graph.

@@ -74,24 +74,42 @@ std::uint64_t threshold32(double p) {
   return static_cast<std::uint64_t>(t);
 }
 
-void check_batch_size(std::size_t max_edges) {
-  TRICOUNT_EXPECTS(max_edges > 0, "next_batch: max_edges must be positive");
-}
+// A generator: its edges by index (IndexedEdges) and what it is, for messages.
+class Generated : public IndexedEdges {
+ public:
+  virtual std::string description() const = 0;
+};
 
-// out[k] = edge_at(first + k) for k < n, on up to `threads` threads (0: all usable cores).
-// Edges are pure functions of their index, so the batch is the same for any thread count;
-// a thread gets at least 2^14 edges, so small batches stay on the calling thread.
-template <class EdgeAt>
-void fill_batch(std::vector<RawEdge>& out, std::uint64_t first, std::uint64_t n, unsigned threads,
-                const EdgeAt& edge_at) {
-  constexpr std::uint64_t kMinEdgesPerThread = std::uint64_t{1} << 14;
-  out.resize(static_cast<std::size_t>(n));
-  const unsigned wanted = threads == 0 ? usable_cores() : threads;
-  const auto used = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(1, n / kMinEdgesPerThread)));
-  parallel_ranges(n, used, [&](std::uint64_t lo, std::uint64_t hi) {
-    for (std::uint64_t k = lo; k < hi; ++k) out[k] = edge_at(first + k);
-  });
-}
+// A generator's edges as a stream, in index order; each batch is computed on up to
+// `threads` threads (0: all usable cores). Edges are pure functions of their index, so the
+// batch is the same for any thread count; a thread gets at least 2^14 edges, so small
+// batches stay on the calling thread.
+class GeneratedSource final : public EdgeSource {
+ public:
+  GeneratedSource(std::unique_ptr<const Generated> edges, unsigned threads)
+      : edges_(std::move(edges)), threads_(threads) {}
+
+  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
+    TRICOUNT_EXPECTS(max_edges > 0, "next_batch: max_edges must be positive");
+    constexpr std::uint64_t kMinEdgesPerThread = std::uint64_t{1} << 14;
+    const std::uint64_t n = std::min<std::uint64_t>(max_edges, edges_->edge_count() - next_);
+    out.resize(static_cast<std::size_t>(n));
+    const unsigned wanted = threads_ == 0 ? usable_cores() : threads_;
+    const auto used = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(1, n / kMinEdgesPerThread)));
+    parallel_ranges(n, used, [&](std::uint64_t lo, std::uint64_t hi) {
+      edges_->edges_at(next_ + lo, hi - lo, out.data() + lo);
+    });
+    next_ += n;
+    return n > 0;
+  }
+  std::string description() const override { return edges_->description(); }
+  const IndexedEdges* indexed() const override { return edges_.get(); }
+
+ private:
+  std::unique_ptr<const Generated> edges_;
+  unsigned threads_;
+  std::uint64_t next_ = 0;
+};
 
 std::string format_double(double x) {
   char buf[64];
@@ -142,9 +160,9 @@ class BitPermutation {
 
 // --- Kronecker -------------------------------------------------------------------------
 
-class KroneckerSource final : public EdgeSource {
+class Kronecker final : public Generated {
  public:
-  explicit KroneckerSource(const KroneckerSpec& spec)
+  explicit Kronecker(const KroneckerSpec& spec)
       : spec_(validated(spec)), key_(stream_key(spec.seed, 0x6B726F6E65636B72ull)),  // "kroneckr"
         perm_(spec.scale, spec.seed) {
     total_ = spec.edge_factor << spec.scale;
@@ -173,13 +191,9 @@ class KroneckerSource final : public EdgeSource {
     return spec;
   }
 
-  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
-    check_batch_size(max_edges);
-    out.clear();
-    const std::uint64_t n = std::min<std::uint64_t>(max_edges, total_ - next_);
-    fill_batch(out, next_, n, spec_.threads, [this](std::uint64_t i) { return edge(i); });
-    next_ += n;
-    return n > 0;
+  std::uint64_t edge_count() const override { return total_; }
+  void edges_at(std::uint64_t first, std::uint64_t n, RawEdge* out) const override {
+    for (std::uint64_t k = 0; k < n; ++k) out[k] = edge(first + k);
   }
 
   std::string description() const override {
@@ -211,29 +225,25 @@ class KroneckerSource final : public EdgeSource {
   KroneckerSpec spec_;
   std::uint64_t key_;
   BitPermutation perm_;
-  std::uint64_t total_ = 0, next_ = 0;
+  std::uint64_t total_ = 0;
   std::uint64_t t_row_ = 0, t_col0_ = 0, t_col1_ = 0;
 };
 
 // --- uniform ---------------------------------------------------------------------------
 
-class UniformSource final : public EdgeSource {
+class Uniform final : public Generated {
  public:
-  explicit UniformSource(const UniformSpec& spec)
+  explicit Uniform(const UniformSpec& spec)
       : spec_(spec), key_(stream_key(spec.seed, 0x756E69666F726D31ull)) {  // "uniform1"
     if (spec.vertices < 1) throw Error("uniform: the number of vertices must be at least 1");
   }
 
-  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
-    check_batch_size(max_edges);
-    out.clear();
-    const std::uint64_t n = std::min<std::uint64_t>(max_edges, spec_.edges - next_);
-    fill_batch(out, next_, n, spec_.threads, [this](std::uint64_t i) {
-      const std::uint64_t state = edge_state(key_, i);
-      return RawEdge{below(state, spec_.vertices), below(draw(state, 0), spec_.vertices)};
-    });
-    next_ += n;
-    return n > 0;
+  std::uint64_t edge_count() const override { return spec_.edges; }
+  void edges_at(std::uint64_t first, std::uint64_t n, RawEdge* out) const override {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::uint64_t state = edge_state(key_, first + k);
+      out[k] = RawEdge{below(state, spec_.vertices), below(draw(state, 0), spec_.vertices)};
+    }
   }
 
   std::string description() const override {
@@ -244,14 +254,13 @@ class UniformSource final : public EdgeSource {
  private:
   UniformSpec spec_;
   std::uint64_t key_;
-  std::uint64_t next_ = 0;
 };
 
 // --- 3D grid ---------------------------------------------------------------------------
 
-class Grid3dSource final : public EdgeSource {
+class Grid3d final : public Generated {
  public:
-  explicit Grid3dSource(const Grid3dSpec& spec) : spec_(spec) {
+  explicit Grid3d(const Grid3dSpec& spec) : spec_(spec) {
     if (spec.nx < 1 || spec.ny < 1 || spec.nz < 1) {
       throw Error("grid3d: every side must be at least 1 (got " + dims() + ")");
     }
@@ -261,73 +270,82 @@ class Grid3dSource final : public EdgeSource {
       throw Error("grid3d: " + dims() + " vertices do not fit in 64-bit ids");
     }
     plane_ = plane;
+    total_ = (spec.nx - 1) * spec.ny * spec.nz + spec.nx * (spec.ny - 1) * spec.nz + plane * (spec.nz - 1);
   }
 
-  // Vertex (x, y, z) has id x + nx * (y + ny * z); each vertex in turn emits its +x, +y
-  // and +z edges where the neighbour exists.
-  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
-    check_batch_size(max_edges);
-    out.clear();
-    while (out.size() < max_edges && z_ < spec_.nz) {
-      const std::uint64_t id = x_ + spec_.nx * (y_ + spec_.ny * z_);
-      if (dir_ == 0) {
-        if (x_ + 1 < spec_.nx) out.push_back({id, id + 1});
-        dir_ = 1;
-      } else if (dir_ == 1) {
-        if (y_ + 1 < spec_.ny) out.push_back({id, id + spec_.nx});
-        dir_ = 2;
-      } else {
-        if (z_ + 1 < spec_.nz) out.push_back({id, id + plane_});
-        dir_ = 0;
-        if (++x_ == spec_.nx) {
-          x_ = 0;
-          if (++y_ == spec_.ny) {
-            y_ = 0;
-            ++z_;
+  std::uint64_t edge_count() const override { return total_; }
+
+  // Vertex (x, y, z) has id x + nx * (y + ny * z); each vertex in turn, in id order, emits
+  // its +x, +y and +z edges where the neighbour exists. Edge `first` is found by counting
+  // the edges of whole planes, rows and vertices before it, then the rest follow in order.
+  void edges_at(std::uint64_t first, std::uint64_t n, RawEdge* out) const override {
+    TRICOUNT_EXPECTS(first <= total_ && n <= total_ - first, "grid3d: edges past the last one asked for");
+    if (n == 0) return;
+    const std::uint64_t nx = spec_.nx, ny = spec_.ny, nz = spec_.nz;
+    std::uint64_t i = first;
+    // Every plane but the last has (nx-1) ny + nx (ny-1) in-plane edges and nx ny +z edges.
+    const std::uint64_t per_plane = (nx - 1) * ny + nx * (ny - 1) + plane_;
+    std::uint64_t z = std::min(i / per_plane, nz - 1);
+    i -= z * per_plane;
+    const bool z_ext = z + 1 < nz;
+    // Every row but the last of plane z: nx - 1 edges +x, nx +y, and nx +z if z_ext.
+    const std::uint64_t per_row = (nx - 1) + nx + (z_ext ? nx : 0);
+    std::uint64_t y = std::min(i / per_row, ny - 1);
+    i -= y * per_row;
+    // Every vertex but the last of row y: one +x, and +y, +z where they exist.
+    const std::uint64_t per_vertex = 1 + (y + 1 < ny) + z_ext;
+    std::uint64_t x = std::min(i / per_vertex, nx - 1);
+    i -= x * per_vertex;
+    unsigned dir = 0;  // the i-th of the vertex's existing directions
+    for (;; ++dir) {
+      if (has(dir, x, y, z) && i-- == 0) break;
+    }
+    std::uint64_t k = 0;
+    while (k < n) {
+      const std::uint64_t id = x + nx * (y + ny * z);
+      if (has(dir, x, y, z)) out[k++] = {id, id + (dir == 0 ? 1 : dir == 1 ? nx : plane_)};
+      if (++dir == 3) {
+        dir = 0;
+        if (++x == nx) {
+          x = 0;
+          if (++y == ny) {
+            y = 0;
+            ++z;
           }
         }
       }
     }
-    return !out.empty();
   }
 
   std::string description() const override { return "grid3d " + dims(); }
 
  private:
+  bool has(unsigned dir, std::uint64_t x, std::uint64_t y, std::uint64_t z) const {
+    return dir == 0 ? x + 1 < spec_.nx : dir == 1 ? y + 1 < spec_.ny : z + 1 < spec_.nz;
+  }
   std::string dims() const {
     return std::to_string(spec_.nx) + "x" + std::to_string(spec_.ny) + "x" + std::to_string(spec_.nz);
   }
 
   Grid3dSpec spec_;
-  std::uint64_t plane_ = 0;
-  std::uint64_t x_ = 0, y_ = 0, z_ = 0;
-  unsigned dir_ = 0;
+  std::uint64_t plane_ = 0, total_ = 0;
 };
 
 // --- Kronecker product of small graphs ------------------------------------------------
 
-class KroneckerProductSource final : public EdgeSource {
+class Product final : public Generated {
  public:
-  KroneckerProductSource(std::shared_ptr<const KroneckerProduct> product, unsigned threads)
-      : product_(std::move(product)), threads_(threads) {
+  explicit Product(std::shared_ptr<const KroneckerProduct> product) : product_(std::move(product)) {
     TRICOUNT_EXPECTS(product_ != nullptr, "kronecker-product: no product given");
   }
-
-  bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
-    check_batch_size(max_edges);
-    out.clear();
-    const std::uint64_t n = std::min<std::uint64_t>(max_edges, product_->counts().edges - next_);
-    fill_batch(out, next_, n, threads_, [this](std::uint64_t i) { return product_->edge(i); });
-    next_ += n;
-    return n > 0;
+  std::uint64_t edge_count() const override { return product_->counts().edges; }
+  void edges_at(std::uint64_t first, std::uint64_t n, RawEdge* out) const override {
+    for (std::uint64_t k = 0; k < n; ++k) out[k] = product_->edge(first + k);
   }
-
   std::string description() const override { return product_->description(); }
 
  private:
   std::shared_ptr<const KroneckerProduct> product_;
-  unsigned threads_;
-  std::uint64_t next_ = 0;
 };
 
 // --- writer ----------------------------------------------------------------------------
@@ -377,20 +395,20 @@ char* store_le(char* p, Word w) {
 }  // namespace
 
 std::unique_ptr<EdgeSource> make_kronecker_source(const KroneckerSpec& spec) {
-  return std::make_unique<KroneckerSource>(spec);
+  return std::make_unique<GeneratedSource>(std::make_unique<Kronecker>(spec), spec.threads);
 }
 
 std::unique_ptr<EdgeSource> make_uniform_source(const UniformSpec& spec) {
-  return std::make_unique<UniformSource>(spec);
+  return std::make_unique<GeneratedSource>(std::make_unique<Uniform>(spec), spec.threads);
 }
 
 std::unique_ptr<EdgeSource> make_grid3d_source(const Grid3dSpec& spec) {
-  return std::make_unique<Grid3dSource>(spec);
+  return std::make_unique<GeneratedSource>(std::make_unique<Grid3d>(spec), 1);
 }
 
 std::unique_ptr<EdgeSource> make_kronecker_product_source(std::shared_ptr<const KroneckerProduct> product,
                                                           unsigned threads) {
-  return std::make_unique<KroneckerProductSource>(std::move(product), threads);
+  return std::make_unique<GeneratedSource>(std::make_unique<Product>(std::move(product)), threads);
 }
 
 std::uint64_t write_edge_file(EdgeSource& source, const std::string& path, EdgeFileKind kind) {

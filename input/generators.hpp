@@ -35,6 +35,8 @@ struct Grid3dSpec {
   std::uint64_t nx = 16, ny = 16, nz = 16;
 };
 
+// Each source's indexed() gives its edges by index (input/edge_source.hpp), so that a reader
+// can split the index range between its threads.
 std::unique_ptr<EdgeSource> make_kronecker_source(const KroneckerSpec& spec);
 std::unique_ptr<EdgeSource> make_uniform_source(const UniformSpec& spec);
 std::unique_ptr<EdgeSource> make_grid3d_source(const Grid3dSpec& spec);
