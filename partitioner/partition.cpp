@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "input/kronecker_product.hpp"
 #include "partitioner/pipeline_state.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
@@ -180,12 +181,32 @@ void write_block_file(const PartitionedGraph& graph, const std::string& output) 
 void carry_known_counts(const PartitionOptions& options, GraphHeader& header) {
   if (!options.known) return;
   const KnownCounts& k = *options.known;
+  if ((header.vertices != k.vertices || header.edges != k.edges) && k.sidecar.empty())  // partition_generated's
+    throw Error("the cleaned graph has " + std::to_string(header.vertices) + " vertices and " + std::to_string(header.edges) +
+                " edges, but the generator (" + printable(k.generator) + ") gives " + std::to_string(k.vertices) + " and " +
+                std::to_string(k.edges) + " in closed form: the generator is wrong (report it); no block file was written");
   if (header.vertices != k.vertices || header.edges != k.edges)
     throw Error("the cleaned graph has " + std::to_string(header.vertices) + " vertices and " + std::to_string(header.edges) +
                 " edges, but '" + printable(k.sidecar) + "' (" + printable(k.generator) + ") says " + std::to_string(k.vertices) +
                 " and " + std::to_string(k.edges) + ": the input is not the graph those counts describe (delete the sidecar), "
                 "or the generator is wrong (report it); no block file was written");
   header.known_triangles = k.triangles;
+}
+
+GraphHeader partition_generated(const GeneratorArgs& generator, const std::string& output,
+                                const PartitionOptions& options) {
+  check_parts(options.parts);
+  const Generator g = make_generator(generator, options.threads);  // bad values before any work
+  output::check_writable(output, "--output", /*needs_regular_file=*/true);
+  PartitionOptions o = options;
+  o.memory_budget = options.memory_budget ? options.memory_budget : default_memory_budget();
+  const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(g.source->indexed()->edge_count(), o.memory_budget);
+  if (g.product) {  // what tricount-generate would write to FILE.known
+    const ProductCounts& c = g.product->counts();
+    o.known = KnownCounts{.vertex_ids = c.vertex_ids, .vertices = c.vertices, .edges = c.edges, .triangles = c.triangles,
+                          .generator = g.product->description()};
+  }
+  return partition_source(*g.source, output, o, g.spec, 0, {}, runs_in_memory).header;
 }
 
 GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,

@@ -4,7 +4,8 @@
 //   renumber densely) -> degrees -> orient (lower to higher (degree, id)) -> reorder
 //   (partitioner/reorder.hpp) -> hash into n x n blocks (u mod n, v mod n; local ids id / n)
 //   -> CSR per block -> HDF5 (src/block_format.hpp).
-// An edge file into a block file: partition_file (what tricount-partition runs). An edge
+// An edge file into a block file: partition_file (what tricount-partition runs), a generator
+// input into one: partition_generated. An edge
 // stream into a block file: partition_source; into a graph in memory: partition_edges; into
 // any BlockOutput: run_pipeline.
 #pragma once
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "input/generator_spec.hpp"
 #include "partitioner/pipeline.hpp"
 
 namespace tricount {
@@ -30,6 +32,15 @@ struct PartitionedGraph {
 // options.tmpdir. Returns the header written.
 GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
                            const PartitionOptions& options);
+
+// Partitions a generator input (input/generator_spec.hpp: kronecker:26, ...) into an HDF5
+// block file: the read stage computes the edges on every thread, and no edge file is written.
+// The file is the one partition_file writes from tricount-generate's file of the same graph,
+// but for its source attributes (source_file: the spec with every parameter written out,
+// source_size: 0); a Kronecker product's known triangle count goes in as FILE.known's does.
+// Throws UsageError for a bad parameter value. Returns the header written.
+GraphHeader partition_generated(const GeneratorArgs& generator, const std::string& output,
+                                const PartitionOptions& options);
 
 // Partitions `source` into the HDF5 block file `output` (temporary name + rename); the runs
 // on disk under options.tmpdir unless `runs_in_memory` (and not options.runs_on_disk).

@@ -1,9 +1,10 @@
-// tricount-partition: edge list -> HDF5 block file.
+// tricount-partition: edge list, or a generator input (kronecker:26), -> HDF5 block file.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <unistd.h>
 
 #include "partitioner/partition.hpp"
@@ -23,7 +24,10 @@ int main(int argc, char** argv) {
     std::uint64_t parts = 1;
     unsigned threads = 0;
     opts.add_options()
-      ("input,i", cli::po::value(&input)->required(), "edge list to read (text, Matrix Market, bin32/bin64; .gz for text), or a WebGraph BV graph (DIR/NAME.graph or DIR/NAME)")
+      ("input,i", cli::po::value(&input)->required(), "edge list to read (text, Matrix Market, bin32/bin64; .gz for text), a WebGraph BV graph "
+       "(DIR/NAME.graph or DIR/NAME), or a generator input KIND:PARAMETERS, generated here on every thread without an edge "
+       "file: kronecker:SCALE, uniform:SCALE, grid3d:SIDE, kronecker-product:FACTORS, or NAME=VALUE,... with tricount-generate's "
+       "option names (kronecker:scale=20,edge-factor=8,seed=2); a file that exists is read as a file, whatever its name")
       ("output,o", cli::po::value(&output)->required(), "HDF5 block file to write (written to a temporary name, renamed when complete)")
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
       ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32, bin64 or webgraph")
@@ -46,7 +50,9 @@ int main(int argc, char** argv) {
                     "CSR blocks into one HDF5 file for tricount-count, in passes over sorted runs held in memory\n"
                     "or, when they do not fit --memory-budget, on disk (--tmpdir), with the same result. An input FILE\n"
                     "with a FILE.known beside it (tricount-generate --kind kronecker-product) must have the vertices and\n"
-                    "edges it gives; its triangle count goes into the block file for tricount-count to check against.",
+                    "edges it gives; its triangle count goes into the block file for tricount-count to check against.\n"
+                    "A generator input (--input kronecker:26) gives the block file that tricount-generate's file of that\n"
+                    "graph would, with no edge file written; a Kronecker product's known triangle count goes in likewise.",
                     &hidden))
       return cli::kExitOk;
     // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
@@ -63,12 +69,17 @@ int main(int argc, char** argv) {
     options.tmpdir = tmpdir;
     options.runs_on_disk = vm.count("runs-on-disk") > 0 || vm.count("force-external") > 0;
     options.debug_memory = vm.count("debug-memory") > 0;
+    // A generator input, or nullopt for a file; a bad spec is a usage error here.
+    const std::optional<GeneratorArgs> generated = generator_input(input);
+    if (generated && format != "auto")
+      throw UsageError("--format " + format + " applies to files; '" + printable(input) + "' is a generator input");
     const bool quiet = vm.count("quiet") > 0;
     options.progress = !quiet;
     const auto t0 = std::chrono::steady_clock::now();
     GraphHeader h;
     try {
-      h = partition_file(input, parse_input_format(format), output, options);
+      h = generated ? partition_generated(*generated, output, options)
+                    : partition_file(input, parse_input_format(format), output, options);
     } catch (const std::bad_alloc&) {
       runs::wait_if_interrupted();
       throw Error("out of memory partitioning '" + printable(input) + "': give a smaller --memory-budget (the graph is then "
@@ -82,7 +93,10 @@ int main(int argc, char** argv) {
       std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s",
                   printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
                   static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
-      if (h.known_triangles)  // the vertices and edges matched the sidecar's
+      if (h.known_triangles && generated)  // the vertices and edges matched the closed form's
+        std::printf("; known triangle count %llu from the generator (in closed form)",
+                    static_cast<unsigned long long>(*h.known_triangles));
+      else if (h.known_triangles)  // the vertices and edges matched the sidecar's
         std::printf("; known triangle count %llu carried from '%s'", static_cast<unsigned long long>(*h.known_triangles),
                     printable(known_sidecar_path(input)).c_str());
       std::printf("\n");

@@ -1,10 +1,12 @@
 // Stage read: one reader parses the input in batches (text on several threads inside the
 // source); producer threads turn batches into canonical (min, max) pairs, self-loops dropped;
 // sorter threads sort full chunks and write them as sorted runs (packed 64-bit keys when the
-// chunk's ids are below 2^32, else pairs).
+// chunk's ids are below 2^32, else pairs). A generated input (EdgeSource::indexed) skips the
+// reader: each thread computes chunks of the edge index range and sorts and writes them.
 #include "partitioner/pipeline_state.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -13,12 +15,14 @@
 #include <thread>
 
 #include "partitioner/radix_sort.hpp"
+#include "src/threads.hpp"
 
 namespace tricount::pipeline {
 
 void Pipeline::read(EdgeSource& source, const std::string& source_file) {
-  progress_.begin("read", 0, "edges");
-  if (!source_file.empty()) progress_.set_fraction(input_fraction(source_file));
+  const IndexedEdges* generated = source.indexed();
+  progress_.begin("read", generated ? generated->edge_count() : 0, "edges");
+  if (!generated && !source_file.empty()) progress_.set_fraction(input_fraction(source_file));
   // Producers take batches from the source (one at a time: the source is sequential, and
   // text is parsed on several threads inside it) and turn them into canonical pairs in
   // their own buffers; sorters sort and write the full buffers as runs. One producer ran
@@ -35,6 +39,73 @@ void Pipeline::read(EdgeSource& source, const std::string& source_file) {
   const std::size_t batch_max = static_cast<std::size_t>(std::clamp<std::uint64_t>(chunk / 4, 1024, 1u << 18));
 
   std::mutex m;
+  // Sorts a buffer of canonical pairs and writes it as one run; `v` is left empty.
+  auto write_run = [&](std::vector<RawEdge>& v, std::vector<RawEdge>& scratch) {
+    const std::string path = scratch_.new_file("read");
+    // Packed 64-bit keys when the chunk's ids are below 2^32 (8 bytes an edge), else pairs.
+    const bool packed = sort_edges(v, scratch);
+    std::uint64_t count = 0;
+    if (packed) {
+      std::uint64_t* keys = packed_keys(v);
+      count = static_cast<std::uint64_t>(std::unique(keys, keys + v.size()) - keys);
+      runs::write_file(path, keys, count * sizeof(std::uint64_t));
+    } else {
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      count = v.size();
+      runs::write_file(path, v.data(), count * sizeof(RawEdge));
+    }
+    v.clear();
+    std::lock_guard lock(m);
+    (packed ? key_runs_ : edge_runs_).push_back(Run{{Span{path, 0, count}}});
+  };
+  auto finish = [&] {
+    report_.runs = edge_runs_.size() + key_runs_.size();
+    progress_.end(std::to_string(report_.runs) + " sorted runs");
+  };
+
+  // A generated input: every thread takes chunks of the edge index range in turn, computes
+  // their edges, makes them canonical pairs in place and sorts and writes them as runs
+  // itself; no edge passes through a queue, and the reader is never the bottleneck. Which
+  // thread takes which chunk changes nothing, as with the producers below.
+  if (generated) {
+    const std::uint64_t total = generated->edge_count();
+    // At least one chunk per thread, so that a small graph is generated on every thread too.
+    const std::uint64_t size = std::min(chunk, std::max<std::uint64_t>(total / threads_ + 1, 4096));
+    const std::uint64_t chunks = total / size + (total % size != 0);
+    std::atomic<std::uint64_t> next{0};
+    std::atomic<bool> stop{false};
+    std::vector<raw_id_t> max_of(threads_, 0);
+    parallel_for(threads_, [&](unsigned t) {
+      try {
+        std::vector<RawEdge> v, scratch;
+        raw_id_t my_max = 0;
+        for (std::uint64_t c; !stop.load(std::memory_order_relaxed) && (c = next.fetch_add(1)) < chunks;) {
+          const std::uint64_t first = c * size, n = std::min(size, total - first);
+          v.resize(static_cast<std::size_t>(n));
+          generated->edges_at(first, n, v.data());
+          std::size_t kept = 0;
+          for (const RawEdge& e : v) {
+            if (e.u == e.v) continue;
+            const RawEdge canonical = e.u < e.v ? e : RawEdge{e.v, e.u};
+            my_max = std::max(my_max, canonical.v);
+            v[kept++] = canonical;
+          }
+          v.resize(kept);
+          progress_.add(n);
+          if (kept > 0) write_run(v, scratch);
+        }
+        max_of[t] = my_max;
+      } catch (...) {
+        stop = true;
+        throw;
+      }
+    });
+    input_edges_ = total;
+    max_raw_id_ = *std::max_element(max_of.begin(), max_of.end());
+    finish();
+    return;
+  }
+
   std::condition_variable cv;
   std::vector<std::vector<RawEdge>> buffers(threads_ + producers);
   std::vector<std::size_t> free_list;
@@ -62,23 +133,8 @@ void Pipeline::read(EdgeSource& source, const std::string& source_file) {
         full.pop_front();
       }
       try {
-        std::vector<RawEdge>& v = buffers[b];
-        const std::string path = scratch_.new_file("read");
-        // Packed 64-bit keys when the chunk's ids are below 2^32 (8 bytes an edge), else pairs.
-        const bool packed = sort_edges(v, scratch);
-        std::uint64_t count = 0;
-        if (packed) {
-          std::uint64_t* keys = packed_keys(v);
-          count = static_cast<std::uint64_t>(std::unique(keys, keys + v.size()) - keys);
-          runs::write_file(path, keys, count * sizeof(std::uint64_t));
-        } else {
-          v.erase(std::unique(v.begin(), v.end()), v.end());
-          count = v.size();
-          runs::write_file(path, v.data(), count * sizeof(RawEdge));
-        }
+        write_run(buffers[b], scratch);
         std::lock_guard lock(m);
-        (packed ? key_runs_ : edge_runs_).push_back(Run{{Span{path, 0, count}}});
-        v.clear();
         free_list.push_back(b);
         cv.notify_all();
       } catch (...) {
@@ -156,8 +212,7 @@ void Pipeline::read(EdgeSource& source, const std::string& source_file) {
   if (error) std::rethrow_exception(error);
   buffers.clear();
   buffers.shrink_to_fit();
-  report_.runs = edge_runs_.size() + key_runs_.size();
-  progress_.end(std::to_string(report_.runs) + " sorted runs");
+  finish();
 }
 
 }  // namespace tricount::pipeline
