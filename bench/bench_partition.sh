@@ -5,13 +5,14 @@
 #   bench/bench_partition.sh [BUILD_DIR]            (default build)
 #
 # For each scale: tricount-generate --kind kronecker --scale S --output kS.bin64 (kept and
-# reused), then for each --parts and --memory-budget: tricount-partition under
-# /usr/bin/time -v (or getrusage). Prints one row per run: wall time, input edges/s, peak RSS,
-# bytes written (the output file and the sorted runs), the sorted runs' bytes alone (temp_GB:
-# to --tmpdir or to memory files), the graph checksum (every run of a
-# scale and --parts must give the same); then one row per stage: seconds, input edges/s,
-# bytes read and written through system calls (input, runs, output) and the process's peak
-# RSS by the stage's end, from the program's stage lines (a binary older than the stage I/O columns shows "-").
+# reused; its wall time and peak RSS in a row labelled "gen" when it is made here), then for
+# each --parts and --memory-budget: tricount-partition under /usr/bin/time -v (or getrusage).
+# Prints one row per run: wall time, input edges/s, peak RSS, bytes written (the output file
+# and the sorted runs), the sorted runs' bytes alone (temp_GB: to --tmpdir or to memory
+# files), the graph checksum (every input of a scale and --parts must give the same); then
+# one row per stage: seconds, input edges/s, bytes read and written through system calls
+# (input, runs, output) and the process's peak RSS by the stage's end, from the program's
+# stage lines (a binary older than the stage I/O columns shows "-").
 #
 # Environment:
 #   SCALES     Kronecker scales (default "24 26"; edge factor 16: 2^S * 16 input edges)
@@ -29,7 +30,12 @@
 #              parsing in the stage rows); with GAPBS_CONVERTER=PATH, GAPBS's converter
 #              builds its symmetric CSR from the same text file (`converter -f kS.el -s -b
 #              kS.sg`), timed alike (wall, peak RSS)
-#   BIN64=0    skip the bin64 input (with TEXT=1: the text edge list alone)
+#   BIN64=0    skip the bin64 input (with TEXT=1: the text edge list alone; with GENERATED=1
+#              no edge file is made at all)
+#   GENERATED=1  also partition the generator input directly (`--input kronecker:S`, rows
+#              "kS-gen": the edges computed in the read stage, no edge file); compare its wall
+#              time with the "gen" row's plus the kS row's. The lent host's Kronecker 24 and
+#              26 without the 17 GB file: SCALES="24 26" PARTS=4 BUDGETS=16G GENERATED=1 BIN64=0
 #   KEEP=1     keep the .h5 outputs (default: removed after each run)
 set -euo pipefail
 
@@ -44,6 +50,7 @@ RUNS=${TMPDIR_RUNS:-$WORK/runs}
 RUNS_ON_DISK=${RUNS_ON_DISK:-${FORCE_EXTERNAL:-0}}
 BEFORE=${BEFORE:-}
 TEXT=${TEXT:-0}
+GENERATED=${GENERATED:-0}
 GAPBS_CONVERTER=${GAPBS_CONVERTER:-}
 mkdir -p "$WORK" "$RUNS"
 [[ -x $BIN/tricount-partition && -x $BIN/tricount-generate ]] || { echo "no programs in $BIN (build first)" >&2; exit 2; }
@@ -108,7 +115,8 @@ partition() {
   sum=$(command -v h5dump > /dev/null && checksum "$out" || echo "-")
   printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %8s %s\n' "$label" "$name" "$p" "$b" "$wall" "$input_edges" "$rate" "$rss" "$written" "$temp" "$sum"
   stage_rows "$log" "$input_edges" "$label"
-  local key="$name-$p"
+  # Every input of a scale is the same graph: one reference checksum per scale and --parts.
+  local key="${name%%[.-]*}-$p"
   if [[ -n ${reference[$key]:-} && $sum != "-" && $sum != "${reference[$key]}" ]]; then
     echo "  MISMATCH: $name --parts $p: graph checksum $sum differs from ${reference[$key]}" >&2
   fi
@@ -119,16 +127,21 @@ partition() {
 declare -A reference
 for s in $SCALES; do
   edges=$WORK/k$s.bin64
-  if [[ ! -s $edges ]]; then
-    "$BIN/tricount-generate" --kind kronecker --scale "$s" --output "$edges" 2> "$WORK/generate-k$s.log"
+  input_edges=$(( 16 << s ))  # tricount-generate's default edge factor
+  if [[ ${BIN64:-1} == 1 && ! -s $edges ]]; then
+    log=$WORK/generate-k$s.log
+    timed "$BIN/tricount-generate" --kind kronecker --scale "$s" --output "$edges" > /dev/null 2> "$log" ||
+      { echo "tricount-generate failed: see $log" >&2; exit 1; }
+    printf '%-7s %-9s %5s %7s %9s %12s %10s %12s %12s %8s %s\n' gen "k$s.bin64" - - "$(wall_of "$log")" "$input_edges" \
+      "$(awk -v e="$input_edges" -v w="$(wall_of "$log")" 'BEGIN {printf "%.1f", (w > 0 ? e / w / 1e6 : 0)}')" \
+      "$(rss_of "$log")" "$(awk -v b="$(stat -c %s "$edges")" 'BEGIN {printf "%.2f", b / 1e9}')" - -
   fi
-  input_edges=$(( $(stat -c %s "$edges") / 16 ))
   inputs=()
-  [[ ${BIN64:-1} == 1 ]] && inputs+=("$edges:k$s")
+  [[ ${BIN64:-1} == 1 ]] && inputs+=("$edges|k$s")
   if [[ $TEXT == 1 ]]; then
     text=$WORK/k$s.el
     [[ -s $text ]] || "$BIN/tricount-generate" --kind kronecker --scale "$s" --output "$text" --format text 2> "$WORK/generate-k$s-text.log"
-    inputs+=("$text:k$s.el")
+    inputs+=("$text|k$s.el")
     if [[ -n $GAPBS_CONVERTER ]]; then
       log=$WORK/k$s-gapbs.log
       if timed "$GAPBS_CONVERTER" -f "$text" -s -b "$WORK/k$s.sg" > "$log.out" 2> "$log"; then
@@ -141,12 +154,13 @@ for s in $SCALES; do
       rm -f "$WORK/k$s.sg"
     fi
   fi
+  [[ $GENERATED == 1 ]] && inputs+=("kronecker:$s|k$s-gen")
   for entry in "${inputs[@]}"; do
-    input=${entry%%:*}
-    name=${entry#*:}
+    input=${entry%%|*}
+    name=${entry#*|}
     for p in $PARTS; do
       for b in $BUDGETS; do
-        [[ -n $BEFORE ]] && partition before "$BEFORE/tricount-partition" "$input" "$name" "$input_edges" "$p" "$b"
+        [[ -n $BEFORE && $name != *-gen ]] && partition before "$BEFORE/tricount-partition" "$input" "$name" "$input_edges" "$p" "$b"
         partition after "$BIN/tricount-partition" "$input" "$name" "$input_edges" "$p" "$b"
       done
     done

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
       ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32, bin64 or webgraph")
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
-      ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text, sorting and merging (0 = all cores)")
+      ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text or generating edges, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
        "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")
       ("tmpdir", cli::po::value(&tmpdir), "directory for the sorted runs when they do not fit in memory (default: $TMPDIR "
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     cli::po::options_description hidden("deprecated");
     hidden.add_options()("force-external", "same as --runs-on-disk");
     cli::po::variables_map vm;
-    if (!cli::parse(argc, argv, opts, vm, "tricount-partition --input FILE --output FILE.h5 [--parts N]",
+    if (!cli::parse(argc, argv, opts, vm, "tricount-partition --input FILE|KIND:PARAMETERS --output FILE.h5 [--parts N]",
                     "Cleans an edge list (drops self-loops, duplicates and isolated vertices; symmetrizes), orients\n"
                     "every edge from lower to higher (degree, id), reorders the vertices, and writes n x n hashed\n"
                     "CSR blocks into one HDF5 file for tricount-count, in passes over sorted runs held in memory\n"
