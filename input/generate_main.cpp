@@ -1,6 +1,8 @@
 // tricount-generate: writes a synthetic graph (Kronecker, uniform random, 3D grid, Kronecker
 // product of small graphs) as an edge file that every tricount reader accepts (text "u v"
 // lines, or bin32/bin64 pairs); for a Kronecker product also FILE.known, its exact counts.
+// The graph parameters and their checks are input/generator_spec.hpp's, shared with
+// tricount-partition's generator inputs (--input kronecker:26).
 #include <charconv>
 #include <chrono>
 #include <cstdint>

@@ -51,7 +51,7 @@ const GeneratorParameter& parameter(std::string_view name) {
 // The parameters' values: as given, else their defaults; numbers checked and named.
 class Values {
  public:
-  Values(const GeneratorArgs& args) : args_(args), names_(args) {}
+  explicit Values(const GeneratorArgs& args) : args_(args), names_(args) {}
 
   bool given(std::string_view name) const { return args_.given.count(std::string(name)) > 0; }
   std::string text(std::string_view name) const {
