@@ -122,6 +122,18 @@ bool cuda_available() {
 #endif
 }
 
+bool start_gpu(int local_rank) {
+#ifdef TRICOUNT_HAVE_CUDA
+  const int devices = cuda_device_count();
+  if (devices <= 0) return false;
+  if (local_rank >= 0) cuda_start_context(local_rank % devices);
+  return true;
+#else
+  (void)local_rank;
+  return false;
+#endif
+}
+
 std::unique_ptr<CountBackend> make_backend(BackendKind kind, const BackendOptions& options) {
   if (kind == BackendKind::Cpu || (kind == BackendKind::Auto && !cuda_available())) return make_cpu_backend(options);
 #ifdef TRICOUNT_HAVE_CUDA

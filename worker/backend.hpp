@@ -200,6 +200,10 @@ struct BackendOptions {
 
 // True when this build has the CUDA backend and at least one GPU is visible.
 bool cuda_available();
+// Starts the GPU driver and, for local_rank >= 0, the primary context of GPU local_rank mod
+// the device count (the one a backend with that BackendOptions::local_rank takes), so that
+// the backend created later finds both ready. Never throws; false where no GPU is visible.
+bool start_gpu(int local_rank);
 // Auto picks CUDA when available, else CPU. Cuda without a GPU (or without CUDA in the
 // build) throws Error saying which.
 std::unique_ptr<CountBackend> make_backend(BackendKind kind, const BackendOptions& options);

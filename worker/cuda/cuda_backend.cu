@@ -127,6 +127,10 @@ int cuda_device_count() {
   return n;
 }
 
+void cuda_start_context(int device) {
+  if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
+}
+
 std::string cuda_status_message() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
