@@ -27,6 +27,7 @@ struct BlockView {
   std::uint32_t max_degree = 0;
   const eoff_t* offsets = nullptr;   // rows + 1
   const vid_t* neighbors = nullptr;  // nnz
+  std::uint64_t nonempty_rows = 0;   // rows with a neighbour (0: not counted; plans then use rows)
 };
 
 // Task (i, j, k, s): rows u of class i with split_of_row(u, splits) == split.

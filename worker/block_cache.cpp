@@ -6,10 +6,24 @@
 #include <iterator>
 #include <thread>
 
+#include "src/threads.hpp"
+
 namespace tricount {
 
-BlockView make_block_view(const CsrSpan& block, std::uint64_t serial) {
+std::uint64_t count_nonempty_rows(const CsrSpan& block, unsigned threads) {
+  std::atomic<std::uint64_t> total{0};
+  const unsigned used = static_cast<unsigned>(std::clamp<std::uint64_t>(block.rows >> 20, 1, std::max(1u, threads)));
+  parallel_ranges(block.rows, used, [&](std::uint64_t first, std::uint64_t last) {
+    std::uint64_t c = 0;
+    for (std::uint64_t r = first; r < last; ++r) c += block.offsets[r + 1] != block.offsets[r];
+    total += c;
+  });
+  return total;
+}
+
+BlockView make_block_view(const CsrSpan& block, std::uint64_t serial, std::uint64_t nonempty_rows) {
   BlockView v;
+  v.nonempty_rows = nonempty_rows;
   v.id = block.id;
   v.serial = serial;
   v.rows = block.rows;
@@ -88,6 +102,7 @@ std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& lo
     checks_.bytes += loaded->block.bytes();
   }
   loaded->serial = next_serial_++;
+  loaded->nonempty_rows = count_nonempty_rows(loaded->span(), threads_);
   load_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::uint64_t bytes = loaded->span().bytes();
   bytes_loaded += bytes;

@@ -17,8 +17,10 @@
 namespace tricount {
 
 // A view of a block in host memory; `serial` must identify these bytes (BlockView::serial).
-BlockView make_block_view(const CsrSpan& block, std::uint64_t serial);
+BlockView make_block_view(const CsrSpan& block, std::uint64_t serial, std::uint64_t nonempty_rows = 0);
 inline BlockView make_block_view(const CsrBlock& block, std::uint64_t serial) { return make_block_view(block.span(), serial); }
+// Rows of the block with at least one neighbour, counted on up to `threads` threads.
+std::uint64_t count_nonempty_rows(const CsrSpan& block, unsigned threads = 1);
 
 // A block in this process: mapped from the file where its datasets allow (no copy), else
 // read into memory.
@@ -26,8 +28,9 @@ struct LoadedBlock {
   std::optional<MappedBlock> mapped;
   CsrBlock block;            // when not mapped
   std::uint64_t serial = 0;  // unique per load in this process (see BlockView::serial)
+  std::uint64_t nonempty_rows = 0;  // counted once per load: more parts leave most rows empty
   CsrSpan span() const { return mapped ? mapped->span() : block.span(); }
-  BlockView view() const { return make_block_view(span(), serial); }
+  BlockView view() const { return make_block_view(span(), serial, nonempty_rows); }
 };
 
 // Which blocks a worker of this node has checked (checksum and validation), kept in memory

@@ -74,3 +74,27 @@ TEST(NodeBlockChecks, ACorruptBlockIsRefusedByEveryWorkerOfTheNode) {
     EXPECT_NO_THROW(cache.get({0, 1}, seconds, bytes));  // the others are still good
   }
 }
+
+// Every loaded block knows its rows with a neighbour (the CUDA backend's plans average
+// over those): the same count as a walk over the read block's offsets.
+TEST(BlockCache, ALoadedBlockCountsItsNonEmptyRows) {
+  TempDir dir;
+  const std::string path = write_graph(dir, 2);
+  BlockFileReader file(path);
+  BlockCache cache(file, 1u << 30, 2);
+  double seconds = 0;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = 0; i < 2; ++i)
+    for (std::uint32_t j = 0; j < 2; ++j) {
+      const CsrBlock read = file.read_block({i, j});
+      std::uint64_t want = 0;
+      for (std::uint64_t r = 0; r < read.rows; ++r) want += read.offsets[r + 1] != read.offsets[r];
+      const auto loaded = cache.get({i, j}, seconds, bytes);
+      EXPECT_EQ(loaded->nonempty_rows, want) << block_name({i, j});
+      EXPECT_EQ(loaded->view().nonempty_rows, want);
+      EXPECT_EQ(count_nonempty_rows(read.span(), 3), want);
+      EXPECT_GT(want, 0u);
+      EXPECT_LT(want, read.rows + 1);
+    }
+}
+

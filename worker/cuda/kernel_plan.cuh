@@ -89,8 +89,12 @@ inline std::uint32_t cta_bitmap_words(const CudaTuning& t, const DeviceLimits& d
 struct BlockMeta {
   std::uint64_t rows = 0, nnz = 0;
   std::uint32_t max_degree = 0;
+  std::uint64_t nonempty_rows = 0;  // 0: not counted
+  // Neighbours per row that has any: more parts leave most rows empty, and an average over
+  // all of them would call the rows that do count short.
+  double average_degree() const { return double(nnz) / double(std::max<std::uint64_t>(1, nonempty_rows ? nonempty_rows : rows)); }
 };
-inline BlockMeta meta(const BlockView& v) { return {v.rows, v.nnz, v.max_degree}; }
+inline BlockMeta meta(const BlockView& v) { return {v.rows, v.nnz, v.max_degree, v.nonempty_rows}; }
 
 // One pass of the counting kernels over a (hash, 1-hop, 2-hop) triple: the u side (the
 // task's own blocks) or the transposed v side (P(j,k), T, P(i,k)).
@@ -155,8 +159,7 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
   // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
   // chain of loads), else 32 (figures: bench/notes/cuda-code-figures.md).
-  const double work_per_row = (double(one_hop.nnz) / double(std::max<std::uint64_t>(1, rows))) *
-                              (double(two_hop.nnz) / double(std::max<std::uint64_t>(1, two_hop.rows)));
+  const double work_per_row = one_hop.average_degree() * two_hop.average_degree();
   sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work ? 8 : 32;
   TRICOUNT_EXPECTS(sp.G == 8 || sp.G == 32, "CudaTuning::warp_lanes must be 0, 8 or 32, not " + std::to_string(sp.G));
   const std::uint32_t tiny_max = std::min(t.tiny_rows, kThreadMaxRow);
