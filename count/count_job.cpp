@@ -116,6 +116,7 @@ struct CountJob {
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
   std::unique_ptr<CountBackend> backend;   // workers, from step 3
+  std::unique_ptr<DegreeSharesAhead> degrees_ahead;  // workers with --per-vertex, steps 3 to 8: the degrees, read while counting
   std::future<StartedBackend> backend_starting;  // workers, steps 0 to 3: the backend being created
   std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
@@ -261,6 +262,11 @@ void open_workers(CountJob& job) {
       job.file = timed(job.times.open_file, [&] { return std::make_unique<BlockFileReader>(job.options.input); });
       timed(job.times.identity_check, [&] { check_same_input(*job.file, job.result.input_identity); });
     }
+    // The degrees do not depend on the counts: read on a thread from now on, while the
+    // backend starts and the worker counts (step 8 takes them).
+    if (!job.options.per_vertex.empty())
+      job.degrees_ahead = std::make_unique<DegreeSharesAhead>(*job.file, job.size == 1 ? 0 : job.rank - 1, job.workers,
+                                                              std::max(1u, job.worker_options.loader_threads));
     StartedBackend started = timed(job.times.backend_wait, [&] { return job.backend_starting.get(); });  // rethrows its error
     job.backend = std::move(started.backend);
     job.times.backend = started.seconds;
@@ -470,12 +476,15 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
 void write_per_vertex(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   PerVertexSources sources;
-  const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
-  sources.degree_shares = [&] { return degree_shares(*job.file, job.size == 1 ? 0 : job.rank - 1, job.workers, threads); };
-  sources.write_threads = std::min(8u, usable_cores());  // rank 0 formats text while the workers are done
+  sources.degree_shares = [&] { return job.degrees_ahead->take(); };
+  sources.write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
   auto out = std::make_shared<PerVertexOutput>(
       reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));
+  // The slowest worker's degree read (on its thread, overlapping the count), for the report.
+  const double mine = job.degrees_ahead ? job.degrees_ahead->seconds() : 0.0;
+  MPI_Reduce(&mine, &out->steps.degree_read, 1, MPI_DOUBLE, MPI_MAX, 0, job.comm);
+  job.degrees_ahead.reset();
   if (job.rank != 0) return;
   job.result.per_vertex = out->summary;
   job.result.per_vertex_output = std::move(out);

@@ -11,6 +11,7 @@
 //    puts every row on the disk (fsync) first, so commit() is the rename alone.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,6 +53,13 @@ using TableBatch = std::vector<TableColumnData>;
 
 // Batches queued for the writer thread at most: the caller prepares the next meanwhile.
 inline constexpr std::size_t kTableQueuedBatches = 2;
+
+// Threads worth starting for work over `rows` table rows (building, summing, formatting
+// them): one per kTableRowsPerThread rows, at most `threads`, at least 1.
+inline constexpr std::uint64_t kTableRowsPerThread = std::uint64_t{1} << 15;
+inline unsigned table_threads(std::uint64_t rows, unsigned threads) {
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(rows / kTableRowsPerThread, 1, std::max(1u, threads)));
+}
 
 // True when `path` gets the text format (it ends in ".tsv"), else HDF5.
 bool table_is_text(const std::string& path);
