@@ -244,8 +244,14 @@ JsonObject CountResult::to_json() const {
     seconds.add_raw("per_vertex", "null").add_raw("per_vertex_write", "null").add_raw("per_vertex_steps", "null");
   }
   // --per-edge: the same for its table.
-  if (per_edge_output) seconds.add("per_edge", per_edge_seconds).add("per_edge_write", per_edge_output->write_seconds);
-  else seconds.add_raw("per_edge", "null").add_raw("per_edge_write", "null");
+  if (per_edge_output) {
+    const PerEdgeSteps& s = per_edge_output->steps;
+    JsonObject steps;  // rank 0's view of the step
+    steps.add("blocks", s.blocks).add("reduce", s.reduce).add("rows", s.rows).add("queue", s.queue).add("finish", s.finish);
+    seconds.add("per_edge", per_edge_seconds).add("per_edge_write", per_edge_output->write_seconds).add("per_edge_steps", steps);
+  } else {
+    seconds.add_raw("per_edge", "null").add_raw("per_edge_write", "null").add_raw("per_edge_steps", "null");
+  }
   // Rank 0's process start to the report's clock: what lies before `total` (the launcher's
   // own start-up before this process existed is not in it).
   seconds.add("process_start", per_rank.empty() ? 0.0 : per_rank.front().setup.process_start);
