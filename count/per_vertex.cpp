@@ -144,20 +144,31 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
   return share;
 }
 
-DegreeSharesAhead::DegreeSharesAhead(const BlockFileReader& file, int worker, int workers, unsigned threads)
-    : result_(std::async(std::launch::async, [this, &file, worker, workers, threads, stop = stop_.get_token()] {
-        return timed(seconds_, [&] { return degree_shares(file, worker, workers, threads, stop); });
-      })) {}
-
-DegreeSharesAhead::~DegreeSharesAhead() {
-  if (!result_.valid()) return;
-  stop_.request_stop();
-  result_.wait();  // its error, if any, goes with it: nobody asked for the degrees
+PerVertexAhead::PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers,
+                               unsigned threads) {
+  if (degrees)
+    degrees_ = std::async(std::launch::async, [this, &file, worker, workers, threads, stop = stop_.get_token()] {
+      return timed(degree_seconds_, [&] { return degree_shares(file, worker, workers, threads, stop); });
+    });
+  if (first_ids && file.header().parts > 0)
+    first_ids_ = std::async(std::launch::async, [&file] { return file.read_vertex_map_class(0); });
 }
 
-std::vector<std::vector<std::uint64_t>> DegreeSharesAhead::take() {
-  TRICOUNT_EXPECTS(result_.valid(), "the degree shares were taken twice");
-  return result_.get();
+PerVertexAhead::~PerVertexAhead() {
+  stop_.request_stop();
+  // Their errors, if any, go with them: nobody asked for what they read.
+  if (degrees_.valid()) degrees_.wait();
+  if (first_ids_.valid()) first_ids_.wait();
+}
+
+std::vector<std::vector<std::uint64_t>> PerVertexAhead::take_degrees() {
+  TRICOUNT_EXPECTS(degrees_.valid(), "the degree shares were not read ahead, or taken twice");
+  return degrees_.get();
+}
+
+std::vector<raw_id_t> PerVertexAhead::take_first_ids() {
+  TRICOUNT_EXPECTS(first_ids_.valid(), "class 0's input ids were not read ahead, or taken twice");
+  return first_ids_.get();
 }
 
 void PerVertexSummary::add(const VertexRows& rows, unsigned threads) {
@@ -356,7 +367,10 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
     timed(steps.degrees, [&] {
       collective_step(comm, [&] {
         if (rank == 0) {
-          if (n > 0) next_ids = read_ids(0);
+          if (n > 0 && sources.first_ids)
+            next_ids = std::async(std::launch::deferred, [&] { return sources.first_ids(); });  // taken in the loop
+          else if (n > 0)
+            next_ids = read_ids(0);
           try {
             writer = std::make_unique<PerVertexWriter>(path, file->path(), vertices, threads);
           } catch (const Error& e) {

@@ -3,7 +3,7 @@
 //
 // How the counters travel (no rank holds all |V| of them): every worker's backend keeps one
 // counter array per vertex class it touched, and every worker reads its share of the blocks
-// once for the degrees (degree_shares), on a thread while it counts (DegreeSharesAhead). After
+// once for the degrees (degree_shares), on a thread while it counts (PerVertexAhead). After
 // counting, class by class and within a class in pieces of kPerVertexPieceRows vertices, the
 // workers' counters and degree shares meet at rank 0 in two MPI_Reduce calls; rank 0, which
 // read the class's input ids on a thread meanwhile, builds the rows with several threads and
@@ -61,23 +61,26 @@ VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64
 std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& file, int worker, int workers,
                                                       unsigned threads = 1, std::stop_token stop = {});
 
-// A worker's degree_shares, read on a thread of its own from construction on (while the
-// worker counts: the degrees do not depend on the counts). take() waits for them and rethrows
-// the read's error (a corrupt block, named); a DegreeSharesAhead destroyed untaken stops the
-// thread and waits for it. `file` must outlive it.
-class DegreeSharesAhead {
+// What the per-vertex step reads before the counts exist, each on a thread of its own from
+// construction on (while the workers count: neither depends on the counts): a worker's
+// degree_shares (`degrees`) and rank 0's input ids of class 0 (`first_ids`). The take
+// functions wait and rethrow the read's error (a corrupt block, named); destroyed untaken,
+// it stops the degree read and waits for both. `file` must outlive it.
+class PerVertexAhead {
  public:
-  DegreeSharesAhead(const BlockFileReader& file, int worker, int workers, unsigned threads);
-  ~DegreeSharesAhead();
-  DegreeSharesAhead(const DegreeSharesAhead&) = delete;
-  DegreeSharesAhead& operator=(const DegreeSharesAhead&) = delete;
-  std::vector<std::vector<std::uint64_t>> take();
-  double seconds() const { return seconds_; }  // the read's own time (after take())
+  PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers, unsigned threads);
+  ~PerVertexAhead();
+  PerVertexAhead(const PerVertexAhead&) = delete;
+  PerVertexAhead& operator=(const PerVertexAhead&) = delete;
+  std::vector<std::vector<std::uint64_t>> take_degrees();
+  std::vector<raw_id_t> take_first_ids();
+  double degree_seconds() const { return degree_seconds_; }  // the degree read's own time (after take_degrees())
 
  private:
   std::stop_source stop_;
-  double seconds_ = 0;
-  std::future<std::vector<std::vector<std::uint64_t>>> result_;
+  double degree_seconds_ = 0;
+  std::future<std::vector<std::vector<std::uint64_t>>> degrees_;
+  std::future<std::vector<raw_id_t>> first_ids_;
 };
 
 struct TopVertex {
@@ -138,6 +141,8 @@ struct PerVertexSources {
   // Workers, once before the first class: this worker's share of every class's degrees (as
   // degree_shares), summed at rank 0.
   std::function<std::vector<std::vector<std::uint64_t>>()> degree_shares;
+  // Rank 0, optional: class 0's input ids, read ahead (else read at the start of the step).
+  std::function<std::vector<raw_id_t>()> first_ids;
   unsigned write_threads = 1;  // rank 0: threads that build rows and format text rows
 };
 // Where rank 0's per-vertex step spends its time (seconds, summed over the pieces; the

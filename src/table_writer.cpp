@@ -123,7 +123,7 @@ struct TableWriter::Impl {
   // The writer thread's own.
   std::uint64_t rows = 0, bytes = 0;
   double seconds = 0;
-  std::vector<TextPiece> pieces;
+  std::vector<TextPiece> pieces[2];  // text: two rounds' buffers (one formatted while the other is written)
 
   void write(const TableBatch& batch) {
     const std::size_t n = batch_rows(batch);
@@ -136,19 +136,30 @@ struct TableWriter::Impl {
                        where + ": column '" + layout.columns[c].name + "' of a batch has another type or length");
     if (n == 0) return;
     if (text) {
-      // Rounds of up to `threads` pieces formatted at once, written in order.
-      pieces.resize(threads);
-      for (std::size_t first = 0; first < n; first += threads * kRowsPerPiece) {
-        const auto use = static_cast<unsigned>(std::min<std::size_t>(threads, (n - first + kRowsPerPiece - 1) / kRowsPerPiece));
-        parallel_for(use, [&](unsigned t) {
-          const std::size_t from = first + t * kRowsPerPiece;
-          format_rows(batch, from, std::min(n, from + kRowsPerPiece), pieces[t]);
-        });
-        for (unsigned t = 0; t < use; ++t) {
-          out->write(std::string_view(pieces[t].data.get(), pieces[t].size));
-          bytes += pieces[t].size;
+      // Rounds of up to `threads` pieces formatted at once, written in order by one more
+      // thread while the next round is formatted (two sets of buffers, used in turn).
+      for (auto& set : pieces) set.resize(threads);
+      const std::size_t rounds = (n + threads * kRowsPerPiece - 1) / (threads * kRowsPerPiece);
+      unsigned written = 0;  // pieces of the round before, to write
+      const auto write_round = [&](const std::vector<TextPiece>& round) {
+        for (unsigned t = 0; t < written; ++t) {
+          out->write(std::string_view(round[t].data.get(), round[t].size));
+          bytes += round[t].size;
         }
+      };
+      for (std::size_t r = 0; r < rounds; ++r) {
+        const std::size_t first = r * threads * kRowsPerPiece;
+        const auto use = static_cast<unsigned>(std::min<std::size_t>(threads, (n - first + kRowsPerPiece - 1) / kRowsPerPiece));
+        std::vector<TextPiece>& round = pieces[r % 2];
+        const std::vector<TextPiece>& before = pieces[(r + 1) % 2];
+        parallel_for(use + (written > 0 ? 1 : 0), [&](unsigned t) {
+          if (t == use) return write_round(before);
+          const std::size_t from = first + t * kRowsPerPiece;
+          format_rows(batch, from, std::min(n, from + kRowsPerPiece), round[t]);
+        });
+        written = use;
       }
+      write_round(pieces[(rounds + 1) % 2]);
     } else {
       std::lock_guard lock(hdf5_mutex());
       const hsize_t size[1] = {rows + n}, start[1] = {rows}, count[1] = {n};
