@@ -32,7 +32,8 @@ bool ranks_before(const TopEdge& a, const TopEdge& b) {
 }  // namespace
 
 EdgeRows block_edge_rows(const CsrSpan& block, std::span<const raw_id_t> row_ids, std::span<const raw_id_t> col_ids,
-                         std::span<const edge_count_t> counts, std::uint64_t first, std::uint64_t last, unsigned threads) {
+                         std::span<const edge_count_t> counts, std::uint64_t first, std::uint64_t last, unsigned threads,
+                         EdgeRows reuse) {
   TRICOUNT_EXPECTS(row_ids.size() == block.rows && col_ids.size() == block.cols && first <= last && last <= block.nnz &&
                        counts.size() == last - first,
                    "per-edge rows of " + block_name(block.id) + ": " + std::to_string(counts.size()) + " counts for edges " +
@@ -41,8 +42,8 @@ EdgeRows block_edge_rows(const CsrSpan& block, std::span<const raw_id_t> row_ids
                        std::to_string(block.rows) + " rows and " + std::to_string(block.cols) + " columns");
   const std::uint64_t n = last - first;
   const unsigned t = table_threads(n, threads);
-  EdgeRows rows;
-  parallel_for(t > 1 ? 3u : 1u, [&](unsigned k) {  // one thread a column: the zero-fill is most of it
+  EdgeRows rows = std::move(reuse);
+  parallel_for(t > 1 ? 3u : 1u, [&](unsigned k) {  // one thread a column: growing them zero-fills
     if (k == 0 || t == 1) rows.u.resize(n);
     if (k == 1 || t == 1) rows.v.resize(n);
     if (k == 2 || t == 1) rows.triangles.resize(n);
@@ -148,6 +149,16 @@ void PerEdgeWriter::append(EdgeRows rows) {
   table_.append(std::move(batch));
 }
 
+EdgeRows PerEdgeWriter::spare_rows() {
+  TableBatch spare = table_.take_spare();
+  EdgeRows rows;
+  if (spare.size() != 3) return rows;
+  rows.u = std::move(std::get<std::vector<std::uint64_t>>(spare[0]));
+  rows.v = std::move(std::get<std::vector<std::uint64_t>>(spare[1]));
+  rows.triangles = std::move(std::get<std::vector<edge_count_t>>(spare[2]));
+  return rows;
+}
+
 void PerEdgeWriter::finish() { table_.finish(); }
 
 void PerEdgeWriter::commit(const PerEdgeSummary& summary) {
@@ -218,6 +229,12 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
   MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
   threads = std::max(1u, threads);
   write_threads = std::max(1u, write_threads);
+  MPI_Comm workers = MPI_COMM_NULL;
+  MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
+  const auto free_comms = [&] {
+    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
+    MPI_Comm_free(&comm);
+  };
   PerEdgeOutput out;
   PerEdgeSteps& steps = out.steps;
   // A failed write (disk full) stops the writing, not the sums: the count and the report
@@ -262,21 +279,32 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
       }
     });
-    // 2. Block by block, in pieces: counters summed at rank 0, rows built there by several
-    //    threads and handed to the writer thread, which writes them while the next piece is
-    //    reduced.
-    std::vector<edge_count_t> zeros, sums;  // what a rank without counters adds; rank 0's sums of a piece
+    // 2. Block by block, in pieces: counters summed over the workers on their way to rank 0
+    //    (chunked_mpi::sum_piece_to_rank0), rows built there by several threads and handed
+    //    to the writer thread, which writes them while the workers sum the next piece.
+    std::vector<edge_count_t> sums;  // rank 0: a piece's sums
+    // Worker 0: the counters its sends to rank 0 are still reading, kept until the next block is sent.
+    struct Sending {
+      std::vector<edge_count_t> counts;
+      std::vector<MPI_Request> sent;
+    } sending, sent_before;
+    const auto wait_sent = [](Sending& s) {
+      MPI_Waitall(static_cast<int>(s.sent.size()), s.sent.data(), MPI_STATUSES_IGNORE);
+      s = {};
+    };
     for (std::uint64_t b = 0; b < std::uint64_t{n} * n; ++b) {
       const BlockId id = block_id(b);
       const std::uint64_t nnz = file->block_nnz(id);
       std::vector<edge_count_t> counts;  // a worker's counters of the block
-      if (is_worker)
+      if (is_worker) {
         guarded([&] {
           counts = take_counts(id);
           if (counts.size() != nnz)
             throw Error("internal error: " + std::to_string(counts.size()) + " per-edge counters for " + block_name(id) +
                         " of " + std::to_string(nnz) + " edges");
         });
+        if (failure) counts.assign(nnz, 0);  // zeros from here on
+      }
       if (rank == 0) {
         guarded([&] {
           block = timed(steps.blocks, [&] { return std::make_shared<const BlockForRows>(next_block.get()); });
@@ -286,37 +314,36 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         });
         if (!failure && b + 1 < std::uint64_t{n} * n) read_next(block_id(b + 1));
       }
-      const bool have_counts = is_worker && !failure;
       for (std::uint64_t first = 0; first < nnz; first += kPerEdgePieceRows) {
         const std::uint64_t m = std::min(nnz, first + kPerEdgePieceRows) - first;
         std::span<const edge_count_t> sum;  // rank 0: the piece's counters, summed
         if (size == 1) {
-          if (!have_counts && zeros.size() < m) zeros.assign(m, 0);
-          sum = have_counts ? std::span<const edge_count_t>(counts).subspan(first, m) : std::span(zeros).first(m);
+          sum = std::span<const edge_count_t>(counts).subspan(first, m);
+        } else if (is_worker) {
+          chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
         } else {
-          timed(steps.reduce, [&] {
-            const int entries = static_cast<int>(m);  // m <= kPerEdgePieceRows
-            if (rank == 0) {
-              sums.assign(m, 0);
-              MPI_Reduce(MPI_IN_PLACE, sums.data(), entries, MPI_UINT32_T, MPI_SUM, 0, comm);
-              return;
-            }
-            if (!have_counts && zeros.size() < m) zeros.assign(m, 0);
-            MPI_Reduce(have_counts ? counts.data() + first : zeros.data(), nullptr, entries, MPI_UINT32_T, MPI_SUM, 0, comm);
-          });
+          timed(steps.reduce, [&] { chunked_mpi::receive_piece_sum(sums, m, comm, 0); });
           sum = sums;
         }
         if (rank != 0) continue;
         guarded([&] {
           EdgeRows rows = timed(steps.rows, [&] {
-            EdgeRows built = block_edge_rows(block->span, *block->row_ids, *block->col_ids, sum, first, first + m, write_threads);
+            EdgeRows built = block_edge_rows(block->span, *block->row_ids, *block->col_ids, sum, first, first + m, write_threads,
+                                             out.writer ? out.writer->spare_rows() : EdgeRows{});
             out.summary.add(built, write_threads);
             return built;
           });
           timed(steps.queue, [&] { writing([&] { out.writer->append(std::move(rows)); }); });
         });
       }
+      if (is_worker) {
+        wait_sent(sent_before);
+        sending.counts = std::move(counts);
+        sent_before = std::move(sending);
+        sending = {};
+      }
     }
+    wait_sent(sent_before);
     block.reset();
     // 3. Any rank's error ends the call on every rank; rank 0 has the rows put on the disk,
     //    then checks the sums. The caller commits the output.
@@ -336,10 +363,10 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
     });
   } catch (...) {
     out.writer.reset();  // removes the temporary
-    MPI_Comm_free(&comm);
+    free_comms();
     throw;
   }
-  MPI_Comm_free(&comm);
+  free_comms();
   return out;
 }
 

@@ -47,10 +47,11 @@ struct EdgeRows {
 
 // Edges [first, last) of `block` (positions in its neighbour array) as rows: row ids from
 // `row_ids` (class a's input ids), neighbour ids from `col_ids` (class b's), counts from
-// `counts` (those edges', counts[e - first] for edge e); built by up to `threads` threads.
+// `counts` (those edges', counts[e - first] for edge e); built by up to `threads` threads
+// (into `reuse`'s columns: a written piece's, see PerEdgeWriter::spare_rows).
 EdgeRows block_edge_rows(const CsrSpan& block, std::span<const raw_id_t> row_ids, std::span<const raw_id_t> col_ids,
                          std::span<const edge_count_t> counts, std::uint64_t first, std::uint64_t last,
-                         unsigned threads = 1);
+                         unsigned threads = 1, EdgeRows reuse = {});
 
 struct TopEdge {
   std::uint64_t u = 0, v = 0, triangles = 0;
@@ -84,6 +85,7 @@ class PerEdgeWriter {
  public:
   PerEdgeWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
   void append(EdgeRows rows);  // queued; throws Error once a write failed
+  EdgeRows spare_rows();       // a written piece's columns to build the next in, or empty ones
   void finish();               // every row written and on the disk; throws Error if not
   void commit(const PerEdgeSummary& summary);
   const TableWriter& table() const { return table_; }

@@ -43,7 +43,7 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles) {
 }
 
 VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
-                      std::span<const std::uint64_t> triangles, unsigned threads) {
+                      std::span<const std::uint64_t> triangles, unsigned threads, VertexRows reuse) {
   TRICOUNT_EXPECTS(ids.size() == degrees.size() && ids.size() == triangles.size(),
                    "per-vertex rows: " + std::to_string(ids.size()) + " ids, " + std::to_string(degrees.size()) +
                        " degrees and " + std::to_string(triangles.size()) + " counts");
@@ -56,8 +56,8 @@ VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64
         std::count_if(degrees.begin() + n * k / t, degrees.begin() + n * (k + 1) / t, [](std::uint64_t d) { return d != 0; }));
   });
   std::partial_sum(at.begin(), at.end(), at.begin());
-  // 2. The columns sized (one thread each: the zero-fill is most of it), then filled by range.
-  VertexRows rows;
+  // 2. The columns sized (one thread each: growing them zero-fills), then filled by range.
+  VertexRows rows = std::move(reuse);
   parallel_for(t > 1 ? 4u : 1u, [&](unsigned k) {
     if (k == 0 || t == 1) rows.vertex.resize(at[t]);
     if (k == 1 || t == 1) rows.degree.resize(at[t]);
@@ -277,6 +277,17 @@ void PerVertexWriter::append(VertexRows rows) {
   table_.append(std::move(batch));
 }
 
+VertexRows PerVertexWriter::spare_rows() {
+  TableBatch spare = table_.take_spare();
+  VertexRows rows;
+  if (spare.size() != 4) return rows;
+  rows.vertex = std::move(std::get<std::vector<std::uint64_t>>(spare[0]));
+  rows.degree = std::move(std::get<std::vector<std::uint64_t>>(spare[1]));
+  rows.triangles = std::move(std::get<std::vector<std::uint64_t>>(spare[2]));
+  rows.clustering = std::move(std::get<std::vector<double>>(spare[3]));
+  return rows;
+}
+
 void PerVertexWriter::finish() { table_.finish(); }
 
 void PerVertexWriter::commit(const PerVertexSummary& summary) {
@@ -329,6 +340,14 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   const auto n = static_cast<std::uint32_t>(shape[0]);
   const std::uint64_t vertices = shape[1];
   const unsigned threads = std::max(1u, sources.write_threads);
+  MPI_Comm workers = MPI_COMM_NULL;
+  MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
+  int worker_rank = -1;
+  if (workers != MPI_COMM_NULL) MPI_Comm_rank(workers, &worker_rank);
+  const auto free_comms = [&] {
+    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
+    MPI_Comm_free(&comm);
+  };
   PerVertexOutput out;
   PerVertexSummary& summary = out.summary;
   PerVertexSteps& steps = out.steps;
@@ -382,16 +401,26 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
         degrees.resize(n);
       });
     });
-    // 2. Class by class, in pieces: counters and degree shares summed at rank 0 (two
-    //    reductions), rows built there by several threads and handed to the writer thread,
-    //    which writes them while the next piece is reduced.
-    std::vector<std::uint64_t> zeros;                    // what a rank without a class's counters or degrees adds
+    // 2. Class by class, in pieces: counters and degree shares summed over the workers on
+    //    their way to rank 0 (chunked_mpi::sum_piece_to_rank0), rows built there by several
+    //    threads and handed to the writer thread, which writes them while the workers sum
+    //    the next piece.
+    std::vector<std::uint64_t> zeros;                    // a worker's degrees of a class it read nothing of
     std::vector<std::uint64_t> count_sums, degree_sums;  // rank 0: a piece's sums
+    // Worker 0: the arrays its sends to rank 0 are still reading, kept until the next class is sent.
+    struct Sending {
+      std::vector<std::uint64_t> counts, degrees;
+      std::vector<MPI_Request> sent;
+    } sending, sent_before;
+    const auto wait_sent = [](Sending& s) {
+      MPI_Waitall(static_cast<int>(s.sent.size()), s.sent.data(), MPI_STATUSES_IGNORE);
+      s = {};
+    };
     for (std::uint32_t c = 0; c < n; ++c) {
       const std::uint64_t length = rows_in_class(vertices, n, c);
       std::vector<std::uint64_t> counts;  // a worker's counters of class c
       std::vector<raw_id_t> ids;          // rank 0: class c's input ids
-      if (is_worker)
+      if (is_worker) {
         guarded([&] {
           counts = sources.take_counts(c);
           TRICOUNT_EXPECTS(counts.size() == length && (degrees[c].empty() || degrees[c].size() == length),
@@ -399,6 +428,12 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
                                std::to_string(counts.size()) + " counters and " + std::to_string(degrees[c].size()) +
                                " degrees");
         });
+        if (failure) counts.assign(length, 0), degrees[c] = {};  // zeros from here on
+        // Worker 0 sums into its own arrays; the others add zeros where they have no share.
+        if (degrees[c].empty() && (size == 1 || worker_rank == 0)) degrees[c].assign(length, 0);
+        if (degrees[c].empty() && zeros.size() < std::min(length, kPerVertexPieceRows))
+          zeros.assign(std::min(length, kPerVertexPieceRows), 0);
+      }
       if (rank == 0) {
         guarded([&] {
           ids = timed(steps.ids, [&] { return next_ids.get(); });
@@ -407,42 +442,42 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
         });
         if (!failure && c + 1 < n) next_ids = read_ids(c + 1);
       }
-      const bool have_counts = is_worker && !failure, have_degrees = have_counts && !degrees[c].empty();
       for (std::uint64_t first = 0; first < length; first += kPerVertexPieceRows) {
         const std::uint64_t m = std::min(length, first + kPerVertexPieceRows) - first;
         std::span<const std::uint64_t> count_sum, degree_sum;  // rank 0: the piece's sums
         if (size == 1) {
-          if (zeros.size() < m && !(have_counts && have_degrees)) zeros.assign(m, 0);
-          count_sum = have_counts ? std::span<const std::uint64_t>(counts).subspan(first, m) : std::span(zeros).first(m);
-          degree_sum = have_degrees ? std::span<const std::uint64_t>(degrees[c]).subspan(first, m) : std::span(zeros).first(m);
+          count_sum = std::span<const std::uint64_t>(counts).subspan(first, m);
+          degree_sum = std::span<const std::uint64_t>(degrees[c]).subspan(first, m);
+        } else if (is_worker) {
+          std::uint64_t* mine = degrees[c].empty() ? zeros.data() : degrees[c].data() + first;
+          chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
+          chunked_mpi::sum_piece_to_rank0(mine, m, workers, comm, 1, sending.sent);
         } else {
           timed(steps.reduce, [&] {
-            const int entries = static_cast<int>(m);  // m <= kPerVertexPieceRows
-            if (rank == 0) {
-              count_sums.assign(m, 0), degree_sums.assign(m, 0);
-              MPI_Reduce(MPI_IN_PLACE, count_sums.data(), entries, MPI_UINT64_T, MPI_SUM, 0, comm);
-              MPI_Reduce(MPI_IN_PLACE, degree_sums.data(), entries, MPI_UINT64_T, MPI_SUM, 0, comm);
-              return;
-            }
-            if (zeros.size() < m && !(have_counts && have_degrees)) zeros.assign(m, 0);
-            MPI_Reduce(have_counts ? counts.data() + first : zeros.data(), nullptr, entries, MPI_UINT64_T, MPI_SUM, 0, comm);
-            MPI_Reduce(have_degrees ? degrees[c].data() + first : zeros.data(), nullptr, entries, MPI_UINT64_T, MPI_SUM, 0,
-                       comm);
+            chunked_mpi::receive_piece_sum(count_sums, m, comm, 0);
+            chunked_mpi::receive_piece_sum(degree_sums, m, comm, 1);
           });
           count_sum = count_sums, degree_sum = degree_sums;
         }
         if (rank != 0) continue;
         guarded([&] {
           VertexRows rows = timed(steps.rows, [&] {
-            VertexRows built = class_rows(std::span<const raw_id_t>(ids).subspan(first, m), degree_sum, count_sum, threads);
+            VertexRows built = class_rows(std::span<const raw_id_t>(ids).subspan(first, m), degree_sum, count_sum, threads,
+                                          writer ? writer->spare_rows() : VertexRows{});
             summary.add(built, threads);
             return built;
           });
           timed(steps.queue, [&] { writing([&] { writer->append(std::move(rows)); }); });
         });
       }
-      if (is_worker) degrees[c] = {};
+      if (is_worker) {
+        wait_sent(sent_before);
+        sending.counts = std::move(counts), sending.degrees = std::move(degrees[c]);
+        sent_before = std::move(sending);
+        sending = {};
+      }
     }
+    wait_sent(sent_before);
     // 3. Any rank's error ends the call on every rank; rank 0 has the rows put on the disk,
     //    then checks the sums. The caller commits the output.
     collective_step(comm, [&] {
@@ -461,10 +496,10 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
     });
   } catch (...) {
     writer.reset();  // removes the temporary
-    MPI_Comm_free(&comm);
+    free_comms();
     throw;
   }
-  MPI_Comm_free(&comm);
+  free_comms();
   return out;
 }
 

@@ -46,9 +46,10 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles);
 inline constexpr std::uint64_t kPerVertexPieceRows = std::uint64_t{1} << 20;
 
 // The rows of one class (or a piece of one) from its input ids, degrees and triangle counts
-// (all of one length), built by up to `threads` threads; vertices of degree 0 are left out.
+// (all of one length), built by up to `threads` threads (into `reuse`'s columns: a written
+// piece's, see PerVertexWriter::spare_rows); vertices of degree 0 are left out.
 VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
-                      std::span<const std::uint64_t> triangles, unsigned threads = 1);
+                      std::span<const std::uint64_t> triangles, unsigned threads = 1, VertexRows reuse = {});
 
 // This worker's share of the undirected degrees after cleaning. Every edge is stored once,
 // oriented, so a vertex's degree is its row length summed over the blocks P(c, j) plus its
@@ -117,6 +118,7 @@ class PerVertexWriter {
  public:
   PerVertexWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
   void append(VertexRows rows);  // queued; throws Error once a write failed
+  VertexRows spare_rows();       // a written piece's columns to build the next in, or empty ones
   void finish();                 // every row written and on the disk; throws Error if not
   void commit(const PerVertexSummary& summary);
   const TableWriter& table() const { return table_; }

@@ -116,6 +116,7 @@ struct TableWriter::Impl {
   std::mutex m;
   std::condition_variable changed;
   std::deque<TableBatch> queue;
+  std::vector<TableBatch> spares;  // written batches, their buffers for the caller's next ones
   bool busy = false, stop = false;
   std::string error;  // the first write error; the table is lost once set
   std::thread thread;
@@ -207,8 +208,8 @@ struct TableWriter::Impl {
         failure = e.what();
       }
       seconds += seconds_since(t0);
-      batch = {};
       lock.lock();
+      if (spares.size() < kTableQueuedBatches) spares.push_back(std::move(batch));
       busy = false;
       if (!failure.empty() && error.empty()) error = failure;
       changed.notify_all();
@@ -306,6 +307,15 @@ void TableWriter::append(TableBatch batch) {
   if (!s.error.empty()) throw Error(s.error);
   s.queue.push_back(std::move(batch));
   s.changed.notify_all();
+}
+
+TableBatch TableWriter::take_spare() {
+  Impl& s = *impl_;
+  std::lock_guard lock(s.m);
+  if (s.spares.empty()) return {};
+  TableBatch spare = std::move(s.spares.back());
+  s.spares.pop_back();
+  return spare;
 }
 
 void TableWriter::finish() {

@@ -78,6 +78,10 @@ class TableWriter {
   // that the caller, the queue and the thread hold at most kTableQueuedBatches + 2 batches). Throws Error with the reason once a write has failed (a full disk): the
   // table is then lost and its temporary removed.
   void append(TableBatch batch);
+  // A batch already written, to build the next one in (its columns keep their size and
+  // values: resizing them down costs nothing, where fresh columns are zero-filled and faulted
+  // in), or an empty batch. The writer keeps at most kTableQueuedBatches of them.
+  TableBatch take_spare();
   // Waits until every queued row is written and on the disk (fsync); throws Error as append.
   void finish();
   // After finish(): the end attributes (HDF5), then the file under its name.
