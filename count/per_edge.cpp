@@ -219,7 +219,7 @@ BlockForRows read_block_for_rows(const BlockFileReader& file, BlockId id, const 
 
 PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads, unsigned write_threads) {
+                              unsigned threads, unsigned write_threads, std::uint64_t piece_rows) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
   int rank = 0, size = 1;
@@ -229,6 +229,7 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
   MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
   threads = std::max(1u, threads);
   write_threads = std::max(1u, write_threads);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(piece_rows, kPerEdgePieceRows));
   MPI_Comm workers = MPI_COMM_NULL;
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
   const auto free_comms = [&] {
@@ -314,8 +315,8 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         });
         if (!failure && b + 1 < std::uint64_t{n} * n) read_next(block_id(b + 1));
       }
-      for (std::uint64_t first = 0; first < nnz; first += kPerEdgePieceRows) {
-        const std::uint64_t m = std::min(nnz, first + kPerEdgePieceRows) - first;
+      for (std::uint64_t first = 0; first < nnz; first += piece) {
+        const std::uint64_t m = std::min(nnz, first + piece) - first;
         std::span<const edge_count_t> sum;  // rank 0: the piece's counters, summed
         if (size == 1) {
           sum = std::span<const edge_count_t>(counts).subspan(first, m);
@@ -349,6 +350,8 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
     //    then checks the sums. The caller commits the output.
     collective_step(comm, [&] {
       if (failure) std::rethrow_exception(failure);
+    });
+    collective_step(comm, [&] {  // apart: a rank's error above, not its effect on the sums, is the message
       if (rank != 0) return;
       timed(steps.finish, [&] {
         writing([&] {

@@ -127,9 +127,11 @@ struct PerEdgeOutput {
 // to 3 x `triangles`. A write error on rank 0 does not stop the reduction: it is kept in
 // `write_error`. Any rank's other error ends the call on every rank, after the last piece (a
 // rank that fails goes on taking part in the reductions, with zeros). `threads` map and check
-// blocks (rank 0); `write_threads` (rank 0) build and format rows.
+// blocks (rank 0); `write_threads` (rank 0) build and format rows; `piece_rows`: edges
+// reduced and written at once (at most kPerEdgePieceRows; tests: a few).
 PerEdgeOutput reduce_per_edge(MPI_Comm comm, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads = 1, unsigned write_threads = 1);
+                              unsigned threads = 1, unsigned write_threads = 1,
+                              std::uint64_t piece_rows = kPerEdgePieceRows);
 
 }  // namespace tricount

@@ -340,6 +340,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   const auto n = static_cast<std::uint32_t>(shape[0]);
   const std::uint64_t vertices = shape[1];
   const unsigned threads = std::max(1u, sources.write_threads);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(sources.piece_rows, kPerVertexPieceRows));
   MPI_Comm workers = MPI_COMM_NULL;
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
   int worker_rank = -1;
@@ -431,8 +432,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
         if (failure) counts.assign(length, 0), degrees[c] = {};  // zeros from here on
         // Worker 0 sums into its own arrays; the others add zeros where they have no share.
         if (degrees[c].empty() && (size == 1 || worker_rank == 0)) degrees[c].assign(length, 0);
-        if (degrees[c].empty() && zeros.size() < std::min(length, kPerVertexPieceRows))
-          zeros.assign(std::min(length, kPerVertexPieceRows), 0);
+        if (degrees[c].empty() && zeros.size() < std::min(length, piece)) zeros.assign(std::min(length, piece), 0);
       }
       if (rank == 0) {
         guarded([&] {
@@ -442,8 +442,8 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
         });
         if (!failure && c + 1 < n) next_ids = read_ids(c + 1);
       }
-      for (std::uint64_t first = 0; first < length; first += kPerVertexPieceRows) {
-        const std::uint64_t m = std::min(length, first + kPerVertexPieceRows) - first;
+      for (std::uint64_t first = 0; first < length; first += piece) {
+        const std::uint64_t m = std::min(length, first + piece) - first;
         std::span<const std::uint64_t> count_sum, degree_sum;  // rank 0: the piece's sums
         if (size == 1) {
           count_sum = std::span<const std::uint64_t>(counts).subspan(first, m);
@@ -482,6 +482,8 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
     //    then checks the sums. The caller commits the output.
     collective_step(comm, [&] {
       if (failure) std::rethrow_exception(failure);
+    });
+    collective_step(comm, [&] {  // apart: a rank's error above, not its effect on the sums, is the message
       if (rank != 0) return;
       timed(steps.finish, [&] {
         writing([&] {

@@ -146,6 +146,7 @@ struct PerVertexSources {
   // Rank 0, optional: class 0's input ids, read ahead (else read at the start of the step).
   std::function<std::vector<raw_id_t>()> first_ids;
   unsigned write_threads = 1;  // rank 0: threads that build rows and format text rows
+  std::uint64_t piece_rows = kPerVertexPieceRows;  // vertices reduced and written at once (tests: a few)
 };
 // Where rank 0's per-vertex step spends its time (seconds, summed over the pieces; the
 // writer's own time is PerVertexOutput::write_seconds, which overlaps these).
