@@ -182,8 +182,13 @@ void start_backends(CountJob& job) {
   MPI_Comm worker_comm = MPI_COMM_NULL;
   MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
   int local_workers = 1;
-  const int local_rank = worker_comm != MPI_COMM_NULL ? node_local_rank(worker_comm, &local_workers) : 0;
+  if (worker_comm != MPI_COMM_NULL) node_local_rank(worker_comm, &local_workers);
   if (worker_comm != MPI_COMM_NULL) MPI_Comm_free(&worker_comm);
+  // A worker's GPU follows its node-local rank among all ranks (a scheduler-only rank 0
+  // takes a number too), which the launcher's variables give before MPI_Init: there
+  // start_gpu_driver already creates that GPU's context. Distinct on a node of G GPUs
+  // running G workers and a scheduler.
+  const int local_rank = node_local_rank(job.comm);
   job.local_workers = local_workers;
   // Per-worker defaults, unless given: the node's cores shared among its workers (src/node_share.hpp).
   if (job.worker_options.loader_threads == 0) job.worker_options.loader_threads = node_share_of_cores(local_workers);

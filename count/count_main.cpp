@@ -11,6 +11,7 @@
 #include "count/count_job.hpp"
 #include "count/launch_checks.hpp"
 #include "count/prepare_input.hpp"
+#include "count/setup_times.hpp"
 #include "count/verify.hpp"
 #include "src/cli.hpp"
 #include "src/output_file.hpp"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   using namespace tricount;
   SetupTimes started;  // before the report's clock: given to run_count
   started.before_main = seconds_since_process_start();
+  const std::future<bool> gpu_driver = start_gpu_driver(argc, argv);  // beside MPI_Init
   timed(started.mpi_init, [&] { MPI_Init(&argc, &argv); });
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -3,9 +3,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace tricount {
 namespace {
@@ -33,7 +36,31 @@ double from_proc() {
   return since >= 0 ? since : -1;
 }
 
+// The launcher's word on this process's rank and the job's size (Open MPI, PMIx, Slurm);
+// -1 where none says.
+long launcher_value(std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (const char* v = std::getenv(name); v && *v) return std::strtol(v, nullptr, 10);
+  return -1;
+}
+
 }  // namespace
+
+std::future<bool> start_gpu_driver(int argc, char** argv) {
+  const long rank = launcher_value({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"});
+  const long size = launcher_value({"OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"});
+  if (rank == 0 && size > 1) return {};
+  for (int a = 1; a < argc; ++a) {
+    const std::string_view arg = argv[a];
+    const std::string_view next = a + 1 < argc ? std::string_view(argv[a + 1]) : std::string_view();
+    if (arg == "--backend=cpu" || arg == "-bcpu" || ((arg == "--backend" || arg == "-b") && next == "cpu")) return {};
+  }
+  // This worker's node-local rank (count_job.cpp's start_backends picks its GPU by it): a
+  // process alone (no launcher) is rank 0; unknown otherwise (the driver only).
+  long local_rank = launcher_value({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"});
+  if (local_rank < 0 && size <= 1) local_rank = 0;
+  return std::async(std::launch::async, [local_rank] { return start_gpu(static_cast<int>(local_rank)); });
+}
 
 double seconds_since_process_start() {
   double s = -1;

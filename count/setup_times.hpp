@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <utility>
 
 #include "worker/backend.hpp"
@@ -33,6 +34,14 @@ struct SetupTimes {
   BackendStartTimes backend_steps;
   double teardown = 0;       // 9. the backend, resident blocks and node window released
 };
+
+// Starts the GPU driver on a thread of its own, to run beside MPI_Init (each takes a large
+// share of a second), and the context of this worker's GPU where the launcher's variables
+// give its node-local rank: the backend, created later on its own thread, finds them. Not
+// where the launcher's variables name this process rank 0 of several (the scheduler counts
+// nothing) nor with --backend cpu among the arguments. The future says whether a GPU is
+// visible; its destructor waits for the thread.
+std::future<bool> start_gpu_driver(int argc, char** argv);
 
 // Seconds since this process started (the kernel's start time, to its 10 ms tick; where
 // /proc cannot tell, since the program was loaded).

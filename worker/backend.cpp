@@ -52,6 +52,7 @@ const std::vector<TuningKey>& tuning_keys() {
       key("small-row-work", &CudaTuning::small_row_work, 0, 1e18, "8 lanes per row below this 2-hop work per row"),
       key("thread-rows", &CudaTuning::thread_rows, 0, 1, "0: never the thread-per-row kernel"),
       key("direct-warp-rows", &CudaTuning::direct_warp_rows, 0, 1, "0: always classify rows"),
+      key("tiny-rows", &CudaTuning::tiny_rows, 0, 8, "classified rows of at most this many keys and 1-hop entries: one thread each (0: none)"),
       key("search-ratio", &CudaTuning::search_ratio, 0, 0xFFFFFFFFu, "search u's keys in 2-hop lists this many times longer (0: never)"),
       key("search-min-list", &CudaTuning::search_min_list, 0, 0xFFFFFFFFu, "the search kernel only for 2-hop rows this long"),
       key("v-side", &CudaTuning::v_side, 0, 2, "transposed v side: 0 never, 1 by the blocks, 2 always"),
@@ -117,6 +118,18 @@ bool cuda_available() {
 #ifdef TRICOUNT_HAVE_CUDA
   return cuda_device_count() > 0;
 #else
+  return false;
+#endif
+}
+
+bool start_gpu(int local_rank) {
+#ifdef TRICOUNT_HAVE_CUDA
+  const int devices = cuda_device_count();
+  if (devices <= 0) return false;
+  if (local_rank >= 0) cuda_start_context(local_rank % devices);
+  return true;
+#else
+  (void)local_rank;
   return false;
 #endif
 }

@@ -146,6 +146,10 @@ struct CudaTuning {
   double small_row_work = 32;                    // 1-hop times 2-hop average degree
   bool thread_rows = true;                       // one thread per row where every row is tiny
   bool direct_warp_rows = true;                  // no classification where no row can be a CTA row
+  // Classified rows whose hash and 1-hop lists both have at most tiny_rows entries (1..8)
+  // go to a kernel of one thread per row instead of a warp's tiles: more parts make most
+  // rows that small (bench/RESULTS.md, issue 28).
+  std::uint32_t tiny_rows = 8;                   // 0: none
   // Reverse search: warp rows search u's keys in 2-hop lists longer than search_ratio times
   // them (32: 3% slower on Kronecker), with its kernel only for 2-hop blocks with a row of
   // search_min_list.
@@ -196,6 +200,10 @@ struct BackendOptions {
 
 // True when this build has the CUDA backend and at least one GPU is visible.
 bool cuda_available();
+// Starts the GPU driver and, for local_rank >= 0, the primary context of GPU local_rank mod
+// the device count (the one a backend with that BackendOptions::local_rank takes), so that
+// the backend created later finds both ready. Never throws; false where no GPU is visible.
+bool start_gpu(int local_rank);
 // Auto picks CUDA when available, else CPU. Cuda without a GPU (or without CUDA in the
 // build) throws Error saying which.
 std::unique_ptr<CountBackend> make_backend(BackendKind kind, const BackendOptions& options);

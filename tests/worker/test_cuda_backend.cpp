@@ -342,6 +342,10 @@ const std::vector<ForcedPath>& forced_paths() {
       {"v side, v's lists trimmed, colliding tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 2}, 2},
       {"rows always classified (no unclassified warp path)", {.direct_warp_rows = false}},
       {"rows always classified, 8-lane tiles", {.warp_lanes = 8, .thread_rows = false, .direct_warp_rows = false}},
+      {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},
+      {"rows always classified, tiny rows of one entry", {.direct_warp_rows = false, .tiny_rows = 1}},
+      {"rows always classified, tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
+      {"tiny rows searching every 2-hop list", {.direct_warp_rows = false, .v_side = 0}},
   };
   return paths;
 }
@@ -441,6 +445,7 @@ TEST(CudaBackend, KroneckerWithEveryProbePath) {
       {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
       {.v_side_trim = 1},
       {.direct_warp_rows = false, .v_side_trim = 0},
+      {.direct_warp_rows = false, .tiny_rows = 3, .v_side = 2, .v_side_quarters = 2},
   };
   for (std::size_t s = 0; s < settings.size(); ++s) {
     for (std::uint32_t threshold : {100u, 20u}) {

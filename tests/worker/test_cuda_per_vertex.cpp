@@ -205,6 +205,8 @@ TEST(CudaPerVertex, ForcedPaths) {
       {"32-lane tiles", {.warp_lanes = 32, .thread_rows = false}},
       {"no thread rows", {.thread_rows = false}},
       {"rows always classified", {.direct_warp_rows = false}},
+      {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},
+      {"tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
       {"reverse search", {.search_ratio = 1, .search_min_list = 0}},
       {"reverse search, 8-lane tiles", {.warp_lanes = 8, .search_ratio = 1, .search_min_list = 0}},
       {"v side in every subtask", {.v_side = 2}},

@@ -6,8 +6,9 @@
 //      and the rows skipped (other workload split, or no hash or no 1-hop neighbour);
 //   2. count_cta_rows: one CTA per row, table in shared memory with spill-over levels in a
 //      per-CTA global area, or binary search for rows whose table cannot fit anywhere;
-//   3. count_tile_rows: one warp (a tile of G lanes) per row, table in shared memory.
-// 2 and 3 run concurrently on two streams. Both take rows from the end of their list
+//   3. count_tile_rows: one warp (a tile of G lanes) per row, table in shared memory;
+//   4. count_tiny_rows: one thread per tiny row (no list: it skips the others itself).
+// 2 runs concurrently with 3 and 4 on two streams. Both take rows from the end of their list
 // (rows are numbered by ascending degree, so the heaviest go first) from a global atomic
 // counter, walk the row's 2-hop lists (short ones as one virtual list through a prefix sum
 // of their lengths, long ones list by list), and reduce their 64-bit counts with
@@ -80,11 +81,13 @@ struct RowClassifier {
   std::uint32_t splits;
   std::uint32_t cta_threshold;   // hash or 1-hop degree >= this: CTA
   std::uint32_t tile_max_keys;   // larger tables do not fit a warp's shared memory
+  std::uint32_t tiny_max = 0;    // hash and 1-hop degree both <= this: count_tiny_rows' (0: none)
   __device__ int operator()(vid_t u) const {
     if (splits > 1 && split_of_row(u, splits) != split) return 0;
     const eoff_t hd = hash_offsets[u + 1] - hash_offsets[u];
     const eoff_t od = one_hop_offsets[u + 1] - one_hop_offsets[u];
     if (hd == 0 || od == 0) return 0;  // no table or nothing to probe: no triangle
+    if (hd <= tiny_max && od <= tiny_max) return 0;  // one thread's row
     if (hd >= cta_threshold || od >= cta_threshold || hd > tile_max_keys) return 1;
     return 2;
   }
@@ -739,6 +742,103 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
         if (edge_hits) atomicAdd(&p.mid_counts[v[q]], static_cast<unsigned long long>(edge_hits));
         row_hits += edge_hits;
       }
+    }
+    if constexpr (kPerVertex) {
+      if (row_hits) atomicAdd(&p.row_counts[u], row_hits);
+    }
+  }
+  const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
+  if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
+}
+
+// The tiny rows of a classified side (RowClassifier::tiny_max: hash and 1-hop lists of 1 to
+// tiny_max entries, which the classifier leaves out of the CTA and warp lists): one thread
+// per row, u's keys and 1-hop entries in registers, as count_thread_rows. More parts make
+// most rows this small, and a warp's table, barriers and chunk grabs cost such a row more
+// than its probes. A 2-hop list is walked against the keys up to kThreadMaxList elements
+// (stopping past the largest key), longer ones are searched for each key. kDefer: the
+// edges defers_edge() gives to v's side are counted and marked as the warp kernel marks
+// them (the same predicate on the same lengths, so each edge is still counted once).
+template <bool kDefer, bool kPerVertex = false>
+__global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
+                                                                       std::uint32_t splits, std::uint32_t tiny_max) {
+  using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
+  __shared__ typename Reduce::TempStorage reduce_storage;
+  unsigned long long found = 0;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * kThreadBlockThreads;
+  for (std::uint64_t u = std::uint64_t(blockIdx.x) * kThreadBlockThreads + threadIdx.x; u < rows; u += stride) {
+    if (splits > 1 && split_of_row(u, splits) != split) continue;
+    const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
+    const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
+    const eoff_t keys = h1 - h0, ones = o1 - o0;
+    if (keys == 0 || ones == 0 || keys > tiny_max || ones > tiny_max) continue;  // none, or the warp and CTA lists'
+    vid_t key[kThreadMaxRow], v[kThreadMaxRow];
+#pragma unroll
+    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      key[q] = q < keys ? p.hash.neighbors[h0 + q] : kNeverKey;
+      v[q] = q < ones ? p.one_hop.neighbors[o0 + q] : 0;
+    }
+    eoff_t b[kThreadMaxRow], e[kThreadMaxRow];
+#pragma unroll
+    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      b[q] = e[q] = 0;
+      if (q < ones) {
+        b[q] = p.two_hop.offsets[v[q]];
+        e[q] = p.two_hop.offsets[v[q] + 1];
+      }
+    }
+    const vid_t kmin = key[0];
+    vid_t kmax = key[0];
+#pragma unroll
+    for (std::uint32_t q = 1; q < kThreadMaxRow; ++q)
+      if (q < keys) kmax = key[q];  // keys are sorted (no dynamic register indexing)
+    std::uint32_t deferred = 0;
+    unsigned long long row_hits = 0;  // kPerVertex
+#pragma unroll
+    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+      if (q >= ones) continue;
+      const eoff_t len = e[q] - b[q];
+      if constexpr (kDefer) {
+        if (defers_edge(len, keys, p.defer_quarters)) {
+          deferred |= 1u << q;
+          atomicAdd(&p.deferred_per_v[v[q]], 1ull);
+          continue;
+        }
+      }
+      std::uint32_t edge_hits = 0;
+      if (len <= kThreadMaxList) {
+        for (eoff_t f = b[q]; f < e[q]; ++f) {
+          const vid_t w = p.two_hop.neighbors[f];
+          if (w > kmax) break;  // sorted: nothing further can be a key
+          if (w < kmin) continue;
+#pragma unroll
+          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+            const std::uint32_t hit = key[r] == w ? 1u : 0u;  // keys are distinct; unused ones never match
+            edge_hits += hit;
+            if constexpr (kPerVertex) {
+              if (hit) atomicAdd(&p.col_counts[w], 1ull);
+            }
+          }
+        }
+      } else {
+#pragma unroll
+        for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+          if (r >= keys) continue;
+          const std::uint32_t hit = sorted_contains(p.two_hop.neighbors, b[q], e[q], key[r]) ? 1u : 0u;
+          edge_hits += hit;
+          if constexpr (kPerVertex) {
+            if (hit) atomicAdd(&p.col_counts[key[r]], 1ull);
+          }
+        }
+      }
+      found += edge_hits;
+      if constexpr (kPerVertex) {
+        if (edge_hits) atomicAdd(&p.mid_counts[v[q]], static_cast<unsigned long long>(edge_hits));
+        row_hits += edge_hits;
+      }
+    }
+    if constexpr (kDefer) {
+      if (deferred) record_deferred(p.deferred_bits, o0, deferred);
     }
     if constexpr (kPerVertex) {
       if (row_hits) atomicAdd(&p.row_counts[u], row_hits);

@@ -21,7 +21,9 @@
 //  * Classify (CUB three-way partition): rows outside the split, or with no hash or no
 //    1-hop neighbour (either one empty: no triangle), are skipped; rows with hash or
 //    1-hop degree >= cta_degree_threshold (TRUST: 100), or whose table would not fit a
-//    warp's shared memory, go to the CTA list; the rest to the warp list.
+//    warp's shared memory, go to the CTA list; tiny rows (hash and 1-hop lists of at most
+//    CudaTuning::tiny_rows entries) to no list: count_tiny_rows takes them, one thread
+//    each (more parts make most rows tiny); the rest to the warp list.
 //  * Table: power-of-two buckets, about 4 per key; per bucket a head {length, first key}
 //    in shared memory (lengths filled with shared-memory atomics), further levels
 //    interleaved bucket-major so lanes probing different buckets at one level read
@@ -123,6 +125,10 @@ int cuda_device_count() {
     return 0;
   }
   return n;
+}
+
+void cuda_start_context(int device) {
+  if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
 }
 
 std::string cuda_status_message() {
@@ -639,7 +645,7 @@ class CudaBackend final : public CountBackend {
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.t_counts.get(), 0, (plan.t_rows + 1) * sizeof(unsigned long long), s));
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.deferred_bits.get(), 0, plan.deferred_words * sizeof(std::uint32_t), s));
       }
-      launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel"});
+      launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel", "u: tiny rows"});
     }
     if (plan.v) {
       // 3. T from what the u side left: row ends (inclusive sum of the counts), then entries.
@@ -661,7 +667,7 @@ class CudaBackend final : public CountBackend {
       TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
       mark("T scatter");
       // 4. v's side.
-      launch_side(*plan.v, pv, warp_stream, mark, {"v: classify", "v: CTA rows", "v: warp rows", "v: every row, warp kernel"});
+      launch_side(*plan.v, pv, warp_stream, mark, {"v: classify", "v: CTA rows", "v: warp rows", "v: every row, warp kernel", "v: tiny rows"});
     }
     // 5. Join, stop, and the result back.
     TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, warp_stream));
@@ -671,11 +677,12 @@ class CudaBackend final : public CountBackend {
                                       cudaMemcpyDeviceToHost, s));
   }
 
-  // A side's kernels: the classification, then the CTA and warp kernels on two streams; or,
-  // where no row can be a CTA row, the warp kernel alone over every row.
+  // A side's kernels: the classification, then the CTA kernel on one stream and the warp
+  // kernel and the tiny rows' on the other; or, where no row can be a CTA row, the warp
+  // kernel alone over every row.
   template <class Mark>
   void launch_side(const SidePlan& sp, const CountParams& p, cudaStream_t warp_stream, Mark& mark,
-                   const std::array<const char*, 4>& labels) {
+                   const std::array<const char*, 5>& labels) {
     cudaStream_t s = *stream_;
     if (sp.direct) {
       launch_warp(sp, p, s);
@@ -690,6 +697,13 @@ class CudaBackend final : public CountBackend {
     mark(labels[1]);
     launch_warp(sp, p, warp_stream);
     mark(labels[2]);
+    if (sp.tiny_max) {
+      with_tiny_kernel(sp.defers, [&](auto kernel) {
+        kernel<<<sp.tiny_grid, kThreadBlockThreads, 0, warp_stream>>>(p, sp.rows, sp.classifier.split, sp.classifier.splits, sp.tiny_max);
+      }, sp.per_vertex);
+      TRICOUNT_CUDA_CHECK_LAUNCH("count_tiny_rows");
+      mark(labels[4]);
+    }
   }
 
   // Classification of a side's rows into its CTA and warp lists (on stream s).

@@ -60,6 +60,10 @@ void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool
       reverse, defer, per_vertex);
 }
 template <class F>
+void with_tiny_kernel(bool defer, F&& f, bool per_vertex = false) {
+  dispatch_bools([&](auto d, auto pv) { f(count_tiny_rows<decltype(d)::value, decltype(pv)::value>); }, defer, per_vertex);
+}
+template <class F>
 void with_cta_kernel(bool defer, F&& f, bool per_vertex = false) {
   dispatch_bools(
       [&](auto d, auto pv) { f(count_cta_rows<kCtaMinBlocks, decltype(d)::value, decltype(pv)::value>); }, defer,
@@ -104,6 +108,8 @@ struct SidePlan {
   std::uint32_t tile_chunk = 1;
   std::uint32_t trim_min = 0;
   bool direct = false;  // no row can be a CTA row: the warp kernel takes every row, unclassified
+  std::uint32_t tiny_max = 0;  // classified rows this small go to count_tiny_rows (0: none)
+  unsigned tiny_grid = 1;
   RowClassifier classifier{};
   std::size_t cub_bytes = 0;
 };
@@ -153,6 +159,7 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
                               (double(two_hop.nnz) / double(std::max<std::uint64_t>(1, two_hop.rows)));
   sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work ? 8 : 32;
   TRICOUNT_EXPECTS(sp.G == 8 || sp.G == 32, "CudaTuning::warp_lanes must be 0, 8 or 32, not " + std::to_string(sp.G));
+  const std::uint32_t tiny_max = std::min(t.tiny_rows, kThreadMaxRow);
   // The warp kernel with the reverse search only where a 2-hop list is long enough for it
   // to pay: Kronecker graphs have lists of hundreds to thousands, uniform and grid graphs
   // of tens, where the search would never be taken and its register spills would cost.
@@ -168,16 +175,22 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   sp.tile_cfg.max_shared_levels = t.warp_table_levels;
   sp.cta_cfg = unbounded;
   const std::uint32_t cta_words = std::min(cta_table_budget_words(t, limits), t.cta_table_words);
-  const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / sp.G), t.shared_words_cap);
-  const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, hash.max_degree) : 0;
-  sp.tile_cfg.shared_words = static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>(make_table_shape(tile_keys, sp.tile_cfg).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
   sp.cta_cfg.shared_words = static_cast<std::uint32_t>(
       std::clamp<std::uint64_t>(make_table_shape(max_keys, unbounded).shared_words(), 64, std::max<std::uint32_t>(64, cta_words)));
   if (t.collide) sp.tile_cfg.hash_multiplier = sp.cta_cfg.hash_multiplier = 0;
-  // Largest table a warp takes (every level in shared memory).
-  while (sp.tile_max_keys < std::min(tile_keys, t.table_limit) && make_table_shape(sp.tile_max_keys + 1, sp.tile_cfg).all_shared())
-    ++sp.tile_max_keys;
+  const std::uint32_t tile_keys = threshold > 0 ? std::min<std::uint32_t>(threshold - 1, hash.max_degree) : 0;
+  // A warp table's shared words and the largest table a warp takes (every level in shared
+  // memory), for G lanes per row.
+  auto shape_tiles = [&](std::uint32_t G) {
+    sp.G = G;
+    const std::uint32_t tile_budget = std::min<std::uint32_t>(kTileBlockSharedWords / (kTileBlockThreads / G), t.shared_words_cap);
+    sp.tile_cfg.shared_words = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+        make_table_shape(tile_keys, sp.tile_cfg).shared_words(), 64, std::max<std::uint32_t>(64, tile_budget)));
+    sp.tile_max_keys = 0;
+    while (sp.tile_max_keys < std::min(tile_keys, t.table_limit) && make_table_shape(sp.tile_max_keys + 1, sp.tile_cfg).all_shared())
+      ++sp.tile_max_keys;
+  };
+  shape_tiles(sp.G);
 
   // Global levels for the CTA path: sized for the largest row, as many CTAs as fit.
   const std::uint64_t need_words = make_table_shape(max_keys, sp.cta_cfg).global_words();
@@ -185,13 +198,25 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   // No bitmap where no row can be a CTA row (the classifier's test on the blocks' largest
   // degrees): a CTA kernel with nothing to do then takes no more shared memory than
   // before beside the warp kernel (measured: 1% on uniform 2^24 otherwise).
-  const bool cta_rows_possible = hash.max_degree >= threshold || one_hop.max_degree >= threshold ||
-                                 hash.max_degree > sp.tile_max_keys;
-  sp.bitmap_words = cta_rows_possible ? cta_bitmap_words(t, limits) : 0;
+  auto cta_rows_possible = [&] {
+    return hash.max_degree >= threshold || one_hop.max_degree >= threshold || hash.max_degree > sp.tile_max_keys;
+  };
   // Nor a classification then: the warp kernel walks the rows themselves, skipping the
   // empty ones (the partition costs time, and each row's id is one more dependent load;
   // bench/notes/cuda-code-figures.md).
-  sp.direct = t.direct_warp_rows && !cta_rows_possible && splits == 1;
+  auto direct = [&] { return t.direct_warp_rows && !cta_rows_possible() && splits == 1; };
+  // A classified side gives its tiny rows to count_tiny_rows (unless a threshold that low
+  // asks for CTA rows there); its warp rows are then the larger ones, and the averages that
+  // chose 8 lanes were those of the tiny and empty rows: 32 lanes (bench/RESULTS.md,
+  // issue 28), unless that makes the side unclassified.
+  const bool tiny_possible = tiny_max > 0 && threshold > tiny_max;
+  if (!t.warp_lanes && sp.G == 8 && tiny_possible && !direct()) {
+    shape_tiles(32);
+    if (direct()) shape_tiles(8);
+  }
+  sp.direct = direct();
+  sp.tiny_max = !sp.direct && tiny_possible ? tiny_max : 0;
+  sp.bitmap_words = cta_rows_possible() ? cta_bitmap_words(t, limits) : 0;
   if (per_vertex)  // the per-vertex words must fit beside the bitmap
     sp.bitmap_words = std::min(sp.bitmap_words, limits.cta_dynamic_words - kCtaPerVertexWords - 2);
   sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
@@ -218,7 +243,9 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   sp.tile_chunk = options.chunk_size ? options.chunk_size
                                      : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(rows / (tile_warps * 64), 1, kMaxTileChunk));
 
-  sp.classifier = RowClassifier{nullptr, nullptr, split, splits, threshold, sp.tile_max_keys};
+  sp.tiny_grid = static_cast<unsigned>(
+      std::clamp<std::uint64_t>((rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * 8));
+  sp.classifier = RowClassifier{nullptr, nullptr, split, splits, threshold, sp.tile_max_keys, sp.tiny_max};
   TRICOUNT_CUDA_TRY(cub::DevicePartition::If(nullptr, sp.cub_bytes, thrust::counting_iterator<vid_t>(0), (vid_t*)nullptr,
                                              (vid_t*)nullptr, thrust::make_discard_iterator(), (std::uint32_t*)nullptr,
                                              static_cast<std::int64_t>(rows), IsCtaRow{sp.classifier},
