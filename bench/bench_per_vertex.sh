@@ -9,7 +9,8 @@
 #          TABLES=$WORK (where the tables go: the disk measured)  PARTS=4  REPS=3
 #          THREADS="" (--threads for the CPU backend)  OUTPUT=per-vertex (or per-edge)
 # Prints one line per run and a table of medians: total s, step s, write s, MB, MB/s,
-# and total / plain total (target: <= 1.5 at Kronecker 24, 1 and 4 GPUs).
+# and total / plain total (target: <= 1.5 at Kronecker 24, 1 and 4 GPUs); then the medians of
+# rank 0's parts of the step (seconds.per_vertex_steps or per_edge_steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scale=${1:-24}; shift || true
@@ -38,7 +39,8 @@ for ranks in "${rank_list[@]}"; do
 import json, sys
 d = json.load(open(sys.argv[1])); s = d["seconds"]; k = sys.argv[4]
 print(json.dumps({"ranks": int(sys.argv[2]), "mode": sys.argv[3], "total": s["total"], "count": s["count"],
-                  "step": s.get(k), "write": s.get(k + "_write"), "bytes": d.get(k + "_bytes")}))
+                  "step": s.get(k), "write": s.get(k + "_write"), "bytes": d.get(k + "_bytes"),
+                  "steps": s.get(k + "_steps")}))
 EOF
       tail -1 "$results"
       [ "$mode" = plain ] || rm -f "$table"
@@ -62,4 +64,15 @@ for w in sorted({r["ranks"] for r in runs}):
         pv, wr = med([r["step"] for r in rs]), med([r["write"] for r in rs])
         mb = rs[0]["bytes"] / 1e6
         print(f"| {w} | .{mode} | {total:.3f} | {pv:.3f} | {wr:.3f} | {mb:.1f} | {mb / wr:.0f} | {total / plain:.2f} |")
+steps = [r for r in runs if r.get("steps")]
+if steps:
+    names = list(steps[0]["steps"])
+    print()
+    print("| ranks | output | " + " | ".join(f"{n} s" for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for w in sorted({r["ranks"] for r in steps}):
+        for mode in ("tsv", "h5"):
+            rs = [r for r in steps if r["ranks"] == w and r["mode"] == mode]
+            if rs:
+                print(f"| {w} | .{mode} | " + " | ".join(f"{med([r['steps'][n] for r in rs]):.3f}" for n in names) + " |")
 EOF

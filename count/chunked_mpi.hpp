@@ -1,5 +1,5 @@
-// Arrays of any length over MPI, whose counts are int: sent, received and summed in pieces
-// of at most kMessageEntries (the per-vertex and per-edge tables' gathers and reductions).
+// The per-vertex and per-edge tables' counters over MPI: in pieces (MPI counts are int),
+// summed over the workers on their way to rank 0.
 #pragma once
 
 #include <mpi.h>
@@ -12,8 +12,6 @@
 
 namespace tricount::chunked_mpi {
 
-inline constexpr std::uint64_t kMessageEntries = std::uint64_t{1} << 26;
-
 template <class T>
 MPI_Datatype type() {
   if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
@@ -24,33 +22,33 @@ MPI_Datatype type() {
   }
 }
 
+// One piece of a table's counters (kPerVertexPieceRows, kPerEdgePieceRows entries at most)
+// summed over the workers on its way to rank 0, which does not take part in the sum: the
+// workers sum it at worker 0 (`workers`: the workers' communicator) in place, and worker 0
+// sends it to rank 0 of `comm` without waiting for it to arrive, so that the workers sum the
+// next piece while rank 0 turns this one into rows. `piece`: this worker's values (worker
+// 0's receive the sum and must stay until the send is complete: `sent` gets its request).
 template <class T>
-void send(const std::vector<T>& data, int to, MPI_Comm comm) {
-  for (std::uint64_t at = 0; at < data.size(); at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, data.size() - at));
-    MPI_Send(data.data() + at, count, type<T>(), to, 0, comm);
+void sum_piece_to_rank0(T* piece, std::uint64_t entries, MPI_Comm workers, MPI_Comm comm, int tag,
+                        std::vector<MPI_Request>& sent) {
+  int me = 0, size = 1;
+  MPI_Comm_rank(workers, &me);
+  MPI_Comm_size(workers, &size);
+  const int count = static_cast<int>(entries);  // a piece is far below 2^31 entries
+  if (size > 1) {
+    if (me == 0) MPI_Reduce(MPI_IN_PLACE, piece, count, type<T>(), MPI_SUM, 0, workers);
+    else MPI_Reduce(piece, nullptr, count, type<T>(), MPI_SUM, 0, workers);
   }
+  if (me != 0) return;
+  sent.emplace_back();
+  MPI_Isend(piece, count, type<T>(), 0, tag, comm, &sent.back());
 }
 
+// Rank 0's side of sum_piece_to_rank0: the piece's sum, from worker 0 (rank 1 of `comm`).
 template <class T>
-void receive(std::vector<T>& data, std::uint64_t size, int from, MPI_Comm comm) {
-  data.resize(size);
-  for (std::uint64_t at = 0; at < size; at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, size - at));
-    MPI_Recv(data.data() + at, count, type<T>(), from, 0, comm, MPI_STATUS_IGNORE);
-  }
-}
-
-// Sums every rank's `counts` into the owner's, in place.
-template <class T>
-void reduce_to_owner(std::vector<T>& counts, int owner, MPI_Comm comm) {
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  for (std::uint64_t at = 0; at < counts.size(); at += kMessageEntries) {
-    const int count = static_cast<int>(std::min<std::uint64_t>(kMessageEntries, counts.size() - at));
-    if (me == owner) MPI_Reduce(MPI_IN_PLACE, counts.data() + at, count, type<T>(), MPI_SUM, owner, comm);
-    else MPI_Reduce(counts.data() + at, nullptr, count, type<T>(), MPI_SUM, owner, comm);
-  }
+void receive_piece_sum(std::vector<T>& into, std::uint64_t entries, MPI_Comm comm, int tag) {
+  into.resize(entries);
+  MPI_Recv(into.data(), static_cast<int>(entries), type<T>(), 1, tag, comm, MPI_STATUS_IGNORE);
 }
 
 }  // namespace tricount::chunked_mpi

@@ -116,6 +116,7 @@ struct CountJob {
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
   std::unique_ptr<CountBackend> backend;   // workers, from step 3
+  std::unique_ptr<PerVertexAhead> per_vertex_ahead;  // --per-vertex, steps 3 to 8: degrees (workers), class 0's ids (rank 0)
   std::future<StartedBackend> backend_starting;  // workers, steps 0 to 3: the backend being created
   std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
@@ -255,17 +256,27 @@ void share_splits_and_identity(CountJob& job) {
   job.result.tasks = job.plan->num_tasks();
 }
 
+// Step 3, with --per-vertex: what the table needs besides the counts (a worker's degree
+// shares, rank 0's first input ids) is read on threads from here on, while the backends start
+// and the workers count; step 8 takes it.
+void read_per_vertex_ahead(CountJob& job) {
+  if (job.options.per_vertex.empty()) return;
+  job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker, job.rank == 0, job.size == 1 ? 0 : job.rank - 1,
+                                                          job.workers, std::max(1u, job.worker_options.loader_threads));
+}
+
 // Step 3: every worker opens the file (refusing another than rank 0 checked) and takes its
 // backend from step 0 (workers pick GPUs by their local rank among the workers of their node).
 void open_workers(CountJob& job) {
   collective_step(job.comm, [&] {
-    if (!job.is_worker) return;
+    if (!job.is_worker) return read_per_vertex_ahead(job);
     if (job.worker_options.cache_bytes == 0)
       job.worker_options.cache_bytes = default_cache_bytes(available_memory_bytes(), job.local_workers);
     if (!job.file) {
       job.file = timed(job.times.open_file, [&] { return std::make_unique<BlockFileReader>(job.options.input); });
       timed(job.times.identity_check, [&] { check_same_input(*job.file, job.result.input_identity); });
     }
+    read_per_vertex_ahead(job);
     StartedBackend started = timed(job.times.backend_wait, [&] { return job.backend_starting.get(); });  // rethrows its error
     job.backend = std::move(started.backend);
     job.times.backend = started.seconds;
@@ -475,12 +486,16 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
 void write_per_vertex(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   PerVertexSources sources;
-  const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
-  sources.degree_shares = [&] { return degree_shares(*job.file, job.size == 1 ? 0 : job.rank - 1, job.workers, threads); };
-  sources.write_threads = std::min(8u, usable_cores());  // rank 0 formats text while the workers are done
+  sources.degree_shares = [&] { return job.per_vertex_ahead->take_degrees(); };
+  sources.first_ids = [&] { return job.per_vertex_ahead->take_first_ids(); };
+  sources.write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
   auto out = std::make_shared<PerVertexOutput>(
       reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));
+  // The slowest worker's degree read (on its thread, overlapping the count), for the report.
+  const double mine = job.is_worker ? job.per_vertex_ahead->degree_seconds() : 0.0;
+  MPI_Reduce(&mine, &out->steps.degree_read, 1, MPI_DOUBLE, MPI_MAX, 0, job.comm);
+  job.per_vertex_ahead.reset();
   if (job.rank != 0) return;
   job.result.per_vertex = out->summary;
   job.result.per_vertex_output = std::move(out);

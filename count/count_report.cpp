@@ -233,11 +233,25 @@ JsonObject CountResult::to_json() const {
   else seconds.add_raw("load_phase", "null");
   seconds.add("count_phase", count_phase_seconds).add("total", total_seconds);
   // --per-vertex: the whole step after counting, and its writer's share (which overlaps it).
-  if (per_vertex_output) seconds.add("per_vertex", per_vertex_seconds).add("per_vertex_write", per_vertex_output->write_seconds);
-  else seconds.add_raw("per_vertex", "null").add_raw("per_vertex_write", "null");
+  if (per_vertex_output) {
+    const PerVertexSteps& s = per_vertex_output->steps;
+    JsonObject steps;  // rank 0's view of the step; degree_read ran on the workers while they counted
+    steps.add("degree_read", s.degree_read).add("degrees", s.degrees).add("ids", s.ids).add("reduce", s.reduce)
+        .add("rows", s.rows).add("queue", s.queue).add("finish", s.finish);
+    seconds.add("per_vertex", per_vertex_seconds).add("per_vertex_write", per_vertex_output->write_seconds)
+        .add("per_vertex_steps", steps);
+  } else {
+    seconds.add_raw("per_vertex", "null").add_raw("per_vertex_write", "null").add_raw("per_vertex_steps", "null");
+  }
   // --per-edge: the same for its table.
-  if (per_edge_output) seconds.add("per_edge", per_edge_seconds).add("per_edge_write", per_edge_output->write_seconds);
-  else seconds.add_raw("per_edge", "null").add_raw("per_edge_write", "null");
+  if (per_edge_output) {
+    const PerEdgeSteps& s = per_edge_output->steps;
+    JsonObject steps;  // rank 0's view of the step
+    steps.add("blocks", s.blocks).add("reduce", s.reduce).add("rows", s.rows).add("queue", s.queue).add("finish", s.finish);
+    seconds.add("per_edge", per_edge_seconds).add("per_edge_write", per_edge_output->write_seconds).add("per_edge_steps", steps);
+  } else {
+    seconds.add_raw("per_edge", "null").add_raw("per_edge_write", "null").add_raw("per_edge_steps", "null");
+  }
   // Rank 0's process start to the report's clock: what lies before `total` (the launcher's
   // own start-up before this process existed is not in it).
   seconds.add("process_start", per_rank.empty() ? 0.0 : per_rank.front().setup.process_start);

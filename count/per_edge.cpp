@@ -3,14 +3,19 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <exception>
+#include <future>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
 #include "count/chunked_mpi.hpp"
 #include "count/collective.hpp"
+#include "count/setup_times.hpp"
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
+#include "src/threads.hpp"
 
 namespace tricount {
 
@@ -26,40 +31,68 @@ bool ranks_before(const TopEdge& a, const TopEdge& b) {
 
 }  // namespace
 
-EdgeRows block_edge_rows(const CsrBlock& block, const std::vector<raw_id_t>& row_ids, const std::vector<raw_id_t>& col_ids,
-                         const std::vector<edge_count_t>& counts, std::uint64_t first, std::uint64_t last) {
-  TRICOUNT_EXPECTS(counts.size() == block.nnz() && row_ids.size() == block.rows && col_ids.size() == block.cols &&
-                       first <= last && last <= block.nnz(),
-                   "per-edge rows of " + block_name(block.id) + ": " + std::to_string(counts.size()) + " counts, " +
-                       std::to_string(row_ids.size()) + " and " + std::to_string(col_ids.size()) + " ids for " +
-                       std::to_string(block.nnz()) + " edges, " + std::to_string(block.rows) + " rows and " +
-                       std::to_string(block.cols) + " columns");
-  EdgeRows rows;
-  rows.u.reserve(last - first), rows.v.reserve(last - first), rows.triangles.reserve(last - first);
-  if (first == last) return rows;
-  const eoff_t* offsets = block.offsets.data();
-  std::uint64_t r = static_cast<std::uint64_t>(std::upper_bound(offsets, offsets + block.rows + 1, first) - offsets) - 1;
-  for (std::uint64_t e = first; e < last; ++e) {
-    while (offsets[r + 1] <= e) ++r;
-    const raw_id_t a = row_ids[r], b = col_ids[block.neighbors[e]];
-    rows.u.push_back(std::min(a, b));
-    rows.v.push_back(std::max(a, b));
-    rows.triangles.push_back(counts[e]);
-  }
+EdgeRows block_edge_rows(const CsrSpan& block, std::span<const raw_id_t> row_ids, std::span<const raw_id_t> col_ids,
+                         std::span<const edge_count_t> counts, std::uint64_t first, std::uint64_t last, unsigned threads,
+                         EdgeRows reuse) {
+  TRICOUNT_EXPECTS(row_ids.size() == block.rows && col_ids.size() == block.cols && first <= last && last <= block.nnz &&
+                       counts.size() == last - first,
+                   "per-edge rows of " + block_name(block.id) + ": " + std::to_string(counts.size()) + " counts for edges " +
+                       std::to_string(first) + " to " + std::to_string(last) + ", " + std::to_string(row_ids.size()) +
+                       " and " + std::to_string(col_ids.size()) + " ids for " + std::to_string(block.nnz) + " edges, " +
+                       std::to_string(block.rows) + " rows and " + std::to_string(block.cols) + " columns");
+  const std::uint64_t n = last - first;
+  const unsigned t = table_threads(n, threads);
+  EdgeRows rows = std::move(reuse);
+  parallel_for(t > 1 ? 3u : 1u, [&](unsigned k) {  // one thread a column: growing them zero-fills
+    if (k == 0 || t == 1) rows.u.resize(n);
+    if (k == 1 || t == 1) rows.v.resize(n);
+    if (k == 2 || t == 1) rows.triangles.resize(n);
+  });
+  const eoff_t* offsets = block.offsets;
+  parallel_for(t, [&](unsigned k) {
+    const std::uint64_t from = first + n * k / t, to = first + n * (k + 1) / t;
+    if (from == to) return;
+    std::uint64_t r = static_cast<std::uint64_t>(std::upper_bound(offsets, offsets + block.rows + 1, from) - offsets) - 1;
+    for (std::uint64_t e = from; e < to; ++e) {
+      while (offsets[r + 1] <= e) ++r;
+      const raw_id_t x = row_ids[r], y = col_ids[block.neighbors[e]];
+      rows.u[e - first] = std::min(x, y);
+      rows.v[e - first] = std::max(x, y);
+      rows.triangles[e - first] = counts[e - first];
+    }
+  });
   return rows;
 }
 
-void PerEdgeSummary::add(const EdgeRows& rows) {
-  for (std::size_t x = 0; x < rows.size(); ++x) {
-    const std::uint64_t t = rows.triangles[x];
-    ++edges;
-    triangle_sum += t;
-    if (t == 0) continue;
-    ++edges_in_triangles;
-    const TopEdge e{rows.u[x], rows.v[x], t};
-    if (top.size() == kTop && !ranks_before(e, top.back())) continue;
-    top.insert(std::upper_bound(top.begin(), top.end(), e, ranks_before), e);
-    if (top.size() > kTop) top.pop_back();
+void PerEdgeSummary::add(const EdgeRows& rows, unsigned threads) {
+  // Each range's sums and top list, merged: integers, and a top list ordered by (triangles,
+  // u, v), are the same in any grouping.
+  const std::size_t n = rows.size();
+  const unsigned t = table_threads(n, threads);
+  std::vector<PerEdgeSummary> part(t);
+  parallel_for(t, [&](unsigned k) {
+    PerEdgeSummary& s = part[k];
+    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x) {
+      const std::uint64_t tri = rows.triangles[x];
+      ++s.edges;
+      s.triangle_sum += tri;
+      if (tri == 0) continue;
+      ++s.edges_in_triangles;
+      const TopEdge e{rows.u[x], rows.v[x], tri};
+      if (s.top.size() == kTop && !ranks_before(e, s.top.back())) continue;
+      s.top.insert(std::upper_bound(s.top.begin(), s.top.end(), e, ranks_before), e);
+      if (s.top.size() > kTop) s.top.pop_back();
+    }
+  });
+  for (const PerEdgeSummary& s : part) {
+    edges += s.edges;
+    edges_in_triangles += s.edges_in_triangles;
+    triangle_sum += s.triangle_sum;
+    for (const TopEdge& e : s.top) {
+      if (top.size() == kTop && !ranks_before(e, top.back())) break;
+      top.insert(std::upper_bound(top.begin(), top.end(), e, ranks_before), e);
+      if (top.size() > kTop) top.pop_back();
+    }
   }
 }
 
@@ -110,7 +143,20 @@ PerEdgeWriter::PerEdgeWriter(const std::string& path, const std::string& input, 
 
 void PerEdgeWriter::append(EdgeRows rows) {
   static_assert(std::is_same_v<edge_count_t, std::uint32_t>, "the triangles column is uint32");
-  table_.append({std::move(rows.u), std::move(rows.v), std::move(rows.triangles)});
+  TableBatch batch;  // moved in (a braced list would copy every column)
+  batch.reserve(3);
+  batch.emplace_back(std::move(rows.u)), batch.emplace_back(std::move(rows.v)), batch.emplace_back(std::move(rows.triangles));
+  table_.append(std::move(batch));
+}
+
+EdgeRows PerEdgeWriter::spare_rows() {
+  TableBatch spare = table_.take_spare();
+  EdgeRows rows;
+  if (spare.size() != 3) return rows;
+  rows.u = std::move(std::get<std::vector<std::uint64_t>>(spare[0]));
+  rows.v = std::move(std::get<std::vector<std::uint64_t>>(spare[1]));
+  rows.triangles = std::move(std::get<std::vector<edge_count_t>>(spare[2]));
+  return rows;
 }
 
 void PerEdgeWriter::finish() { table_.finish(); }
@@ -141,22 +187,57 @@ void PerEdgeOutput::commit() {
   if (writer) writer->commit(summary);
 }
 
+namespace {
+
+// A block as rank 0 needs it for rows: its CSR (mapped from the file, or read where it is
+// not stored contiguously), checked, and its two classes' input ids.
+struct BlockForRows {
+  std::optional<MappedBlock> mapped;
+  CsrBlock copy;
+  CsrSpan span;
+  std::shared_ptr<const std::vector<raw_id_t>> row_ids, col_ids;
+};
+
+// Reads block `id` for rows, reusing `before`'s ids where a class is the same (row-major
+// order keeps the row class for a whole row of blocks).
+BlockForRows read_block_for_rows(const BlockFileReader& file, BlockId id, const BlockForRows* before, unsigned threads) {
+  BlockForRows b;
+  b.mapped = file.map_block(id, threads);
+  if (!b.mapped) b.copy = file.read_block(id, threads);
+  b.span = b.mapped ? b.mapped->span() : b.copy.span();
+  const auto ids = [&](std::uint32_t c) -> std::shared_ptr<const std::vector<raw_id_t>> {
+    if (before && before->span.id.row_class == c) return before->row_ids;
+    if (before && before->span.id.col_class == c) return before->col_ids;
+    return std::make_shared<const std::vector<raw_id_t>>(file.read_vertex_map_class(c));
+  };
+  b.row_ids = ids(id.row_class);
+  b.col_ids = id.col_class == id.row_class ? b.row_ids : ids(id.col_class);
+  return b;
+}
+
+}  // namespace
+
 PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads, unsigned write_threads) {
+                              unsigned threads, unsigned write_threads, std::uint64_t piece_rows) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  MPI_Comm workers = MPI_COMM_NULL;
-  MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
-  const int worker_count = size == 1 ? 1 : size - 1;
   std::uint32_t n = file ? file->header().parts : 0;
   MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
-  const auto owner_worker = [&](std::uint64_t b) { return static_cast<int>(b % static_cast<std::uint64_t>(worker_count)); };
-  const auto owner_rank = [&](std::uint64_t b) { return size == 1 ? 0 : 1 + owner_worker(b); };
+  threads = std::max(1u, threads);
+  write_threads = std::max(1u, write_threads);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(piece_rows, kPerEdgePieceRows));
+  MPI_Comm workers = MPI_COMM_NULL;
+  MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
+  const auto free_comms = [&] {
+    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
+    MPI_Comm_free(&comm);
+  };
   PerEdgeOutput out;
+  PerEdgeSteps& steps = out.steps;
   // A failed write (disk full) stops the writing, not the sums: the count and the report
   // still come out, then the error.
   const auto writing = [&](const auto& write) {
@@ -168,71 +249,116 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
       out.writer.reset();  // closes every HDF5 identifier, removes the temporary
     }
   };
-  const auto finish = [&] {
-    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
-    MPI_Comm_free(&comm);
+  // This rank's first error: the rank goes on taking part in every reduction (with zeros),
+  // and the error ends the call on every rank after the last piece.
+  std::exception_ptr failure;
+  const auto guarded = [&](const auto& work) {
+    if (failure) return;
+    try {
+      work();
+    } catch (...) {
+      failure = std::current_exception();
+    }
   };
+  // Rank 0: the next block's CSR and ids, read on a thread while this one is written.
+  std::shared_ptr<const BlockForRows> block;
+  std::future<BlockForRows> next_block;
+  const auto read_next = [&](BlockId id) {
+    next_block = std::async(std::launch::async, [file, id, before = block, threads] {
+      return read_block_for_rows(*file, id, before.get(), threads);
+    });
+  };
+  const auto block_id = [&](std::uint64_t b) { return BlockId{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)}; };
   try {
-    // 1. Rank 0 opens the output.
+    // 1. Rank 0 opens the output and starts reading the first block.
     collective_step(comm, [&] {
       if (rank != 0) return;
+      if (n > 0) read_next(block_id(0));
       try {
         out.writer = std::make_unique<PerEdgeWriter>(path, file->path(), file->header().edges, write_threads);
       } catch (const Error& e) {
         out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
       }
     });
-    // 2. Block by block: counters summed at the owner, rows built there in pieces, each
-    //    handed by rank 0 to its writer thread (which writes it while the next is built).
-    for (std::uint64_t b = 0; b < std::uint64_t{n} * n; ++b) {
-      const BlockId id{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
-      const int owner = owner_rank(b);
+    // 2. Block by block, in pieces: counters summed over the workers on their way to rank 0
+    //    (chunked_mpi::sum_piece_to_rank0), rows built there by several threads and handed
+    //    to the writer thread, which writes them while the workers sum the next piece.
+    std::vector<edge_count_t> sums;  // rank 0: a piece's sums
+    // Worker 0: the counters its sends to rank 0 are still reading, kept until the next block is sent.
+    struct Sending {
       std::vector<edge_count_t> counts;
-      collective_step(comm, [&] {
-        if (is_worker) counts = take_counts(id);
-      });
-      if (is_worker) chunked_mpi::reduce_to_owner(counts, owner_worker(b), workers);
-      CsrBlock block;
-      std::vector<raw_id_t> row_ids, col_ids;
-      std::uint64_t nnz = 0;
-      collective_step(comm, [&] {
-        if (rank == 0) nnz = file->block_nnz(id);
-        if (rank != owner) return;
-        block = file->read_block(id, threads);
-        row_ids = file->read_vertex_map_class(id.row_class);
-        col_ids = file->read_vertex_map_class(id.col_class);
-        nnz = block.nnz();
-        if (counts.size() != nnz)
-          throw Error("internal error: " + std::to_string(counts.size()) + " per-edge counters for " + block_name(id) + " of " +
-                      std::to_string(nnz) + " edges");
-      });
-      MPI_Bcast(&nnz, 1, MPI_UINT64_T, 0, comm);  // every rank takes part in every piece's steps
-      for (std::uint64_t first = 0; first < nnz; first += kPerEdgePieceRows) {
-        const std::uint64_t last = std::min(nnz, first + kPerEdgePieceRows);
-        EdgeRows rows;
-        collective_step(comm, [&] {
-          if (rank == owner) rows = block_edge_rows(block, row_ids, col_ids, counts, first, last);
+      std::vector<MPI_Request> sent;
+    } sending, sent_before;
+    const auto wait_sent = [](Sending& s) {
+      MPI_Waitall(static_cast<int>(s.sent.size()), s.sent.data(), MPI_STATUSES_IGNORE);
+      s = {};
+    };
+    for (std::uint64_t b = 0; b < std::uint64_t{n} * n; ++b) {
+      const BlockId id = block_id(b);
+      const std::uint64_t nnz = file->block_nnz(id);
+      std::vector<edge_count_t> counts;  // a worker's counters of the block
+      if (is_worker) {
+        guarded([&] {
+          counts = take_counts(id);
+          if (counts.size() != nnz)
+            throw Error("internal error: " + std::to_string(counts.size()) + " per-edge counters for " + block_name(id) +
+                        " of " + std::to_string(nnz) + " edges");
         });
-        if (owner != 0 && rank == owner) {
-          chunked_mpi::send(rows.u, 0, comm), chunked_mpi::send(rows.v, 0, comm), chunked_mpi::send(rows.triangles, 0, comm);
-        } else if (owner != 0 && rank == 0) {
-          chunked_mpi::receive(rows.u, last - first, owner, comm), chunked_mpi::receive(rows.v, last - first, owner, comm);
-          chunked_mpi::receive(rows.triangles, last - first, owner, comm);
+        if (failure) counts.assign(nnz, 0);  // zeros from here on
+      }
+      if (rank == 0) {
+        guarded([&] {
+          block = timed(steps.blocks, [&] { return std::make_shared<const BlockForRows>(next_block.get()); });
+          if (block->span.nnz != nnz)
+            throw Error("internal error: " + block_name(id) + " has " + std::to_string(block->span.nnz) + " edges, not " +
+                        std::to_string(nnz));
+        });
+        if (!failure && b + 1 < std::uint64_t{n} * n) read_next(block_id(b + 1));
+      }
+      for (std::uint64_t first = 0; first < nnz; first += piece) {
+        const std::uint64_t m = std::min(nnz, first + piece) - first;
+        std::span<const edge_count_t> sum;  // rank 0: the piece's counters, summed
+        if (size == 1) {
+          sum = std::span<const edge_count_t>(counts).subspan(first, m);
+        } else if (is_worker) {
+          chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
+        } else {
+          timed(steps.reduce, [&] { chunked_mpi::receive_piece_sum(sums, m, comm, 0); });
+          sum = sums;
         }
-        collective_step(comm, [&] {
-          if (rank != 0) return;
-          out.summary.add(rows);
-          writing([&] { out.writer->append(std::move(rows)); });
+        if (rank != 0) continue;
+        guarded([&] {
+          EdgeRows rows = timed(steps.rows, [&] {
+            EdgeRows built = block_edge_rows(block->span, *block->row_ids, *block->col_ids, sum, first, first + m, write_threads,
+                                             out.writer ? out.writer->spare_rows() : EdgeRows{});
+            out.summary.add(built, write_threads);
+            return built;
+          });
+          timed(steps.queue, [&] { writing([&] { out.writer->append(std::move(rows)); }); });
         });
       }
+      if (is_worker) {
+        wait_sent(sent_before);
+        sending.counts = std::move(counts);
+        sent_before = std::move(sending);
+        sending = {};
+      }
     }
-    // 3. Rank 0: the rows on the disk; then it checks the sums. The caller commits the output.
+    wait_sent(sent_before);
+    block.reset();
+    // 3. Any rank's error ends the call on every rank; rank 0 has the rows put on the disk,
+    //    then checks the sums. The caller commits the output.
     collective_step(comm, [&] {
+      if (failure) std::rethrow_exception(failure);
+    });
+    collective_step(comm, [&] {  // apart: a rank's error above, not its effect on the sums, is the message
       if (rank != 0) return;
-      writing([&] {
-        out.writer->finish();
-        out.write_seconds = out.writer->table().write_seconds();
-        out.write_bytes = out.writer->table().bytes();
+      timed(steps.finish, [&] {
+        writing([&] {
+          out.writer->finish();
+          out.write_seconds = out.writer->table().write_seconds();
+          out.write_bytes = out.writer->table().bytes();
+        });
       });
       if (out.summary.triangle_sum != static_cast<unsigned __int128>(triangles) * 3)
         throw Error("internal error: the per-edge counts sum to " + to_string_u128(out.summary.triangle_sum) + ", not 3 x " +
@@ -240,10 +366,10 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
     });
   } catch (...) {
     out.writer.reset();  // removes the temporary
-    finish();
+    free_comms();
     throw;
   }
-  finish();
+  free_comms();
   return out;
 }
 

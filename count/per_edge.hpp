@@ -3,12 +3,14 @@
 //
 // How the counters travel (no rank holds all edges' counters or rows): every worker's
 // backend keeps one 32-bit counter per edge of each block its tasks touched; for each block
-// P(a,b) in turn (row-major), the workers' arrays meet in an MPI_Reduce at the block's owner
-// (worker (a n + b) mod workers), which reads the block's CSR and its two classes' input ids
-// and sends the rows to rank 0 in pieces of kPerEdgePieceRows. Rank 0 hands each piece to its
-// writer thread (src/table_writer.hpp), which writes it while the owner builds the next.
-// Rank 0 holds at most kTableQueuedBatches + 2 pieces of rows (one arriving, the queued ones,
-// one being written); an owner, one block's counters and CSR and two classes' input ids.
+// P(a,b) in turn (row-major), in pieces of kPerEdgePieceRows edges, the workers' counters
+// meet at rank 0 in an MPI_Reduce (4 bytes an edge). Rank 0 has meanwhile mapped the block's
+// CSR and read its two classes' input ids on a thread (the next block's while this one is
+// written); it builds each piece's rows with several threads and hands them to its writer
+// thread (src/table_writer.hpp), which writes them while the next piece is reduced. Rank 0
+// holds two blocks' input ids (two classes each) and at most kTableQueuedBatches + 2 pieces
+// of rows (one being built, the queued ones, one being written); a worker, one block's
+// counters.
 //
 // Rows: one per undirected edge after cleaning (an edge in no triangle has 0), blocks in
 // row-major order, within a block in CSR order (by tricount's degree-ordered ids, not input
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,8 +33,9 @@
 
 namespace tricount {
 
-// Rows an owner sends rank 0 at once (20 bytes each, 20 MiB): several HDF5 chunks and large
-// MPI messages, small enough that rank 0's pieces (kTableQueuedBatches + 2) stay at 80 MiB.
+// Edges reduced and written at once (4 MiB of counters, 20 MiB of rows): several HDF5 chunks
+// and large MPI messages, small enough that rank 0's pieces (kTableQueuedBatches + 2) stay
+// at 80 MiB.
 inline constexpr std::uint64_t kPerEdgePieceRows = std::uint64_t{1} << 20;
 
 // A piece of rows: input ids u < v and the edge's triangles.
@@ -43,9 +47,11 @@ struct EdgeRows {
 
 // Edges [first, last) of `block` (positions in its neighbour array) as rows: row ids from
 // `row_ids` (class a's input ids), neighbour ids from `col_ids` (class b's), counts from
-// `counts` (the block's, one per edge).
-EdgeRows block_edge_rows(const CsrBlock& block, const std::vector<raw_id_t>& row_ids, const std::vector<raw_id_t>& col_ids,
-                         const std::vector<edge_count_t>& counts, std::uint64_t first, std::uint64_t last);
+// `counts` (those edges', counts[e - first] for edge e); built by up to `threads` threads
+// (into `reuse`'s columns: a written piece's, see PerEdgeWriter::spare_rows).
+EdgeRows block_edge_rows(const CsrSpan& block, std::span<const raw_id_t> row_ids, std::span<const raw_id_t> col_ids,
+                         std::span<const edge_count_t> counts, std::uint64_t first, std::uint64_t last,
+                         unsigned threads = 1, EdgeRows reuse = {});
 
 struct TopEdge {
   std::uint64_t u = 0, v = 0, triangles = 0;
@@ -60,7 +66,7 @@ struct PerEdgeSummary {
   unsigned __int128 triangle_sum = 0;    // sum of the counts: 3 x the triangles
   std::vector<TopEdge> top;              // most triangles first, ties by smaller (u, v)
 
-  void add(const EdgeRows& rows);
+  void add(const EdgeRows& rows, unsigned threads = 1);  // the same sums and top list for any `threads`
   void add_to(JsonObject& report) const;  // edges_in_triangles, top_edges
   std::string summary() const;            // for the summary line
 };
@@ -79,6 +85,7 @@ class PerEdgeWriter {
  public:
   PerEdgeWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
   void append(EdgeRows rows);  // queued; throws Error once a write failed
+  EdgeRows spare_rows();       // a written piece's columns to build the next in, or empty ones
   void finish();               // every row written and on the disk; throws Error if not
   void commit(const PerEdgeSummary& summary);
   const TableWriter& table() const { return table_; }
@@ -90,6 +97,16 @@ class PerEdgeWriter {
 // Reads an HDF5 per-edge file back (for tests and tools): all rows in file order.
 EdgeRows read_per_edge_hdf5(const std::string& path);
 
+// Where rank 0's per-edge step spends its time (seconds, summed over the pieces; the
+// writer's own time is PerEdgeOutput::write_seconds, which overlaps these).
+struct PerEdgeSteps {
+  double blocks = 0;  // waiting for a block's CSR and input ids (mapped, checked and read on a thread)
+  double reduce = 0;  // the pieces' reductions to rank 0
+  double rows = 0;    // building the rows and the summary
+  double queue = 0;   // waiting for room in the writer's queue
+  double finish = 0;  // waiting for the writer to write the last rows, and the fsync
+};
+
 // What the collective leaves on rank 0: the summary and the output, written under its
 // temporary name but not yet committed, or, when writing failed (a full disk), why.
 struct PerEdgeOutput {
@@ -98,19 +115,23 @@ struct PerEdgeOutput {
   std::string write_error;
   double write_seconds = 0;  // the writer's formatting, writing and fsync (overlapping the reduction)
   std::uint64_t write_bytes = 0;
+  PerEdgeSteps steps;
   // Closes and renames the output into place; throws Error (the write error) if it failed.
   void commit();
 };
 
 // The collective step after counting, on every rank of `comm`: for each block, the workers'
 // counters (take_counts(id) on a worker: that block's array, one counter per edge) are
-// summed at the block's owner, which turns them into rows sent to rank 0, which writes them
-// to `path`. Workers and rank 0 need `file`. Rank 0 refuses (Error, no output) counters that
-// do not sum to 3 x `triangles`. A write error on rank 0 does not stop the reduction: it is
-// kept in `write_error`. Any rank's other error ends the call on every rank. `threads` read
-// blocks; `write_threads` (rank 0) format text rows.
+// summed at rank 0 piece by piece; rank 0 turns them into rows and writes them to `path`.
+// Workers and rank 0 need `file`. Rank 0 refuses (Error, no output) counters that do not sum
+// to 3 x `triangles`. A write error on rank 0 does not stop the reduction: it is kept in
+// `write_error`. Any rank's other error ends the call on every rank, after the last piece (a
+// rank that fails goes on taking part in the reductions, with zeros). `threads` map and check
+// blocks (rank 0); `write_threads` (rank 0) build and format rows; `piece_rows`: edges
+// reduced and written at once (at most kPerEdgePieceRows; tests: a few).
 PerEdgeOutput reduce_per_edge(MPI_Comm comm, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads = 1, unsigned write_threads = 1);
+                              unsigned threads = 1, unsigned write_threads = 1,
+                              std::uint64_t piece_rows = kPerEdgePieceRows);
 
 }  // namespace tricount

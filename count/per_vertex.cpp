@@ -3,17 +3,21 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
+#include <exception>
 #include <numeric>
 #include <optional>
 #include <utility>
 
 #include "count/chunked_mpi.hpp"
 #include "count/collective.hpp"
+#include "count/setup_times.hpp"
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
+#include "src/threads.hpp"
 
 namespace tricount {
 
@@ -39,26 +43,45 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles) {
 }
 
 VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
-                      std::span<const std::uint64_t> triangles) {
+                      std::span<const std::uint64_t> triangles, unsigned threads, VertexRows reuse) {
   TRICOUNT_EXPECTS(ids.size() == degrees.size() && ids.size() == triangles.size(),
                    "per-vertex rows: " + std::to_string(ids.size()) + " ids, " + std::to_string(degrees.size()) +
                        " degrees and " + std::to_string(triangles.size()) + " counts");
-  VertexRows rows;
-  const std::size_t kept = ids.size() - static_cast<std::size_t>(std::count(degrees.begin(), degrees.end(), 0));
-  rows.vertex.reserve(kept), rows.degree.reserve(kept), rows.triangles.reserve(kept), rows.clustering.reserve(kept);
-  for (std::size_t x = 0; x < ids.size(); ++x) {
-    if (degrees[x] == 0) continue;
-    rows.vertex.push_back(ids[x]);
-    rows.degree.push_back(degrees[x]);
-    rows.triangles.push_back(triangles[x]);
-    rows.clustering.push_back(local_clustering(degrees[x], triangles[x]));
-  }
+  const std::size_t n = ids.size();
+  const unsigned t = table_threads(n, threads);
+  // 1. Each thread's range: the vertices it keeps, and where its rows start.
+  std::vector<std::size_t> at(t + 1, 0);
+  parallel_for(t, [&](unsigned k) {
+    at[k + 1] = static_cast<std::size_t>(
+        std::count_if(degrees.begin() + n * k / t, degrees.begin() + n * (k + 1) / t, [](std::uint64_t d) { return d != 0; }));
+  });
+  std::partial_sum(at.begin(), at.end(), at.begin());
+  // 2. The columns sized (one thread each: growing them zero-fills), then filled by range.
+  VertexRows rows = std::move(reuse);
+  parallel_for(t > 1 ? 4u : 1u, [&](unsigned k) {
+    if (k == 0 || t == 1) rows.vertex.resize(at[t]);
+    if (k == 1 || t == 1) rows.degree.resize(at[t]);
+    if (k == 2 || t == 1) rows.triangles.resize(at[t]);
+    if (k == 3 || t == 1) rows.clustering.resize(at[t]);
+  });
+  parallel_for(t, [&](unsigned k) {
+    std::size_t y = at[k];
+    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x) {
+      if (degrees[x] == 0) continue;
+      rows.vertex[y] = ids[x];
+      rows.degree[y] = degrees[x];
+      rows.triangles[y] = triangles[x];
+      rows.clustering[y] = local_clustering(degrees[x], triangles[x]);
+      ++y;
+    }
+  });
   return rows;
 }
 
 std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& file, int worker, int workers,
-                                                      unsigned threads) {
+                                                      unsigned threads, std::stop_token stop) {
   const std::uint32_t n = file.header().parts;
+  threads = std::max(1u, threads);
   // 1. The blocks dealt out by size, the same way on every worker: largest first, each to
   //    the worker with the fewest edges so far (ties: the lower worker, then the lower block).
   std::vector<BlockId> blocks;
@@ -75,6 +98,7 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
     const auto least = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
     load[static_cast<std::size_t>(least)] += nnz[b] + 1;
     if (least != worker) continue;
+    if (stop.stop_requested()) return share;
     // 2. One read of the block, for both: row lengths to class i, neighbours to class j.
     const BlockId id = blocks[b];
     std::optional<MappedBlock> mapped = file.map_block(id, threads);
@@ -84,24 +108,104 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
     for (const std::uint32_t c : {id.row_class, id.col_class})
       if (share[c].empty()) share[c].assign(rows_in_class(file.header().vertices, n, c), 0);
     std::uint64_t* out = share[id.row_class].data();
-    for (std::uint64_t r = 0; r < block.rows; ++r) out[r] += block.offsets[r + 1] - block.offsets[r];
+    parallel_ranges(block.rows, table_threads(block.rows, threads), [&](std::uint64_t first, std::uint64_t last) {
+      for (std::uint64_t r = first; r < last; ++r) out[r] += block.offsets[r + 1] - block.offsets[r];
+    });
+    // 3. The neighbours: each thread counts its range into counters of its own (no atomics:
+    //    the hubs are in most lists), where they take no more memory than the block's edges;
+    //    a count fits 32 bits, as a vertex is in at most one list per row.
     std::uint64_t* in = share[id.col_class].data();
-    for (std::uint64_t e = 0; e < block.nnz; ++e) ++in[block.neighbors[e]];
+    const unsigned t = block.rows <= UINT32_MAX && block.cols > 0
+                           ? static_cast<unsigned>(std::clamp<std::uint64_t>(block.nnz / block.cols, 1, threads))
+                           : 1u;
+    constexpr std::uint64_t kStopCheck = std::uint64_t{1} << 22;  // edges between looks at `stop`
+    if (t == 1) {
+      for (std::uint64_t e = 0; e < block.nnz; ++e) {
+        if (e % kStopCheck == 0 && stop.stop_requested()) return share;
+        ++in[block.neighbors[e]];
+      }
+      continue;
+    }
+    std::vector<std::vector<std::uint32_t>> mine(t);
+    parallel_for(t, [&](unsigned k) {
+      mine[k].assign(block.cols, 0);
+      std::uint32_t* into = mine[k].data();
+      for (std::uint64_t e = block.nnz * k / t; e < block.nnz * (k + 1) / t; ++e) {
+        if (e % kStopCheck == 0 && stop.stop_requested()) return;
+        ++into[block.neighbors[e]];
+      }
+    });
+    if (stop.stop_requested()) return share;
+    parallel_ranges(block.cols, t, [&](std::uint64_t first, std::uint64_t last) {
+      for (const std::vector<std::uint32_t>& counts : mine)
+        for (std::uint64_t v = first; v < last; ++v) in[v] += counts[v];
+    });
   }
   return share;
 }
 
-void PerVertexSummary::add(const VertexRows& rows) {
-  for (std::size_t x = 0; x < rows.size(); ++x) {
-    const std::uint64_t d = rows.degree[x], t = rows.triangles[x];
-    ++vertices;
-    triangle_sum += t;
-    if (d >= 2) wedges += static_cast<unsigned __int128>(d) * (d - 1) / 2;
-    clustering_sum += rows.clustering[x];
-    const TopVertex v{rows.vertex[x], d, t};
-    if (t == 0 || (top.size() == kTop && !ranks_before(v, top.back()))) continue;
-    top.insert(std::upper_bound(top.begin(), top.end(), v, ranks_before), v);
-    if (top.size() > kTop) top.pop_back();
+PerVertexAhead::PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers,
+                               unsigned threads) {
+  if (degrees)
+    degrees_ = std::async(std::launch::async, [this, &file, worker, workers, threads, stop = stop_.get_token()] {
+      return timed(degree_seconds_, [&] { return degree_shares(file, worker, workers, threads, stop); });
+    });
+  if (first_ids && file.header().parts > 0)
+    first_ids_ = std::async(std::launch::async, [&file] { return file.read_vertex_map_class(0); });
+}
+
+PerVertexAhead::~PerVertexAhead() {
+  stop_.request_stop();
+  // Their errors, if any, go with them: nobody asked for what they read.
+  if (degrees_.valid()) degrees_.wait();
+  if (first_ids_.valid()) first_ids_.wait();
+}
+
+std::vector<std::vector<std::uint64_t>> PerVertexAhead::take_degrees() {
+  TRICOUNT_EXPECTS(degrees_.valid(), "the degree shares were not read ahead, or taken twice");
+  return degrees_.get();
+}
+
+std::vector<raw_id_t> PerVertexAhead::take_first_ids() {
+  TRICOUNT_EXPECTS(first_ids_.valid(), "class 0's input ids were not read ahead, or taken twice");
+  return first_ids_.get();
+}
+
+void PerVertexSummary::add(const VertexRows& rows, unsigned threads) {
+  // Each range's sums and top list, merged: integers, and a top list ordered by (triangles,
+  // vertex), are the same in any grouping. The clustering sum (long double) is added in row
+  // order, beside them, so that it is the same for any `threads`.
+  const std::size_t n = rows.size();
+  const unsigned t = table_threads(n, threads);
+  std::vector<PerVertexSummary> part(t);
+  long double clustering = clustering_sum;
+  parallel_for(t + 1, [&](unsigned k) {
+    if (k == t) {
+      for (std::size_t x = 0; x < n; ++x) clustering += rows.clustering[x];
+      return;
+    }
+    PerVertexSummary& s = part[k];
+    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x) {
+      const std::uint64_t d = rows.degree[x], tri = rows.triangles[x];
+      ++s.vertices;
+      s.triangle_sum += tri;
+      if (d >= 2) s.wedges += static_cast<unsigned __int128>(d) * (d - 1) / 2;
+      const TopVertex v{rows.vertex[x], d, tri};
+      if (tri == 0 || (s.top.size() == kTop && !ranks_before(v, s.top.back()))) continue;
+      s.top.insert(std::upper_bound(s.top.begin(), s.top.end(), v, ranks_before), v);
+      if (s.top.size() > kTop) s.top.pop_back();
+    }
+  });
+  clustering_sum = clustering;
+  for (const PerVertexSummary& s : part) {
+    vertices += s.vertices;
+    triangle_sum += s.triangle_sum;
+    wedges += s.wedges;
+    for (const TopVertex& v : s.top) {
+      if (top.size() == kTop && !ranks_before(v, top.back())) break;
+      top.insert(std::upper_bound(top.begin(), top.end(), v, ranks_before), v);
+      if (top.size() > kTop) top.pop_back();
+    }
   }
 }
 
@@ -166,7 +270,22 @@ PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& inp
     : table_(path, per_vertex_layout(input, rows_hint), threads) {}
 
 void PerVertexWriter::append(VertexRows rows) {
-  table_.append({std::move(rows.vertex), std::move(rows.degree), std::move(rows.triangles), std::move(rows.clustering)});
+  TableBatch batch;  // moved in (a braced list would copy every column)
+  batch.reserve(4);
+  batch.emplace_back(std::move(rows.vertex)), batch.emplace_back(std::move(rows.degree));
+  batch.emplace_back(std::move(rows.triangles)), batch.emplace_back(std::move(rows.clustering));
+  table_.append(std::move(batch));
+}
+
+VertexRows PerVertexWriter::spare_rows() {
+  TableBatch spare = table_.take_spare();
+  VertexRows rows;
+  if (spare.size() != 4) return rows;
+  rows.vertex = std::move(std::get<std::vector<std::uint64_t>>(spare[0]));
+  rows.degree = std::move(std::get<std::vector<std::uint64_t>>(spare[1]));
+  rows.triangles = std::move(std::get<std::vector<std::uint64_t>>(spare[2]));
+  rows.clustering = std::move(std::get<std::vector<double>>(spare[3]));
+  return rows;
 }
 
 void PerVertexWriter::finish() { table_.finish(); }
@@ -216,15 +335,23 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  std::uint64_t shape[2] = {file ? file->header().parts : 0, file ? file->header().vertices : 0};
+  MPI_Bcast(shape, 2, MPI_UINT64_T, 0, comm);
+  const auto n = static_cast<std::uint32_t>(shape[0]);
+  const std::uint64_t vertices = shape[1];
+  const unsigned threads = std::max(1u, sources.write_threads);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(sources.piece_rows, kPerVertexPieceRows));
   MPI_Comm workers = MPI_COMM_NULL;
   MPI_Comm_split(comm, is_worker ? 1 : MPI_UNDEFINED, rank, &workers);
-  const int worker_count = size == 1 ? 1 : size - 1;
-  std::uint32_t n = file ? file->header().parts : 0;
-  MPI_Bcast(&n, 1, MPI_UINT32_T, 0, comm);
-  const auto owner_worker = [&](std::uint32_t c) { return static_cast<int>(c % static_cast<std::uint32_t>(worker_count)); };
-  const auto owner_rank = [&](std::uint32_t c) { return size == 1 ? 0 : 1 + owner_worker(c); };
+  int worker_rank = -1;
+  if (workers != MPI_COMM_NULL) MPI_Comm_rank(workers, &worker_rank);
+  const auto free_comms = [&] {
+    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
+    MPI_Comm_free(&comm);
+  };
   PerVertexOutput out;
   PerVertexSummary& summary = out.summary;
+  PerVertexSteps& steps = out.steps;
   std::unique_ptr<PerVertexWriter>& writer = out.writer;
   std::vector<std::vector<std::uint64_t>> degrees;  // this worker's shares, one per class
   // A failed write (disk full) stops the writing, not the sums: the count and the report
@@ -238,74 +365,132 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       writer.reset();  // closes every HDF5 identifier, removes the temporary
     }
   };
-  const auto finish = [&] {
-    if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
-    MPI_Comm_free(&comm);
-  };
-  try {
-    // 1. Workers read their share of the blocks for the degrees; rank 0 opens the output.
-    collective_step(comm, [&] {
-      if (rank == 0) {
-        try {
-          writer = std::make_unique<PerVertexWriter>(path, file->path(), file->header().vertices, sources.write_threads);
-        } catch (const Error& e) {
-          out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
-        }
-      }
-      if (!is_worker) return;
-      degrees = sources.degree_shares();
-      degrees.resize(n);
-    });
-    // 2. Class by class: counters and degree shares summed at the owner in one reduction,
-    //    rows built there, handed by rank 0 to its writer thread (which writes them while
-    //    the next class is reduced).
-    for (std::uint32_t c = 0; c < n; ++c) {
-      std::vector<std::uint64_t> sums;  // counters, then degrees
-      collective_step(comm, [&] {
-        if (!is_worker) return;
-        sums = sources.take_counts(c);
-        const std::size_t length = sums.size();
-        TRICOUNT_EXPECTS(degrees[c].empty() || degrees[c].size() == length,
-                         "class " + std::to_string(c) + ": " + std::to_string(length) + " counters but " +
-                             std::to_string(degrees[c].size()) + " degrees");
-        sums.resize(2 * length, 0);
-        std::copy(degrees[c].begin(), degrees[c].end(), sums.begin() + static_cast<std::ptrdiff_t>(length));
-        degrees[c] = {};
-      });
-      if (is_worker) chunked_mpi::reduce_to_owner(sums, owner_worker(c), workers);
-      VertexRows rows;
-      collective_step(comm, [&] {
-        if (rank != owner_rank(c)) return;
-        const std::span<const std::uint64_t> all(sums);
-        const std::size_t length = sums.size() / 2;
-        rows = class_rows(file->read_vertex_map_class(c), all.subspan(length), all.first(length));
-      });
-      sums = {};
-      if (owner_rank(c) != 0 && rank == owner_rank(c)) {
-        std::uint64_t length = rows.size();
-        MPI_Send(&length, 1, MPI_UINT64_T, 0, 0, comm);
-        chunked_mpi::send(rows.vertex, 0, comm), chunked_mpi::send(rows.degree, 0, comm);
-        chunked_mpi::send(rows.triangles, 0, comm), chunked_mpi::send(rows.clustering, 0, comm);
-      } else if (owner_rank(c) != 0 && rank == 0) {
-        std::uint64_t length = 0;
-        MPI_Recv(&length, 1, MPI_UINT64_T, owner_rank(c), 0, comm, MPI_STATUS_IGNORE);
-        chunked_mpi::receive(rows.vertex, length, owner_rank(c), comm), chunked_mpi::receive(rows.degree, length, owner_rank(c), comm);
-        chunked_mpi::receive(rows.triangles, length, owner_rank(c), comm);
-        chunked_mpi::receive(rows.clustering, length, owner_rank(c), comm);
-      }
-      collective_step(comm, [&] {
-        if (rank != 0) return;
-        summary.add(rows);
-        writing([&] { writer->append(std::move(rows)); });
-      });
+  // This rank's first error: the rank goes on taking part in every reduction (with zeros),
+  // and the error ends the call on every rank after the last piece.
+  std::exception_ptr failure;
+  const auto guarded = [&](const auto& work) {
+    if (failure) return;
+    try {
+      work();
+    } catch (...) {
+      failure = std::current_exception();
     }
-    // 3. Rank 0: the rows on the disk; then it checks the sums. The caller commits the output.
+  };
+  // Rank 0: a class's input ids, read on a thread while the class before is written.
+  const auto read_ids = [&](std::uint32_t c) {
+    return std::async(std::launch::async, [file, c] { return file->read_vertex_map_class(c); });
+  };
+  std::future<std::vector<raw_id_t>> next_ids;
+  try {
+    // 1. Rank 0 opens the output and starts reading class 0's ids; the workers take their
+    //    degree shares (read while they counted).
+    timed(steps.degrees, [&] {
+      collective_step(comm, [&] {
+        if (rank == 0) {
+          if (n > 0 && sources.first_ids)
+            next_ids = std::async(std::launch::deferred, [&] { return sources.first_ids(); });  // taken in the loop
+          else if (n > 0)
+            next_ids = read_ids(0);
+          try {
+            writer = std::make_unique<PerVertexWriter>(path, file->path(), vertices, threads);
+          } catch (const Error& e) {
+            out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
+          }
+        }
+        if (!is_worker) return;
+        degrees = sources.degree_shares();
+        degrees.resize(n);
+      });
+    });
+    // 2. Class by class, in pieces: counters and degree shares summed over the workers on
+    //    their way to rank 0 (chunked_mpi::sum_piece_to_rank0), rows built there by several
+    //    threads and handed to the writer thread, which writes them while the workers sum
+    //    the next piece.
+    std::vector<std::uint64_t> zeros;                    // a worker's degrees of a class it read nothing of
+    std::vector<std::uint64_t> count_sums, degree_sums;  // rank 0: a piece's sums
+    // Worker 0: the arrays its sends to rank 0 are still reading, kept until the next class is sent.
+    struct Sending {
+      std::vector<std::uint64_t> counts, degrees;
+      std::vector<MPI_Request> sent;
+    } sending, sent_before;
+    const auto wait_sent = [](Sending& s) {
+      MPI_Waitall(static_cast<int>(s.sent.size()), s.sent.data(), MPI_STATUSES_IGNORE);
+      s = {};
+    };
+    for (std::uint32_t c = 0; c < n; ++c) {
+      const std::uint64_t length = rows_in_class(vertices, n, c);
+      std::vector<std::uint64_t> counts;  // a worker's counters of class c
+      std::vector<raw_id_t> ids;          // rank 0: class c's input ids
+      if (is_worker) {
+        guarded([&] {
+          counts = sources.take_counts(c);
+          TRICOUNT_EXPECTS(counts.size() == length && (degrees[c].empty() || degrees[c].size() == length),
+                           "class " + std::to_string(c) + " of " + std::to_string(length) + " vertices: " +
+                               std::to_string(counts.size()) + " counters and " + std::to_string(degrees[c].size()) +
+                               " degrees");
+        });
+        if (failure) counts.assign(length, 0), degrees[c] = {};  // zeros from here on
+        // Worker 0 sums into its own arrays; the others add zeros where they have no share.
+        if (degrees[c].empty() && (size == 1 || worker_rank == 0)) degrees[c].assign(length, 0);
+        if (degrees[c].empty() && zeros.size() < std::min(length, piece)) zeros.assign(std::min(length, piece), 0);
+      }
+      if (rank == 0) {
+        guarded([&] {
+          ids = timed(steps.ids, [&] { return next_ids.get(); });
+          TRICOUNT_EXPECTS(ids.size() == length, "class " + std::to_string(c) + ": " + std::to_string(ids.size()) +
+                                                     " input ids for " + std::to_string(length) + " vertices");
+        });
+        if (!failure && c + 1 < n) next_ids = read_ids(c + 1);
+      }
+      for (std::uint64_t first = 0; first < length; first += piece) {
+        const std::uint64_t m = std::min(length, first + piece) - first;
+        std::span<const std::uint64_t> count_sum, degree_sum;  // rank 0: the piece's sums
+        if (size == 1) {
+          count_sum = std::span<const std::uint64_t>(counts).subspan(first, m);
+          degree_sum = std::span<const std::uint64_t>(degrees[c]).subspan(first, m);
+        } else if (is_worker) {
+          std::uint64_t* mine = degrees[c].empty() ? zeros.data() : degrees[c].data() + first;
+          chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
+          chunked_mpi::sum_piece_to_rank0(mine, m, workers, comm, 1, sending.sent);
+        } else {
+          timed(steps.reduce, [&] {
+            chunked_mpi::receive_piece_sum(count_sums, m, comm, 0);
+            chunked_mpi::receive_piece_sum(degree_sums, m, comm, 1);
+          });
+          count_sum = count_sums, degree_sum = degree_sums;
+        }
+        if (rank != 0) continue;
+        guarded([&] {
+          VertexRows rows = timed(steps.rows, [&] {
+            VertexRows built = class_rows(std::span<const raw_id_t>(ids).subspan(first, m), degree_sum, count_sum, threads,
+                                          writer ? writer->spare_rows() : VertexRows{});
+            summary.add(built, threads);
+            return built;
+          });
+          timed(steps.queue, [&] { writing([&] { writer->append(std::move(rows)); }); });
+        });
+      }
+      if (is_worker) {
+        wait_sent(sent_before);
+        sending.counts = std::move(counts), sending.degrees = std::move(degrees[c]);
+        sent_before = std::move(sending);
+        sending = {};
+      }
+    }
+    wait_sent(sent_before);
+    // 3. Any rank's error ends the call on every rank; rank 0 has the rows put on the disk,
+    //    then checks the sums. The caller commits the output.
     collective_step(comm, [&] {
+      if (failure) std::rethrow_exception(failure);
+    });
+    collective_step(comm, [&] {  // apart: a rank's error above, not its effect on the sums, is the message
       if (rank != 0) return;
-      writing([&] {
-        writer->finish();
-        out.write_seconds = writer->table().write_seconds();
-        out.write_bytes = writer->table().bytes();
+      timed(steps.finish, [&] {
+        writing([&] {
+          writer->finish();
+          out.write_seconds = writer->table().write_seconds();
+          out.write_bytes = writer->table().bytes();
+        });
       });
       if (summary.triangle_sum != static_cast<unsigned __int128>(triangles) * 3)
         throw Error("internal error: the per-vertex counts sum to " + to_string_u128(summary.triangle_sum) + ", not 3 x " +
@@ -313,10 +498,10 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
     });
   } catch (...) {
     writer.reset();  // removes the temporary
-    finish();
+    free_comms();
     throw;
   }
-  finish();
+  free_comms();
   return out;
 }
 

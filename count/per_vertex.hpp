@@ -1,22 +1,25 @@
 // tricount-count --per-vertex: each vertex's triangles, degree and local clustering
-// coefficient, reduced across workers class by class and written by rank 0.
+// coefficient, reduced across workers piece by piece and written by rank 0.
 //
 // How the counters travel (no rank holds all |V| of them): every worker's backend keeps one
 // counter array per vertex class it touched, and every worker reads its share of the blocks
-// once for the degrees (degree_shares); for each class c in turn, the workers' counters and
-// degree shares meet in one MPI_Reduce at c's owner (worker c mod workers), which adds each
-// vertex's input id and sends the finished rows to rank 0. Rank 0 hands them to its writer
-// thread (src/table_writer.hpp), which writes them while the next class is reduced. Rank 0
-// holds at most three classes' rows at a time; a worker, one class's counters and its degree
-// shares.
+// once for the degrees (degree_shares), on a thread while it counts (PerVertexAhead). After
+// counting, class by class and within a class in pieces of kPerVertexPieceRows vertices, the
+// workers' counters and degree shares meet at rank 0 in two MPI_Reduce calls; rank 0, which
+// read the class's input ids on a thread meanwhile, builds the rows with several threads and
+// hands them to its writer thread (src/table_writer.hpp), which writes them while the next
+// piece is reduced. Rank 0 holds two classes' input ids and a few pieces of rows at a time; a
+// worker, one class's counters and its degree shares.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -38,19 +41,48 @@ struct VertexRows {
 // 2 t / (d (d - 1)); 0 for d < 2. Exact inputs up to 2^64 (computed in long double).
 double local_clustering(std::uint64_t degree, std::uint64_t triangles);
 
-// The rows of one class from its input ids, degrees and triangle counts (all of one length);
-// vertices of degree 0 are left out.
+// Vertices a piece of the per-vertex step has at most (16 MiB of counters and degrees
+// reduced, 32 MiB of rows): rank 0 builds and writes one while the next is reduced.
+inline constexpr std::uint64_t kPerVertexPieceRows = std::uint64_t{1} << 20;
+
+// The rows of one class (or a piece of one) from its input ids, degrees and triangle counts
+// (all of one length), built by up to `threads` threads (into `reuse`'s columns: a written
+// piece's, see PerVertexWriter::spare_rows); vertices of degree 0 are left out.
 VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
-                      std::span<const std::uint64_t> triangles);
+                      std::span<const std::uint64_t> triangles, unsigned threads = 1, VertexRows reuse = {});
 
 // This worker's share of the undirected degrees after cleaning. Every edge is stored once,
 // oriented, so a vertex's degree is its row length summed over the blocks P(c, j) plus its
 // occurrences as a neighbour in the blocks P(i, c). The blocks are dealt out over the workers
 // (largest first, each to the least loaded) and each block is read once, by one worker, for
 // both: one vector per class (empty where this worker read nothing of the class); summed over
-// the workers, the shares are the degrees.
+// the workers, the shares are the degrees. `threads` check each block and count its
+// neighbours (each into its own counters where the block has at least as many edges as
+// those counters take, else one thread). Once `stop` is requested it returns what it has.
 std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& file, int worker, int workers,
-                                                      unsigned threads = 1);
+                                                      unsigned threads = 1, std::stop_token stop = {});
+
+// What the per-vertex step reads before the counts exist, each on a thread of its own from
+// construction on (while the workers count: neither depends on the counts): a worker's
+// degree_shares (`degrees`) and rank 0's input ids of class 0 (`first_ids`). The take
+// functions wait and rethrow the read's error (a corrupt block, named); destroyed untaken,
+// it stops the degree read and waits for both. `file` must outlive it.
+class PerVertexAhead {
+ public:
+  PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers, unsigned threads);
+  ~PerVertexAhead();
+  PerVertexAhead(const PerVertexAhead&) = delete;
+  PerVertexAhead& operator=(const PerVertexAhead&) = delete;
+  std::vector<std::vector<std::uint64_t>> take_degrees();
+  std::vector<raw_id_t> take_first_ids();
+  double degree_seconds() const { return degree_seconds_; }  // the degree read's own time (after take_degrees())
+
+ private:
+  std::stop_source stop_;
+  double degree_seconds_ = 0;
+  std::future<std::vector<std::vector<std::uint64_t>>> degrees_;
+  std::future<std::vector<raw_id_t>> first_ids_;
+};
 
 struct TopVertex {
   std::uint64_t vertex = 0, degree = 0, triangles = 0;
@@ -66,7 +98,7 @@ struct PerVertexSummary {
   long double clustering_sum = 0;
   std::vector<TopVertex> top;          // most triangles first, ties by smaller input id
 
-  void add(const VertexRows& rows);
+  void add(const VertexRows& rows, unsigned threads = 1);  // the same sums and top list for any `threads`
   double global_clustering() const;   // 3 x triangles / wedges (triangle_sum / wedges); 0 without wedges
   double average_clustering() const;  // mean local coefficient over `vertices` (networkx); 0 without vertices
   void add_to(JsonObject& report) const;  // global_clustering, average_clustering, wedges, top_vertices
@@ -79,13 +111,14 @@ bool per_vertex_is_text(const std::string& path);
 void check_per_vertex_path(const std::string& path);
 
 // The output file, a TableWriter (src/table_writer.hpp) with the per-vertex columns: rows
-// appended class by class and written by its thread, on the disk after finish(), complete
+// appended piece by piece and written by its thread, on the disk after finish(), complete
 // under its name only after commit() (a temporary renamed into place; removed if never
 // committed). `rows_hint`: at most this many rows (|V|); `threads` format text.
 class PerVertexWriter {
  public:
   PerVertexWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
   void append(VertexRows rows);  // queued; throws Error once a write failed
+  VertexRows spare_rows();       // a written piece's columns to build the next in, or empty ones
   void finish();                 // every row written and on the disk; throws Error if not
   void commit(const PerVertexSummary& summary);
   const TableWriter& table() const { return table_; }
@@ -100,15 +133,31 @@ VertexRows read_per_vertex_hdf5(const std::string& path);
 // The collective step after counting, on every rank of `comm`: for each class, the workers'
 // counters (take_counts(c) on a worker: that class's array, one counter per vertex of the
 // class) and degree shares (degree_shares(), on every worker before the first class) are
-// summed at the class's owner, which adds input ids (from `file`), and rank 0 writes the rows
-// to `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
-// ends the call on every rank (collective_step).
+// summed at rank 0 piece by piece; rank 0 adds input ids (from `file`) and writes the rows to
+// `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
+// ends the call on every rank (collective_step): a rank that fails goes on taking part in
+// the reductions (with zeros), so that no rank waits for it, and the error ends the call
+// after the last piece.
 struct PerVertexSources {
   std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_counts;  // workers
   // Workers, once before the first class: this worker's share of every class's degrees (as
-  // degree_shares), summed at each class's owner.
+  // degree_shares), summed at rank 0.
   std::function<std::vector<std::vector<std::uint64_t>>()> degree_shares;
-  unsigned write_threads = 1;  // rank 0: threads that format text rows
+  // Rank 0, optional: class 0's input ids, read ahead (else read at the start of the step).
+  std::function<std::vector<raw_id_t>()> first_ids;
+  unsigned write_threads = 1;  // rank 0: threads that build rows and format text rows
+  std::uint64_t piece_rows = kPerVertexPieceRows;  // vertices reduced and written at once (tests: a few)
+};
+// Where rank 0's per-vertex step spends its time (seconds, summed over the pieces; the
+// writer's own time is PerVertexOutput::write_seconds, which overlaps these).
+struct PerVertexSteps {
+  double degree_read = 0;  // the slowest worker's degree_shares, on its thread while it counted
+  double degrees = 0;  // waiting for the workers' degree shares (read while they counted)
+  double ids = 0;      // waiting for a class's input ids (read on a thread)
+  double reduce = 0;   // the pieces' reductions (counters and degrees) to rank 0
+  double rows = 0;     // building the rows and the summary
+  double queue = 0;    // waiting for room in the writer's queue
+  double finish = 0;   // waiting for the writer to write the last rows, and the fsync
 };
 // What the collective leaves on rank 0: the summary and the output, written under its
 // temporary name but not yet committed, or, when writing failed (a full disk), why. The
@@ -119,6 +168,7 @@ struct PerVertexOutput {
   std::string write_error;
   double write_seconds = 0;    // the writer's formatting, writing and fsync (overlapping the reduction)
   std::uint64_t write_bytes = 0;
+  PerVertexSteps steps;
   // Closes and renames the output into place; throws Error (the write error) if it failed.
   void commit();
 };

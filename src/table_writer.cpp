@@ -1,5 +1,6 @@
 #include "src/table_writer.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/stat.h>
 
@@ -107,6 +108,7 @@ struct TableWriter::Impl {
   unsigned threads = 1;
   std::string where;  // "--per-vertex 'PATH'" for messages
   std::unique_ptr<output::OutputFile> out;
+  int writeback_fd = -1;  // the temporary's descriptor (HDF5: the library's), for early writeback; -1 in place
   Hdf5Handle file;
   std::vector<Hdf5Handle> sets;  // HDF5: one dataset per column
 
@@ -114,6 +116,7 @@ struct TableWriter::Impl {
   std::mutex m;
   std::condition_variable changed;
   std::deque<TableBatch> queue;
+  std::vector<TableBatch> spares;  // written batches, their buffers for the caller's next ones
   bool busy = false, stop = false;
   std::string error;  // the first write error; the table is lost once set
   std::thread thread;
@@ -121,7 +124,7 @@ struct TableWriter::Impl {
   // The writer thread's own.
   std::uint64_t rows = 0, bytes = 0;
   double seconds = 0;
-  std::vector<TextPiece> pieces;
+  std::vector<TextPiece> pieces[2];  // text: two rounds' buffers (one formatted while the other is written)
 
   void write(const TableBatch& batch) {
     const std::size_t n = batch_rows(batch);
@@ -134,19 +137,30 @@ struct TableWriter::Impl {
                        where + ": column '" + layout.columns[c].name + "' of a batch has another type or length");
     if (n == 0) return;
     if (text) {
-      // Rounds of up to `threads` pieces formatted at once, written in order.
-      pieces.resize(threads);
-      for (std::size_t first = 0; first < n; first += threads * kRowsPerPiece) {
-        const auto use = static_cast<unsigned>(std::min<std::size_t>(threads, (n - first + kRowsPerPiece - 1) / kRowsPerPiece));
-        parallel_for(use, [&](unsigned t) {
-          const std::size_t from = first + t * kRowsPerPiece;
-          format_rows(batch, from, std::min(n, from + kRowsPerPiece), pieces[t]);
-        });
-        for (unsigned t = 0; t < use; ++t) {
-          out->write(std::string_view(pieces[t].data.get(), pieces[t].size));
-          bytes += pieces[t].size;
+      // Rounds of up to `threads` pieces formatted at once, written in order by one more
+      // thread while the next round is formatted (two sets of buffers, used in turn).
+      for (auto& set : pieces) set.resize(threads);
+      const std::size_t rounds = (n + threads * kRowsPerPiece - 1) / (threads * kRowsPerPiece);
+      unsigned written = 0;  // pieces of the round before, to write
+      const auto write_round = [&](const std::vector<TextPiece>& round) {
+        for (unsigned t = 0; t < written; ++t) {
+          out->write(std::string_view(round[t].data.get(), round[t].size));
+          bytes += round[t].size;
         }
+      };
+      for (std::size_t r = 0; r < rounds; ++r) {
+        const std::size_t first = r * threads * kRowsPerPiece;
+        const auto use = static_cast<unsigned>(std::min<std::size_t>(threads, (n - first + kRowsPerPiece - 1) / kRowsPerPiece));
+        std::vector<TextPiece>& round = pieces[r % 2];
+        const std::vector<TextPiece>& before = pieces[(r + 1) % 2];
+        parallel_for(use + (written > 0 ? 1 : 0), [&](unsigned t) {
+          if (t == use) return write_round(before);
+          const std::size_t from = first + t * kRowsPerPiece;
+          format_rows(batch, from, std::min(n, from + kRowsPerPiece), round[t]);
+        });
+        written = use;
       }
+      write_round(pieces[(rounds + 1) % 2]);
     } else {
       std::lock_guard lock(hdf5_mutex());
       const hsize_t size[1] = {rows + n}, start[1] = {rows}, count[1] = {n};
@@ -166,6 +180,10 @@ struct TableWriter::Impl {
       }
     }
     rows += n;
+    // The disk starts on these rows now, while the next batch is prepared, rather than all
+    // at the fsync of finish() (the kernel would wait for gigabytes of dirty pages first). A
+    // hint: its errors (a file system without it) are the fsync's to report.
+    if (writeback_fd >= 0) ::sync_file_range(writeback_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
   }
 
   void run() {
@@ -190,8 +208,8 @@ struct TableWriter::Impl {
         failure = e.what();
       }
       seconds += seconds_since(t0);
-      batch = {};
       lock.lock();
+      if (spares.size() < kTableQueuedBatches) spares.push_back(std::move(batch));
       busy = false;
       if (!failure.empty() && error.empty()) error = failure;
       changed.notify_all();
@@ -233,6 +251,7 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
     s.where = layout.option + " '" + s.out->write_path() + "'";
     s.out->write(layout.text_header);
     s.bytes += layout.text_header.size();
+    if (!s.out->in_place()) s.writeback_fd = s.out->fd();
   } else {
     silence_hdf5();
     std::lock_guard lock(hdf5_mutex());
@@ -247,6 +266,9 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
     });
     s.where = layout.option + " '" + s.out->write_path() + "'";
     const hid_t f = s.file.get();
+    void* handle = nullptr;  // the POSIX driver's descriptor (HDF5's default driver)
+    if (!s.out->in_place() && H5Fget_vfd_handle(f, H5P_DEFAULT, &handle) >= 0 && handle)
+      s.writeback_fd = *static_cast<int*>(handle);
     for (const auto& [name, value] : layout.attributes) write_attribute_string(f, name.c_str(), value, s.where);
     for (const auto& [name, value] : layout.u64_attributes) write_attribute_u64(f, name.c_str(), value, s.where);
     // Chunked to grow; no filter; no fill values (every row is written); big chunks, but
@@ -285,6 +307,15 @@ void TableWriter::append(TableBatch batch) {
   if (!s.error.empty()) throw Error(s.error);
   s.queue.push_back(std::move(batch));
   s.changed.notify_all();
+}
+
+TableBatch TableWriter::take_spare() {
+  Impl& s = *impl_;
+  std::lock_guard lock(s.m);
+  if (s.spares.empty()) return {};
+  TableBatch spare = std::move(s.spares.back());
+  s.spares.pop_back();
+  return spare;
 }
 
 void TableWriter::finish() {

@@ -11,6 +11,7 @@
 //    puts every row on the disk (fsync) first, so commit() is the rename alone.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,6 +54,13 @@ using TableBatch = std::vector<TableColumnData>;
 // Batches queued for the writer thread at most: the caller prepares the next meanwhile.
 inline constexpr std::size_t kTableQueuedBatches = 2;
 
+// Threads worth starting for work over `rows` table rows (building, summing, formatting
+// them): one per kTableRowsPerThread rows, at most `threads`, at least 1.
+inline constexpr std::uint64_t kTableRowsPerThread = std::uint64_t{1} << 15;
+inline unsigned table_threads(std::uint64_t rows, unsigned threads) {
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(rows / kTableRowsPerThread, 1, std::max(1u, threads)));
+}
+
 // True when `path` gets the text format (it ends in ".tsv"), else HDF5.
 bool table_is_text(const std::string& path);
 // Throws Error when `path` could not be written as a table (before any work).
@@ -70,6 +78,10 @@ class TableWriter {
   // that the caller, the queue and the thread hold at most kTableQueuedBatches + 2 batches). Throws Error with the reason once a write has failed (a full disk): the
   // table is then lost and its temporary removed.
   void append(TableBatch batch);
+  // A batch already written, to build the next one in (its columns keep their size and
+  // values: resizing them down costs nothing, where fresh columns are zero-filled and faulted
+  // in), or an empty batch. The writer keeps at most kTableQueuedBatches of them.
+  TableBatch take_spare();
   // Waits until every queued row is written and on the disk (fsync); throws Error as append.
   void finish();
   // After finish(): the end attributes (HDF5), then the file under its name.
