@@ -481,8 +481,9 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
   });
 }
 
-// Step 8, with --per-vertex: each class's counters summed at its owner and written by rank 0
-// (their sum must be 3 x the triangles).
+// Step 8, with --per-vertex: each class's counters and degrees (read since step 3) summed over
+// the workers piece by piece, the rows built and written by rank 0 (the counters' sum must be
+// 3 x the triangles).
 void write_per_vertex(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   PerVertexSources sources;
@@ -502,12 +503,12 @@ void write_per_vertex(CountJob& job, count_t total) {
   job.result.per_vertex_seconds = MPI_Wtime() - t0;
 }
 
-// Step 8b, with --per-edge: each block's counters summed at its owner, its rows written by
-// rank 0 piece by piece (their sum must be 3 x the triangles).
+// Step 8b, with --per-edge: each block's counters summed over the workers piece by piece, the
+// rows built and written by rank 0 (their sum must be 3 x the triangles).
 void write_per_edge(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
-  const unsigned write_threads = std::min(8u, usable_cores());  // rank 0 formats text while the workers are done
+  const unsigned write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
   auto out = std::make_shared<PerEdgeOutput>(reduce_per_edge(
       job.comm, job.is_worker, job.file.get(), job.options.per_edge,
       [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads, write_threads));
