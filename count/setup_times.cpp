@@ -46,20 +46,26 @@ long launcher_value(std::initializer_list<const char*> names) {
 
 }  // namespace
 
-std::future<bool> start_gpu_driver(int argc, char** argv) {
+std::optional<int> early_gpu_rank(int argc, char** argv) {
   const long rank = launcher_value({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"});
   const long size = launcher_value({"OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"});
-  if (rank == 0 && size > 1) return {};
+  if (rank == 0 && size > 1) return std::nullopt;
   for (int a = 1; a < argc; ++a) {
     const std::string_view arg = argv[a];
     const std::string_view next = a + 1 < argc ? std::string_view(argv[a + 1]) : std::string_view();
-    if (arg == "--backend=cpu" || arg == "-bcpu" || ((arg == "--backend" || arg == "-b") && next == "cpu")) return {};
+    if (arg == "--backend=cpu" || arg == "-bcpu" || ((arg == "--backend" || arg == "-b") && next == "cpu")) return std::nullopt;
   }
   // This worker's node-local rank (count_job.cpp's start_backends picks its GPU by it): a
   // process alone (no launcher) is rank 0; unknown otherwise (the driver only).
-  long local_rank = launcher_value({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"});
-  if (local_rank < 0 && size <= 1) local_rank = 0;
-  return std::async(std::launch::async, [local_rank] { return start_gpu(static_cast<int>(local_rank)); });
+  const long local_rank = launcher_value({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"});
+  if (local_rank < 0) return size <= 1 ? 0 : -1;
+  return static_cast<int>(local_rank);
+}
+
+std::future<bool> start_gpu_driver(int argc, char** argv) {
+  const std::optional<int> local_rank = early_gpu_rank(argc, argv);
+  if (!local_rank) return {};
+  return std::async(std::launch::async, [r = *local_rank] { return start_gpu(r); });
 }
 
 double seconds_since_process_start() {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <future>
+#include <optional>
 #include <utility>
 
 #include "worker/backend.hpp"
@@ -42,6 +43,9 @@ struct SetupTimes {
 // nothing) nor with --backend cpu among the arguments. The future says whether a GPU is
 // visible; its destructor waits for the thread.
 std::future<bool> start_gpu_driver(int argc, char** argv);
+// Its decision: nullopt (nothing started), -1 (the driver only) or the node-local rank whose
+// GPU context it creates.
+std::optional<int> early_gpu_rank(int argc, char** argv);
 
 // Seconds since this process started (the kernel's start time, to its 10 ms tick; where
 // /proc cannot tell, since the program was loaded).
