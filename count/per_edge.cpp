@@ -281,9 +281,19 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
       }
     });
     // 2. Block by block, in pieces: counters summed over the workers on their way to rank 0
-    //    (chunked_mpi::sum_piece_to_rank0), rows built there by several threads and handed
-    //    to the writer thread, which writes them while the workers sum the next piece.
-    std::vector<edge_count_t> sums;  // rank 0: a piece's sums
+    //    (chunked_mpi::sum_piece_to_rank0). Rank 0 builds a piece's rows and sums on
+    //    several threads and hands them to the writer thread, which writes them while the
+    //    workers sum the pieces after.
+    std::vector<edge_count_t> sums[2];  // rank 0: a piece's sums, and the one before's
+    std::future<EdgeRows> building;     // rank 0: the piece before's rows
+    const auto hand_over = [&] {        // the piece before's rows to the writer
+      if (!building.valid()) return;
+      guarded([&] {
+        EdgeRows rows = timed(steps.rows, [&] { return building.get(); });
+        timed(steps.queue, [&] { writing([&] { out.writer->append(std::move(rows)); }); });
+      });
+      if (building.valid()) building.wait();  // not taken after an error: done before its inputs go
+    };
     // Worker 0: the counters its sends to rank 0 are still reading, kept until the next block is sent.
     struct Sending {
       std::vector<edge_count_t> counts;
@@ -293,6 +303,7 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
       MPI_Waitall(static_cast<int>(s.sent.size()), s.sent.data(), MPI_STATUSES_IGNORE);
       s = {};
     };
+    std::uint64_t pieces = 0;
     for (std::uint64_t b = 0; b < std::uint64_t{n} * n; ++b) {
       const BlockId id = block_id(b);
       const std::uint64_t nnz = file->block_nnz(id);
@@ -315,7 +326,7 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         });
         if (!failure && b + 1 < std::uint64_t{n} * n) read_next(block_id(b + 1));
       }
-      for (std::uint64_t first = 0; first < nnz; first += piece) {
+      for (std::uint64_t first = 0; first < nnz; first += piece, ++pieces) {
         const std::uint64_t m = std::min(nnz, first + piece) - first;
         std::span<const edge_count_t> sum;  // rank 0: the piece's counters, summed
         if (size == 1) {
@@ -323,19 +334,20 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         } else if (is_worker) {
           chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
         } else {
-          timed(steps.reduce, [&] { chunked_mpi::receive_piece_sum(sums, m, comm, 0); });
-          sum = sums;
+          std::vector<edge_count_t>& summed = sums[pieces % 2];
+          timed(steps.reduce, [&] { chunked_mpi::receive_piece_sum(summed, m, comm, 0); });
+          sum = summed;
         }
         if (rank != 0) continue;
-        guarded([&] {
-          EdgeRows rows = timed(steps.rows, [&] {
-            EdgeRows built = block_edge_rows(block->span, *block->row_ids, *block->col_ids, sum, first, first + m, write_threads,
-                                             out.writer ? out.writer->spare_rows() : EdgeRows{});
-            out.summary.add(built, write_threads);
-            return built;
-          });
-          timed(steps.queue, [&] { writing([&] { out.writer->append(std::move(rows)); }); });
+        hand_over();
+        if (failure) continue;
+        building = std::async(std::launch::async, [&, block = block, first, m, sum] {
+          EdgeRows rows = block_edge_rows(block->span, *block->row_ids, *block->col_ids, sum, first, first + m, write_threads,
+                                          out.writer ? out.writer->spare_rows() : EdgeRows{});
+          out.summary.add(rows, write_threads);
+          return rows;
         });
+        hand_over();
       }
       if (is_worker) {
         wait_sent(sent_before);
@@ -344,6 +356,7 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
         sending = {};
       }
     }
+    if (rank == 0) hand_over();
     wait_sent(sent_before);
     block.reset();
     // 3. Any rank's error ends the call on every rank; rank 0 has the rows put on the disk,

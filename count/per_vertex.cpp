@@ -403,11 +403,20 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       });
     });
     // 2. Class by class, in pieces: counters and degree shares summed over the workers on
-    //    their way to rank 0 (chunked_mpi::sum_piece_to_rank0), rows built there by several
-    //    threads and handed to the writer thread, which writes them while the workers sum
-    //    the next piece.
-    std::vector<std::uint64_t> zeros;                    // a worker's degrees of a class it read nothing of
-    std::vector<std::uint64_t> count_sums, degree_sums;  // rank 0: a piece's sums
+    //    their way to rank 0 (chunked_mpi::sum_piece_to_rank0), the degrees only over the
+    //    workers that read blocks of the class. Rank 0 builds a piece's rows and sums on
+    //    several threads and hands them to the writer thread, which writes them while the
+    //    workers sum the pieces after.
+    std::vector<std::uint64_t> count_sums[2], degree_sums[2];  // rank 0: a piece's sums, and the one before's
+    std::future<VertexRows> building;                          // rank 0: the piece before's rows
+    const auto hand_over = [&] {  // the piece before's rows to the writer
+      if (!building.valid()) return;
+      guarded([&] {
+        VertexRows rows = timed(steps.rows, [&] { return building.get(); });
+        timed(steps.queue, [&] { writing([&] { writer->append(std::move(rows)); }); });
+      });
+      if (building.valid()) building.wait();  // not taken after an error: done before its inputs go
+    };
     // Worker 0: the arrays its sends to rank 0 are still reading, kept until the next class is sent.
     struct Sending {
       std::vector<std::uint64_t> counts, degrees;
@@ -417,10 +426,12 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       MPI_Waitall(static_cast<int>(s.sent.size()), s.sent.data(), MPI_STATUSES_IGNORE);
       s = {};
     };
+    std::uint64_t pieces = 0;
     for (std::uint32_t c = 0; c < n; ++c) {
       const std::uint64_t length = rows_in_class(vertices, n, c);
       std::vector<std::uint64_t> counts;  // a worker's counters of class c
-      std::vector<raw_id_t> ids;          // rank 0: class c's input ids
+      auto ids = std::make_shared<std::vector<raw_id_t>>();  // rank 0: class c's input ids
+      MPI_Comm holders = MPI_COMM_NULL;  // the workers with degree shares of class c, worker 0 first
       if (is_worker) {
         guarded([&] {
           counts = sources.take_counts(c);
@@ -430,46 +441,49 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
                                " degrees");
         });
         if (failure) counts.assign(length, 0), degrees[c] = {};  // zeros from here on
-        // Worker 0 sums into its own arrays; the others add zeros where they have no share.
-        if (degrees[c].empty() && (size == 1 || worker_rank == 0)) degrees[c].assign(length, 0);
-        if (degrees[c].empty() && zeros.size() < std::min(length, piece)) zeros.assign(std::min(length, piece), 0);
+        if (size > 1)
+          MPI_Comm_split(workers, worker_rank == 0 || !degrees[c].empty() ? 0 : MPI_UNDEFINED, worker_rank, &holders);
+        if (degrees[c].empty() && (size == 1 || worker_rank == 0)) degrees[c].assign(length, 0);  // worker 0 sums into it
       }
       if (rank == 0) {
         guarded([&] {
-          ids = timed(steps.ids, [&] { return next_ids.get(); });
-          TRICOUNT_EXPECTS(ids.size() == length, "class " + std::to_string(c) + ": " + std::to_string(ids.size()) +
-                                                     " input ids for " + std::to_string(length) + " vertices");
+          *ids = timed(steps.ids, [&] { return next_ids.get(); });
+          TRICOUNT_EXPECTS(ids->size() == length, "class " + std::to_string(c) + ": " + std::to_string(ids->size()) +
+                                                      " input ids for " + std::to_string(length) + " vertices");
         });
         if (!failure && c + 1 < n) next_ids = read_ids(c + 1);
       }
-      for (std::uint64_t first = 0; first < length; first += piece) {
+      for (std::uint64_t first = 0; first < length; first += piece, ++pieces) {
         const std::uint64_t m = std::min(length, first + piece) - first;
         std::span<const std::uint64_t> count_sum, degree_sum;  // rank 0: the piece's sums
         if (size == 1) {
           count_sum = std::span<const std::uint64_t>(counts).subspan(first, m);
           degree_sum = std::span<const std::uint64_t>(degrees[c]).subspan(first, m);
         } else if (is_worker) {
-          std::uint64_t* mine = degrees[c].empty() ? zeros.data() : degrees[c].data() + first;
           chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
-          chunked_mpi::sum_piece_to_rank0(mine, m, workers, comm, 1, sending.sent);
+          if (holders != MPI_COMM_NULL)
+            chunked_mpi::sum_piece_to_rank0(degrees[c].data() + first, m, holders, comm, 1, sending.sent);
         } else {
+          std::vector<std::uint64_t>& counted = count_sums[pieces % 2];
+          std::vector<std::uint64_t>& degreed = degree_sums[pieces % 2];
           timed(steps.reduce, [&] {
-            chunked_mpi::receive_piece_sum(count_sums, m, comm, 0);
-            chunked_mpi::receive_piece_sum(degree_sums, m, comm, 1);
+            chunked_mpi::receive_piece_sum(counted, m, comm, 0);
+            chunked_mpi::receive_piece_sum(degreed, m, comm, 1);
           });
-          count_sum = count_sums, degree_sum = degree_sums;
+          count_sum = counted, degree_sum = degreed;
         }
         if (rank != 0) continue;
-        guarded([&] {
-          VertexRows rows = timed(steps.rows, [&] {
-            VertexRows built = class_rows(std::span<const raw_id_t>(ids).subspan(first, m), degree_sum, count_sum, threads,
-                                          writer ? writer->spare_rows() : VertexRows{});
-            summary.add(built, threads);
-            return built;
-          });
-          timed(steps.queue, [&] { writing([&] { writer->append(std::move(rows)); }); });
+        hand_over();
+        if (failure) continue;
+        building = std::async(std::launch::async, [&, ids, first, m, count_sum, degree_sum] {
+          VertexRows rows = class_rows(std::span<const raw_id_t>(*ids).subspan(first, m), degree_sum, count_sum, threads,
+                                       writer ? writer->spare_rows() : VertexRows{});
+          summary.add(rows, threads);
+          return rows;
         });
+        hand_over();
       }
+      if (holders != MPI_COMM_NULL) MPI_Comm_free(&holders);
       if (is_worker) {
         wait_sent(sent_before);
         sending.counts = std::move(counts), sending.degrees = std::move(degrees[c]);
@@ -477,6 +491,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
         sending = {};
       }
     }
+    if (rank == 0) hand_over();
     wait_sent(sent_before);
     // 3. Any rank's error ends the call on every rank; rank 0 has the rows put on the disk,
     //    then checks the sums. The caller commits the output.

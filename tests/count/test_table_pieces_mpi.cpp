@@ -101,7 +101,9 @@ TEST(TablePiecesMpi, PerVertexPiecesOfAFewRowsWriteTheSameTable) {
       const PerVertexSummary s = reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker(), &file,
                                                              g.file("p" + std::to_string(piece) + ext),
                                                              vertex_sources(file, piece), vertices);
-      if (world_rank() == 0) EXPECT_EQ(s.vertices, vertices);
+      if (world_rank() == 0) {
+        EXPECT_EQ(s.vertices, vertices);
+      }
     }
     if (world_rank() != 0) continue;
     const std::string whole = read_file(g.file("p" + std::to_string(kPerVertexPieceRows) + ext));
@@ -165,7 +167,9 @@ void expect_per_vertex_failure(const SharedGraph& g, const PerVertexSources& sou
     } catch (const Error& e) {
       EXPECT_TRUE(contains(std::string(e.what()), message)) << e.what();
     }
-    if (world_rank() == 0) EXPECT_TRUE(g.outputs().empty()) << name << ": " << ::testing::PrintToString(g.outputs());
+    if (world_rank() == 0) {
+      EXPECT_TRUE(g.outputs().empty()) << name << ": " << ::testing::PrintToString(g.outputs());
+    }
   }
 }
 
@@ -207,13 +211,17 @@ TEST(TablePiecesMpi, AFailureOfAnyRanksPartEndsTheStepEverywhereAndLeavesNoTable
       } catch (const Error& e) {
         EXPECT_TRUE(contains(std::string(e.what()), "P(1,0)'s counters are lost")) << e.what();
       }
-      if (world_rank() == 0) EXPECT_TRUE(g.outputs().empty()) << name;
+      if (world_rank() == 0) {
+        EXPECT_TRUE(g.outputs().empty()) << name;
+      }
     }
   }
   // And the step still works afterwards on every rank (no message left over).
   const PerVertexSummary s = reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker(), &file, g.file("ok.h5"),
                                                          vertex_sources(file, 7), file.header().vertices);
-  if (world_rank() == 0) EXPECT_EQ(s.vertices, file.header().vertices);
+  if (world_rank() == 0) {
+    EXPECT_EQ(s.vertices, file.header().vertices);
+  }
 }
 
 }  // namespace
