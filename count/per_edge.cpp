@@ -282,8 +282,8 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
     });
     // 2. Block by block, in pieces: counters summed over the workers on their way to rank 0
     //    (chunked_mpi::sum_piece_to_rank0). Rank 0 builds a piece's rows and sums on
-    //    several threads and hands them to the writer thread, which writes them while the
-    //    workers sum the pieces after.
+    //    several threads while it receives the next piece, and hands them to the writer
+    //    thread, which writes them while the workers sum the pieces after.
     std::vector<edge_count_t> sums[2];  // rank 0: a piece's sums, and the one before's
     std::future<EdgeRows> building;     // rank 0: the piece before's rows
     const auto hand_over = [&] {        // the piece before's rows to the writer
@@ -347,7 +347,7 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
           out.summary.add(rows, write_threads);
           return rows;
         });
-        hand_over();
+        if (size == 1) hand_over();  // its counters are this rank's: nothing to receive meanwhile
       }
       if (is_worker) {
         wait_sent(sent_before);

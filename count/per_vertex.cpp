@@ -405,8 +405,8 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
     // 2. Class by class, in pieces: counters and degree shares summed over the workers on
     //    their way to rank 0 (chunked_mpi::sum_piece_to_rank0), the degrees only over the
     //    workers that read blocks of the class. Rank 0 builds a piece's rows and sums on
-    //    several threads and hands them to the writer thread, which writes them while the
-    //    workers sum the pieces after.
+    //    several threads while it receives the next piece, and hands them to the writer
+    //    thread, which writes them while the workers sum the pieces after.
     std::vector<std::uint64_t> count_sums[2], degree_sums[2];  // rank 0: a piece's sums, and the one before's
     std::future<VertexRows> building;                          // rank 0: the piece before's rows
     const auto hand_over = [&] {  // the piece before's rows to the writer
@@ -481,7 +481,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
           summary.add(rows, threads);
           return rows;
         });
-        hand_over();
+        if (size == 1) hand_over();  // its counters are this rank's: nothing to receive meanwhile
       }
       if (holders != MPI_COMM_NULL) MPI_Comm_free(&holders);
       if (is_worker) {
