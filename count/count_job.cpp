@@ -117,6 +117,7 @@ struct CountJob {
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
   std::unique_ptr<CountBackend> backend;   // workers, from step 3
   std::unique_ptr<PerVertexAhead> per_vertex_ahead;  // --per-vertex, steps 3 to 8: degrees (workers), class 0's ids (rank 0)
+  std::unique_ptr<PerEdgeAhead> per_edge_ahead;      // --per-edge, rank 0, steps 3 to 8b: the first block for rows
   std::future<StartedBackend> backend_starting;  // workers, steps 0 to 3: the backend being created
   std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
   NodeCheckWindow node_checks;             // workers
@@ -256,27 +257,30 @@ void share_splits_and_identity(CountJob& job) {
   job.result.tasks = job.plan->num_tasks();
 }
 
-// Step 3, with --per-vertex: what the table needs besides the counts (a worker's degree
-// shares, rank 0's first input ids) is read on threads from here on, while the backends start
-// and the workers count; step 8 takes it.
-void read_per_vertex_ahead(CountJob& job) {
-  if (job.options.per_vertex.empty()) return;
-  job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker, job.rank == 0, job.size == 1 ? 0 : job.rank - 1,
-                                                          job.workers, std::max(1u, job.worker_options.loader_threads));
+// Step 3, with --per-vertex or --per-edge: what the tables need besides the counts (a
+// worker's degree shares, rank 0's first input ids, rank 0's first block for edge rows) is
+// read on threads from here on, while the backends start and the workers count; steps 8 and
+// 8b take it.
+void read_tables_ahead(CountJob& job) {
+  const unsigned threads = std::max(1u, job.worker_options.loader_threads);
+  if (!job.options.per_vertex.empty())
+    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker, job.rank == 0,
+                                                            job.size == 1 ? 0 : job.rank - 1, job.workers, threads);
+  if (!job.options.per_edge.empty() && job.rank == 0) job.per_edge_ahead = std::make_unique<PerEdgeAhead>(*job.file, threads);
 }
 
 // Step 3: every worker opens the file (refusing another than rank 0 checked) and takes its
 // backend from step 0 (workers pick GPUs by their local rank among the workers of their node).
 void open_workers(CountJob& job) {
   collective_step(job.comm, [&] {
-    if (!job.is_worker) return read_per_vertex_ahead(job);
+    if (!job.is_worker) return read_tables_ahead(job);
     if (job.worker_options.cache_bytes == 0)
       job.worker_options.cache_bytes = default_cache_bytes(available_memory_bytes(), job.local_workers);
     if (!job.file) {
       job.file = timed(job.times.open_file, [&] { return std::make_unique<BlockFileReader>(job.options.input); });
       timed(job.times.identity_check, [&] { check_same_input(*job.file, job.result.input_identity); });
     }
-    read_per_vertex_ahead(job);
+    read_tables_ahead(job);
     StartedBackend started = timed(job.times.backend_wait, [&] { return job.backend_starting.get(); });  // rethrows its error
     job.backend = std::move(started.backend);
     job.times.backend = started.seconds;
@@ -511,7 +515,9 @@ void write_per_edge(CountJob& job, count_t total) {
   const unsigned write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
   auto out = std::make_shared<PerEdgeOutput>(reduce_per_edge(
       job.comm, job.is_worker, job.file.get(), job.options.per_edge,
-      [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads, write_threads));
+      [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads, write_threads, kPerEdgePieceRows,
+      job.per_edge_ahead.get()));
+  job.per_edge_ahead.reset();
   if (job.rank != 0) return;
   job.result.per_edge = out->summary;
   job.result.per_edge_output = std::move(out);

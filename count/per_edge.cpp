@@ -187,19 +187,6 @@ void PerEdgeOutput::commit() {
   if (writer) writer->commit(summary);
 }
 
-namespace {
-
-// A block as rank 0 needs it for rows: its CSR (mapped from the file, or read where it is
-// not stored contiguously), checked, and its two classes' input ids.
-struct BlockForRows {
-  std::optional<MappedBlock> mapped;
-  CsrBlock copy;
-  CsrSpan span;
-  std::shared_ptr<const std::vector<raw_id_t>> row_ids, col_ids;
-};
-
-// Reads block `id` for rows, reusing `before`'s ids where a class is the same (row-major
-// order keeps the row class for a whole row of blocks).
 BlockForRows read_block_for_rows(const BlockFileReader& file, BlockId id, const BlockForRows* before, unsigned threads) {
   BlockForRows b;
   b.mapped = file.map_block(id, threads);
@@ -215,11 +202,21 @@ BlockForRows read_block_for_rows(const BlockFileReader& file, BlockId id, const 
   return b;
 }
 
-}  // namespace
+PerEdgeAhead::PerEdgeAhead(const BlockFileReader& file, unsigned threads)
+    : first_(std::async(std::launch::async, [&file, threads] { return read_block_for_rows(file, {0, 0}, nullptr, threads); })) {}
+
+PerEdgeAhead::~PerEdgeAhead() {
+  if (first_.valid()) first_.wait();  // its error, if any, goes with it: nobody asked for the block
+}
+
+BlockForRows PerEdgeAhead::take() {
+  TRICOUNT_EXPECTS(first_.valid(), "the first block was taken twice");
+  return first_.get();
+}
 
 PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
-                              unsigned threads, unsigned write_threads, std::uint64_t piece_rows) {
+                              unsigned threads, unsigned write_threads, std::uint64_t piece_rows, PerEdgeAhead* ahead) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
   int rank = 0, size = 1;
@@ -273,7 +270,10 @@ PerEdgeOutput reduce_per_edge(MPI_Comm parent, bool is_worker, const BlockFileRe
     // 1. Rank 0 opens the output and starts reading the first block.
     collective_step(comm, [&] {
       if (rank != 0) return;
-      if (n > 0) read_next(block_id(0));
+      if (n > 0 && ahead)
+        next_block = std::async(std::launch::deferred, [ahead] { return ahead->take(); });  // read while counting
+      else if (n > 0)
+        read_next(block_id(0));
       try {
         out.writer = std::make_unique<PerEdgeWriter>(path, file->path(), file->header().edges, write_threads);
       } catch (const Error& e) {

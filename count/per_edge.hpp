@@ -4,13 +4,14 @@
 // How the counters travel (no rank holds all edges' counters or rows): every worker's
 // backend keeps one 32-bit counter per edge of each block its tasks touched; for each block
 // P(a,b) in turn (row-major), in pieces of kPerEdgePieceRows edges, the workers' counters
-// meet at rank 0 in an MPI_Reduce (4 bytes an edge). Rank 0 has meanwhile mapped the block's
-// CSR and read its two classes' input ids on a thread (the next block's while this one is
-// written); it builds each piece's rows with several threads and hands them to its writer
-// thread (src/table_writer.hpp), which writes them while the next piece is reduced. Rank 0
-// holds two blocks' input ids (two classes each) and at most kTableQueuedBatches + 2 pieces
-// of rows (one being built, the queued ones, one being written); a worker, one block's
-// counters.
+// are summed at worker 0, which sends them on to rank 0 (4 bytes an edge) and goes on to the
+// next piece. Rank 0 has mapped the block's CSR and read its two classes' input ids on a
+// thread (the next block's while this one is written; the first block's while the workers
+// count: PerEdgeAhead); it builds each piece's rows with several threads while it receives
+// the next piece, and hands them to its writer thread (src/table_writer.hpp). Rank 0 holds
+// two blocks' input ids (two classes each) and a few pieces of rows (one being built, the
+// queued ones, one being written, two written ones kept for their columns); a worker, one
+// block's counters (worker 0, two).
 //
 // Rows: one per undirected edge after cleaning (an edge in no triangle has 0), blocks in
 // row-major order, within a block in CSR order (by tricount's degree-ordered ids, not input
@@ -21,7 +22,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -94,6 +97,34 @@ class PerEdgeWriter {
   TableWriter table_;
 };
 
+// A block as rank 0 needs it for rows: its CSR (mapped from the file, or read where it is
+// not stored contiguously), checked, and its two classes' input ids.
+struct BlockForRows {
+  std::optional<MappedBlock> mapped;
+  CsrBlock copy;
+  CsrSpan span;
+  std::shared_ptr<const std::vector<raw_id_t>> row_ids, col_ids;
+};
+// Reads block `id` for rows on up to `threads` threads, reusing `before`'s ids where a class
+// is the same (row-major order keeps the row class for a whole row of blocks).
+BlockForRows read_block_for_rows(const BlockFileReader& file, BlockId id, const BlockForRows* before, unsigned threads);
+
+// Rank 0's first block for rows (P(0,0)), read on a thread from construction on (while the
+// workers count: it does not depend on the counts). take() waits and rethrows the read's
+// error (a corrupt block, named); destroyed untaken, it waits for the read. `file` must
+// outlive it.
+class PerEdgeAhead {
+ public:
+  PerEdgeAhead(const BlockFileReader& file, unsigned threads);
+  ~PerEdgeAhead();
+  PerEdgeAhead(const PerEdgeAhead&) = delete;
+  PerEdgeAhead& operator=(const PerEdgeAhead&) = delete;
+  BlockForRows take();
+
+ private:
+  std::future<BlockForRows> first_;
+};
+
 // Reads an HDF5 per-edge file back (for tests and tools): all rows in file order.
 EdgeRows read_per_edge_hdf5(const std::string& path);
 
@@ -128,10 +159,11 @@ struct PerEdgeOutput {
 // `write_error`. Any rank's other error ends the call on every rank, after the last piece (a
 // rank that fails goes on taking part in the reductions, with zeros). `threads` map and check
 // blocks (rank 0); `write_threads` (rank 0) build and format rows; `piece_rows`: edges
-// reduced and written at once (at most kPerEdgePieceRows; tests: a few).
+// reduced and written at once (at most kPerEdgePieceRows; tests: a few); `ahead` (rank 0,
+// optional): the first block, read while the workers counted.
 PerEdgeOutput reduce_per_edge(MPI_Comm comm, bool is_worker, const BlockFileReader* file, const std::string& path,
                               const std::function<std::vector<edge_count_t>(BlockId)>& take_counts, std::uint64_t triangles,
                               unsigned threads = 1, unsigned write_threads = 1,
-                              std::uint64_t piece_rows = kPerEdgePieceRows);
+                              std::uint64_t piece_rows = kPerEdgePieceRows, PerEdgeAhead* ahead = nullptr);
 
 }  // namespace tricount

@@ -5,11 +5,12 @@
 // counter array per vertex class it touched, and every worker reads its share of the blocks
 // once for the degrees (degree_shares), on a thread while it counts (PerVertexAhead). After
 // counting, class by class and within a class in pieces of kPerVertexPieceRows vertices, the
-// workers' counters and degree shares meet at rank 0 in two MPI_Reduce calls; rank 0, which
-// read the class's input ids on a thread meanwhile, builds the rows with several threads and
-// hands them to its writer thread (src/table_writer.hpp), which writes them while the next
-// piece is reduced. Rank 0 holds two classes' input ids and a few pieces of rows at a time; a
-// worker, one class's counters and its degree shares.
+// workers' counters (and the degree shares of the workers that have some) are summed at
+// worker 0, which sends them on to rank 0 and goes on to the next piece; rank 0, which read
+// the class's input ids on a thread meanwhile, builds the rows with several threads while it
+// receives the next piece and hands them to its writer thread (src/table_writer.hpp). Rank 0
+// holds two classes' input ids and a few pieces of rows at a time; a worker, one class's
+// counters and its degree shares (worker 0, two classes').
 #pragma once
 
 #include <mpi.h>

@@ -2,7 +2,8 @@
 // rows and summaries built by any number of threads, into fresh or reused columns, are those
 // of one thread; the degrees read by several threads (each into counters of its own, or one
 // thread where the block is sparse) are the graph's; PerVertexAhead hands over what it read,
-// names a corrupt block when its read failed, and can be dropped unread at any time.
+// names a corrupt block when its read failed, and can be dropped unread at any time; so does
+// PerEdgeAhead, rank 0's first block for edge rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -248,6 +249,35 @@ TEST_F(DegreeShares, AFailedReadAheadNamesTheBlockAndADroppedOneReturns) {
   const std::string good = write(dense_, 2, "good.h5");
   const BlockFileReader good_file(good);
   for (int k = 0; k < 3; ++k) PerVertexAhead(good_file, true, true, 0, 1, 2);
+}
+
+TEST_F(DegreeShares, TheFirstEdgeBlockReadAheadIsTheBlockAndACorruptOneIsNamed) {
+  const std::string path = write(dense_, 2, "g.h5");
+  {
+    const BlockFileReader file(path);
+    PerEdgeAhead ahead(file, 3);
+    const BlockForRows first = ahead.take();
+    const BlockForRows direct = read_block_for_rows(file, {0, 0}, nullptr, 1);
+    ASSERT_EQ(first.span.nnz, direct.span.nnz);
+    EXPECT_TRUE(std::equal(first.span.neighbors, first.span.neighbors + first.span.nnz, direct.span.neighbors));
+    EXPECT_EQ(*first.row_ids, file.read_vertex_map_class(0));
+    EXPECT_EQ(first.col_ids, first.row_ids);  // one class: read once
+    EXPECT_THROW(ahead.take(), Error);       // taken already
+    // The next block of the row reuses the row class's ids.
+    const BlockForRows next = read_block_for_rows(file, {0, 1}, &first, 1);
+    EXPECT_EQ(next.row_ids, first.row_ids);
+    EXPECT_EQ(*next.col_ids, file.read_vertex_map_class(1));
+  }
+  corrupt_block_neighbors(path, {0, 0});
+  const BlockFileReader file(path);
+  PerEdgeAhead ahead(file, 2);
+  try {
+    ahead.take();
+    ADD_FAILURE() << "a corrupt first block read ahead must be reported";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(std::string(e.what()), "P(0,0)")) << e.what();
+  }
+  for (int k = 0; k < 3; ++k) PerEdgeAhead(file, 2);  // dropped unread: nothing escapes
 }
 
 }  // namespace
