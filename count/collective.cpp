@@ -44,4 +44,31 @@ int node_local_rank(MPI_Comm comm, int* local_size) {
   return local;
 }
 
+NodeLayout::NodeLayout(MPI_Comm comm, int ranks_per_node) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm host = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  if (ranks_per_node >= 1) {
+    MPI_Comm_split(host, rank / ranks_per_node, rank, &comm_);
+    MPI_Comm_free(&host);
+  } else {
+    comm_ = host;
+  }
+  // A node is named by its lowest rank; the indices follow those ranks' order.
+  int lowest = rank;
+  MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, comm_);
+  std::vector<int> lowest_of_rank(static_cast<std::size_t>(size));
+  MPI_Allgather(&lowest, 1, MPI_INT, lowest_of_rank.data(), 1, MPI_INT, comm);
+  std::vector<int> index_of_lowest(static_cast<std::size_t>(size), -1);
+  nodes_ = 0;
+  for (int r = 0; r < size; ++r)
+    if (lowest_of_rank[static_cast<std::size_t>(r)] == r) index_of_lowest[static_cast<std::size_t>(r)] = nodes_++;
+  node_of_rank_.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    node_of_rank_[static_cast<std::size_t>(r)] = index_of_lowest[static_cast<std::size_t>(lowest_of_rank[static_cast<std::size_t>(r)])];
+  node_ = node_of_rank_[static_cast<std::size_t>(rank)];
+}
+
 }  // namespace tricount

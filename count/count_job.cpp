@@ -120,6 +120,7 @@ struct CountJob {
   std::unique_ptr<PerEdgeAhead> per_edge_ahead;      // --per-edge, rank 0, steps 3 to 8b: the first block for rows
   std::future<StartedBackend> backend_starting;  // workers, steps 0 to 3: the backend being created
   std::optional<TaskPlan> plan;            // built once per rank: rank 0's in step 1, the others' in step 2
+  std::optional<NodeLayout> nodes;         // every rank's node (step 0)
   NodeCheckWindow node_checks;             // workers
   std::unordered_map<std::uint64_t, count_t> journaled_counts;  // rank 0, --per-vertex/--per-edge --resume: to check the recount
   WorkerOptions worker_options;
@@ -176,10 +177,14 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   return done;
 }
 
-// Step 0: the workers' node-local ranks (a worker's GPU) and per-worker shares of the node;
+// Step 0: the job's nodes (NodeLayout: hosts, or --ranks-per-node's virtual nodes); the
+// workers' host-local ranks (a worker's GPU) and per-worker shares of the host;
 // each worker starts creating its backend on a thread of its own (a GPU context takes a
 // second or more), overlapping steps 1 to 3, which join it. Its errors surface in step 3.
 void start_backends(CountJob& job) {
+  job.nodes.emplace(job.comm, job.options.ranks_per_node);
+  job.result.nodes = job.nodes->nodes();
+  job.result.ranks_per_node = job.options.ranks_per_node;
   MPI_Comm worker_comm = MPI_COMM_NULL;
   MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &worker_comm);
   int local_workers = 1;
@@ -313,12 +318,9 @@ void share_block_checks(CountJob& job) {
     const auto [device, inode] = job.file->opened_inode();
     mine[0] = device, mine[1] = inode;
   });
-  MPI_Comm workers = MPI_COMM_NULL;
-  MPI_Comm_split(job.comm, job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &workers);
-  if (workers == MPI_COMM_NULL) return;
   NodeCheckWindow& w = job.node_checks;
-  MPI_Comm_split_type(workers, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w.node);
-  MPI_Comm_free(&workers);
+  MPI_Comm_split(job.nodes->comm(), job.is_worker ? 1 : MPI_UNDEFINED, job.rank, &w.node);
+  if (w.node == MPI_COMM_NULL) return;
   std::uint64_t lowest[2] = {0, 0}, highest[2] = {0, 0};
   MPI_Allreduce(mine, lowest, 2, MPI_UINT64_T, MPI_MIN, w.node);
   MPI_Allreduce(mine, highest, 2, MPI_UINT64_T, MPI_MAX, w.node);
@@ -366,7 +368,8 @@ std::string check_recount(const CountJob& job, const std::vector<FinishedTask>& 
   return "";
 }
 
-// Step 5a, static schedule: rank 0 assigns every task (TaskQueue::assign_static) and sends
+// Step 5a, static schedule: rank 0 assigns every task (TaskQueue::assign_static_nodes, a
+// node's workers on one sub-cube) and sends
 // each worker its list; every worker loads and checks all the blocks of its tasks (an error
 // on any rank, such as blocks that do not fit, ends the call on every rank before counting);
 // then all ranks meet, so that the count phase after it reads no block.
@@ -384,14 +387,24 @@ void load_resident(CountJob& job, ResidentLoad& load) {
   std::vector<std::uint64_t> all;
   collective_step(job.comm, [&] {
     if (job.rank != 0) return;
-    TaskQueue::StaticAssignment a = job.queue->assign_static(job.workers);
     if (job.size == 1) {
-      load.tasks = std::move(a.tasks.front());
+      load.tasks = std::move(job.queue->assign_static(1).tasks.front());
       return;
     }
+    // The workers by node (nodes without a worker left out), a node's workers sharing one
+    // sub-cube of the tasks.
+    const std::vector<int>& node_of_rank = job.nodes->node_of_rank();
+    std::vector<std::vector<int>> by_node(static_cast<std::size_t>(job.nodes->nodes()));
+    for (int r = 1; r < job.size; ++r) by_node[static_cast<std::size_t>(node_of_rank[static_cast<std::size_t>(r)])].push_back(r);
+    std::vector<int> sizes, rank_of_slot;
+    for (const std::vector<int>& ranks : by_node)
+      if (!ranks.empty()) sizes.push_back(static_cast<int>(ranks.size())), rank_of_slot.insert(rank_of_slot.end(), ranks.begin(), ranks.end());
+    TaskQueue::StaticAssignment a = job.queue->assign_static_nodes(sizes);
+    std::vector<std::size_t> slot_of_rank(static_cast<std::size_t>(job.size), 0);
+    for (std::size_t slot = 0; slot < rank_of_slot.size(); ++slot) slot_of_rank[static_cast<std::size_t>(rank_of_slot[slot])] = slot;
     load.assigned.assign(static_cast<std::size_t>(job.size), {});
     for (int r = 1; r < job.size; ++r) {
-      std::vector<std::uint64_t>& list = a.tasks[static_cast<std::size_t>(r - 1)];
+      std::vector<std::uint64_t>& list = a.tasks[slot_of_rank[static_cast<std::size_t>(r)]];
       if (all.size() + list.size() > static_cast<std::size_t>(INT_MAX))
         throw Error("--schedule static: more than 2^31 tasks; use --schedule dynamic");
       counts[static_cast<std::size_t>(r)] = static_cast<int>(list.size());
@@ -561,6 +574,7 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   });
   RankStats mine = outcome.mine;
   mine.setup = times;
+  mine.node = job.nodes->node();
   job.result.per_rank = gather_rank_stats(comm, mine);  // 10. every rank's statistics to rank 0
   if (job.rank == 0) job.result.triangles = total + job.result.resumed_triangles;
   job.result.total_seconds = MPI_Wtime() - t_start;

@@ -30,6 +30,9 @@ struct CountOptions {
   // --schedule static: rank 0 assigns every task before counting, each worker loads all its
   // blocks, then all ranks meet and the timed count phase runs (false: dynamic hand-out).
   bool static_schedule = false;
+  // --ranks-per-node K: the job's nodes are virtual nodes of K consecutive ranks of a host
+  // (0: the hosts themselves; NodeLayout, count/collective.hpp).
+  int ranks_per_node = 0;
   BackendKind backend = BackendKind::Auto;
   BackendOptions backend_options;
   WorkerOptions worker_options;
@@ -68,6 +71,7 @@ void check_same_input(const BlockFileReader& file, const InputIdentity& checked)
 struct RankStats {
   int rank = 0;
   bool worker = false;
+  int node = 0;      // the job's node index (NodeLayout)
   WorkerStats stats;
   SetupTimes setup;  // this rank's, before and around the count
 };
@@ -83,6 +87,8 @@ struct CountResult {  // complete on rank 0 only
   count_t resumed_triangles = 0;
   int ranks = 1;
   int workers = 1;
+  int nodes = 1;           // the job's nodes (NodeLayout)
+  int ranks_per_node = 0;  // --ranks-per-node (0: the hosts)
   std::string backend;
   std::string device;
   std::string schedule = "dynamic";  // or "static"

@@ -57,6 +57,11 @@ int main(int argc, char** argv) {
        "before counting (costliest first, to the least loaded worker, preferring one holding the task's blocks), each "
        "worker loads and checks all its blocks (they must fit --cache-size), all ranks meet, then the count phase runs "
        "with the blocks resident (the report gives both phases)")
+      ("ranks-per-node", cli::po::value(&options.ranks_per_node),
+       "group the ranks into nodes of K consecutive ranks of each host (default: the hosts, as MPI_COMM_TYPE_SHARED "
+       "groups them), so that one host runs the multi-node path: with --schedule static a node's workers share one "
+       "sub-cube of the tasks and --load-path forward reads each block once per job; GPUs, cores and --cache-size "
+       "still follow the host")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
       ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
@@ -129,6 +134,9 @@ int main(int argc, char** argv) {
     if (schedule != "dynamic" && schedule != "static")
       throw UsageError("--schedule: '" + schedule + "' is not dynamic or static");
     options.static_schedule = schedule == "static";
+    if (vm.count("ranks-per-node") && options.ranks_per_node < 1)
+      throw UsageError("--ranks-per-node must be at least 1 (got " + std::to_string(options.ranks_per_node) +
+                       "); leave it out to group ranks by host");
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
     options.worker_options.map_blocks = vm.count("no-mmap") == 0;

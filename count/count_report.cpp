@@ -85,6 +85,8 @@ constexpr RankStatField backend_step(const char* name) {
 }
 
 constexpr RankStatField kRankStatFields[] = {
+    {"node", Group::Rank, true, [](const RankStats& r) { return static_cast<std::uint64_t>(r.node); },
+     [](RankStats& r, std::uint64_t word) { r.node = static_cast<int>(word); }},
     worker_stat<&WorkerStats::tasks>("tasks"),
     worker_stat<&WorkerStats::triangles>("triangles"),
     worker_stat<&WorkerStats::load_seconds>("load_seconds"),
@@ -308,7 +310,10 @@ JsonObject CountResult::to_json() const {
       .add("tasks", tasks)
       .add("ranks", ranks)
       .add("workers", workers)
-      .add("backend", backend)
+      .add("nodes", nodes);
+  if (ranks_per_node > 0) j.add("ranks_per_node", ranks_per_node);
+  else j.add_raw("ranks_per_node", "null");
+  j.add("backend", backend)
       .add("device", device)
       .add("ordering", header.ordering)
       .add("seconds", seconds)
