@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "count/block_forward.hpp"
 #include "count/count_report.hpp"
 #include "scheduler/scheduler.hpp"
 #include "src/node_share.hpp"
@@ -379,6 +380,7 @@ struct ResidentLoad {
   std::unique_ptr<BlockCache> cache;                 // a worker's, holding its blocks
   std::vector<std::shared_ptr<const LoadedBlock>> held;
   WorkerStats stats;                                 // a worker's load phase
+  ForwardPlan forward;                               // --load-path forward: rank 0's, then every rank's
 };
 
 void load_resident(CountJob& job, ResidentLoad& load) {
@@ -387,8 +389,16 @@ void load_resident(CountJob& job, ResidentLoad& load) {
   std::vector<std::uint64_t> all;
   collective_step(job.comm, [&] {
     if (job.rank != 0) return;
+    const bool forward = job.result.load_path == "forward";
+    std::vector<std::uint64_t> block_bytes;  // for the forwarding plan
+    if (forward) {
+      const GraphHeader& h = job.file->header();
+      for (std::uint32_t i = 0; i < h.parts; ++i)
+        for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(csr_bytes(rows_in_class(h.vertices, h.parts, i), job.file->block_nnz({i, j})));
+    }
     if (job.size == 1) {
       load.tasks = std::move(job.queue->assign_static(1).tasks.front());
+      if (forward) load.forward = plan_forwarding(*job.plan, {load.tasks}, job.nodes->node_of_rank(), block_bytes);
       return;
     }
     // The workers by node (nodes without a worker left out), a node's workers sharing one
@@ -412,6 +422,7 @@ void load_resident(CountJob& job, ResidentLoad& load) {
       all.insert(all.end(), list.begin(), list.end());
       load.assigned[static_cast<std::size_t>(r)] = std::move(list);
     }
+    if (forward) load.forward = plan_forwarding(*job.plan, load.assigned, job.nodes->node_of_rank(), block_bytes);
   });
   // 2. Each worker's list from rank 0.
   if (job.size > 1) {
@@ -421,12 +432,37 @@ void load_resident(CountJob& job, ResidentLoad& load) {
     MPI_Scatterv(all.data(), counts.data(), offsets.data(), MPI_UINT64_T, job.rank != 0 ? load.tasks.data() : nullptr, mine,
                  MPI_UINT64_T, 0, job.comm);
   }
-  // 3. Every worker loads its blocks; 4. all ranks meet.
+  // 3. Every worker's cache, which must hold its blocks.
+  const WorkerOptions& wo = job.worker_options;
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
-    const WorkerOptions& wo = job.worker_options;
     load.cache = make_block_cache(*job.file, wo);
+    resident_blocks(*job.file, *job.plan, load.tasks, wo.cache_bytes);
+  });
+  // 3b. --load-path forward: each block read once, and sent to the workers that need it
+  // (on a communicator of its own: its messages meet nothing else).
+  if (job.result.load_path == "forward") {
+    broadcast_plan(job.comm, load.forward);
+    MPI_Comm exchange = MPI_COMM_NULL;
+    MPI_Comm_dup(job.comm, &exchange);
+    try {
+      collective_step(job.comm, [&] {
+        if (job.is_worker) forward_blocks(exchange, load.forward, *job.plan, *job.file, *load.cache, load.stats);
+      });
+    } catch (...) {
+      MPI_Comm_free(&exchange);
+      throw;
+    }
+    MPI_Comm_free(&exchange);
+    load.forward = {};
+  }
+  // 3c. Every worker loads the rest of its blocks (none after forwarding) and hands them to
+  // its backend; 4. all ranks meet.
+  collective_step(job.comm, [&] {
+    if (!job.is_worker) return;
+    const double forwarding = load.stats.forward_seconds;
     load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, *job.backend, load.tasks, wo.cache_bytes, load.stats);
+    load.stats.load_phase_seconds += forwarding;
   });
   MPI_Barrier(job.comm);
 }
@@ -553,6 +589,9 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   const double t_ready = MPI_Wtime();
   job.result.setup_seconds = times.setup = t_ready - t_start;
   std::optional<ResidentLoad> resident;
+  // The load path: forward only under the static schedule (count_main refuses it otherwise).
+  job.result.load_path = options.load_path == "auto" ? (options.static_schedule && job.nodes->nodes() > 1 ? "forward" : "file")
+                                                     : options.load_path;
   if (options.static_schedule) {
     job.result.schedule = "static";
     load_resident(job, resident.emplace());  // 5a. static: every worker's blocks loaded, then a barrier

@@ -33,6 +33,11 @@ struct CountOptions {
   // --ranks-per-node K: the job's nodes are virtual nodes of K consecutive ranks of a host
   // (0: the hosts themselves; NodeLayout, count/collective.hpp).
   int ranks_per_node = 0;
+  // --load-path: how the static schedule's workers get their blocks. file: each reads what it
+  // needs from the file; forward: each block is read once per job and sent over MPI to the
+  // other nodes and workers that need it (count/block_forward.hpp); auto: forward with the
+  // static schedule on several nodes, else file. forward needs the static schedule.
+  std::string load_path = "auto";
   BackendKind backend = BackendKind::Auto;
   BackendOptions backend_options;
   WorkerOptions worker_options;
@@ -89,6 +94,7 @@ struct CountResult {  // complete on rank 0 only
   int workers = 1;
   int nodes = 1;           // the job's nodes (NodeLayout)
   int ranks_per_node = 0;  // --ranks-per-node (0: the hosts)
+  std::string load_path = "file";  // as resolved: file or forward
   std::string backend;
   std::string device;
   std::string schedule = "dynamic";  // or "static"

@@ -62,6 +62,12 @@ int main(int argc, char** argv) {
        "groups them), so that one host runs the multi-node path: with --schedule static a node's workers share one "
        "sub-cube of the tasks and --load-path forward reads each block once per job; GPUs, cores and --cache-size "
        "still follow the host")
+      ("load-path", cli::po::value(&options.load_path)->default_value("auto"),
+       "how --schedule static's workers get their blocks: file (each worker reads and checks what it needs from the "
+       "file), forward (each block is read and checked once per job by one worker and sent over MPI to one worker on "
+       "each other node that needs it, which passes it to the others of its node: for a file system slower than the "
+       "network), or auto (forward on several nodes, else file). The dynamic schedule reads from the file: forward "
+       "with it is an error")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
       ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = the node's cores shared among its workers, within the cores the rank may use)")
       ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
@@ -137,6 +143,11 @@ int main(int argc, char** argv) {
     if (vm.count("ranks-per-node") && options.ranks_per_node < 1)
       throw UsageError("--ranks-per-node must be at least 1 (got " + std::to_string(options.ranks_per_node) +
                        "); leave it out to group ranks by host");
+    if (options.load_path != "auto" && options.load_path != "file" && options.load_path != "forward")
+      throw UsageError("--load-path: '" + options.load_path + "' is not auto, file or forward");
+    if (options.load_path == "forward" && !options.static_schedule)
+      throw UsageError("--load-path forward needs --schedule static (the dynamic schedule reads each task's blocks from "
+                       "the file when it is handed out): add --schedule static, or leave --load-path out");
     options.resume = vm.count("resume") > 0;
     options.worker_options.prefetch = vm.count("no-prefetch") == 0;
     options.worker_options.map_blocks = vm.count("no-mmap") == 0;

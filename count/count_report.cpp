@@ -102,6 +102,11 @@ constexpr RankStatField kRankStatFields[] = {
     worker_stat<&WorkerStats::load_phase_seconds>("load_phase_seconds"),
     worker_stat<&WorkerStats::count_phase_seconds>("count_phase_seconds"),
     worker_stat<&WorkerStats::resident_bytes>("resident_bytes"),
+    worker_stat<&WorkerStats::blocks_received>("blocks_received"),
+    worker_stat<&WorkerStats::bytes_received>("bytes_received"),
+    worker_stat<&WorkerStats::blocks_sent>("blocks_sent"),
+    worker_stat<&WorkerStats::bytes_sent>("bytes_sent"),
+    worker_stat<&WorkerStats::forward_seconds>("forward_seconds"),
     load_step<&BlockReadTimes::metadata>("metadata"),
     load_step<&BlockReadTimes::read>("read"),
     load_step<&BlockReadTimes::validate>("validate"),
@@ -297,6 +302,25 @@ JsonObject CountResult::to_json() const {
     for (const auto& [g, obj] : groups) o.add(group_key(g), obj);
     ranks_json.push_back(o);
   }
+  // Per node, its ranks' sums: bytes read from the file, received and sent over MPI (between
+  // nodes and within one), and uploaded to the devices.
+  std::vector<JsonObject> nodes_json;
+  for (int node = 0; node < nodes; ++node) {
+    std::vector<int> ranks_of;
+    std::uint64_t read = 0, received = 0, sent = 0, uploaded = 0;
+    for (const RankStats& r : per_rank) {
+      if (r.node != node) continue;
+      ranks_of.push_back(r.rank);
+      read += r.stats.bytes_loaded, received += r.stats.bytes_received, sent += r.stats.bytes_sent;
+      uploaded += r.stats.bytes_transferred;
+    }
+    std::string list = "[";
+    for (std::size_t k = 0; k < ranks_of.size(); ++k) list += (k ? "," : "") + std::to_string(ranks_of[k]);
+    JsonObject o;
+    o.add("node", node).add_raw("ranks", list + "]").add("bytes_loaded", read).add("bytes_received", received)
+        .add("bytes_sent", sent).add("bytes_transferred", uploaded);
+    nodes_json.push_back(o);
+  }
   const double count_s = max_of(per_rank, f_count);
   JsonObject j;
   j.add("input", input)
@@ -313,6 +337,7 @@ JsonObject CountResult::to_json() const {
       .add("nodes", nodes);
   if (ranks_per_node > 0) j.add("ranks_per_node", ranks_per_node);
   else j.add_raw("ranks_per_node", "null");
+  j.add("load_path", load_path);
   j.add("backend", backend)
       .add("device", device)
       .add("ordering", header.ordering)
@@ -326,7 +351,8 @@ JsonObject CountResult::to_json() const {
   if (per_edge) per_edge->add_to(j);
   if (per_edge_output) j.add("per_edge_bytes", per_edge_output->write_bytes);
   j.add("timers", timers)
-      .add("per_rank", ranks_json);
+      .add("per_rank", ranks_json)
+      .add("per_node", nodes_json);
   return j;
 }
 

@@ -80,6 +80,19 @@ std::optional<MappedBlock> BlockCache::map_and_check(const BlockId& id) {
   return mapped;
 }
 
+std::shared_ptr<const LoadedBlock> BlockCache::insert(CsrBlock block) {
+  auto loaded = std::make_shared<LoadedBlock>();
+  loaded->block = std::move(block);
+  loaded->nonempty_rows = count_nonempty_rows(loaded->span(), threads_);
+  std::lock_guard lock(mutex_);
+  for (auto it = lru_.begin(); it != lru_.end(); ++it)
+    if ((*it)->span().id == loaded->block.id) return *it;  // already here: the first copy stays
+  loaded->serial = next_serial_++;
+  resident_ += charged(*loaded);
+  lru_.push_front(loaded);
+  return loaded;
+}
+
 std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded) {
   // One lock over lookup and load: two threads never read the same block twice, and the
   // HDF5 library serializes reads anyway.

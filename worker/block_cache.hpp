@@ -78,6 +78,10 @@ class BlockCache {
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
 
+  // Takes a block another rank read and checked (tricount-count --load-path forward) as if
+  // this cache had loaded it: private memory, charged to the budget, never checked here.
+  std::shared_ptr<const LoadedBlock> insert(CsrBlock block);
+
   BlockChecks checks() const {
     std::lock_guard lock(mutex_);
     return checks_;

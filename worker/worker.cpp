@@ -64,11 +64,8 @@ WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountB
   return stats;
 }
 
-std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
-                                                                     const TaskPlan& plan, CountBackend& backend,
-                                                                     const std::vector<std::uint64_t>& tasks,
-                                                                     std::uint64_t cache_bytes, WorkerStats& stats) {
-  const auto start = Clock::now();
+std::vector<BlockId> resident_blocks(const BlockFileReader& file, const TaskPlan& plan, const std::vector<std::uint64_t>& tasks,
+                                     std::uint64_t cache_bytes) {
   // 1. The distinct blocks of the tasks, and their bytes from the file's attributes.
   const std::uint32_t n = plan.parts();
   std::vector<bool> needed(std::size_t(n) * n, false);
@@ -96,6 +93,18 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
                 "): give --cache-size of at least " + std::to_string(bytes) + ", run more workers (each then holds fewer "
                 "blocks), partition with more --parts (smaller blocks), or count with --schedule dynamic");
   }
+  return blocks;
+}
+
+std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
+                                                                     const TaskPlan& plan, CountBackend& backend,
+                                                                     const std::vector<std::uint64_t>& tasks,
+                                                                     std::uint64_t cache_bytes, WorkerStats& stats) {
+  const auto start = Clock::now();
+  // 1-2. The distinct blocks, which must fit the host budget.
+  const std::vector<BlockId> blocks = resident_blocks(file, plan, tasks, cache_bytes);
+  std::uint64_t bytes = 0;
+  for (const BlockId& b : blocks) bytes += csr_bytes(rows_in_class(file.header().vertices, plan.parts(), b.row_class), file.block_nnz(b));
   // 3. Load and check them all now, holding each so that nothing is evicted.
   std::vector<std::shared_ptr<const LoadedBlock>> held;
   for (const BlockId& b : blocks) held.push_back(cache.get(b, stats.load_seconds, stats.bytes_loaded));

@@ -57,6 +57,11 @@ struct WorkerStats {
   double load_phase_seconds = 0;
   double count_phase_seconds = 0;
   std::uint64_t resident_bytes = 0;  // of the blocks loaded in the load phase
+  // --load-path forward (count/block_forward.hpp): blocks other ranks read and sent to this
+  // one, and those this one sent on, with their bytes, and the wall seconds of the exchange.
+  std::uint64_t blocks_received = 0, bytes_received = 0;
+  std::uint64_t blocks_sent = 0, bytes_sent = 0;
+  double forward_seconds = 0;
   // run_worker's start to its first task counted (asking, loading, copying and counting it,
   // with what a backend allocates on first use); 0 with no task.
   double first_task_seconds = 0;
@@ -97,6 +102,10 @@ void run_worker(BlockCache& cache, const TaskPlan& plan, CountBackend& backend, 
 // budget (the backend's when they do not fit the GPU), naming the bytes needed and what to
 // do. Adds the loads and copies to `stats` (load_phase_seconds, resident_bytes). The blocks
 // stay loaded while the returned holders live.
+// The distinct blocks of `tasks` (in id order); throws the Error load_resident_blocks names
+// when their bytes exceed `cache_bytes`.
+std::vector<BlockId> resident_blocks(const BlockFileReader& file, const TaskPlan& plan, const std::vector<std::uint64_t>& tasks,
+                                     std::uint64_t cache_bytes);
 std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache& cache, const BlockFileReader& file,
                                                                      const TaskPlan& plan, CountBackend& backend,
                                                                      const std::vector<std::uint64_t>& tasks,
