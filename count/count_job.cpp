@@ -370,10 +370,11 @@ std::string check_recount(const CountJob& job, const std::vector<FinishedTask>& 
 }
 
 // Step 5a, static schedule: rank 0 assigns every task (TaskQueue::assign_static_nodes, a
-// node's workers on one sub-cube) and sends
-// each worker its list; every worker loads and checks all the blocks of its tasks (an error
-// on any rank, such as blocks that do not fit, ends the call on every rank before counting);
-// then all ranks meet, so that the count phase after it reads no block.
+// node's workers on one sub-cube) and sends each worker its list; every worker loads and
+// checks all the blocks of its tasks, from the file or, with --load-path forward, each block
+// read once and passed on over MPI (an error on any rank, such as blocks that do not fit,
+// ends the call on every rank before counting); then all ranks meet, so that the count
+// phase after it reads no block.
 struct ResidentLoad {
   std::vector<std::vector<std::uint64_t>> assigned;  // rank 0: each rank's list (rank 0's empty)
   std::vector<std::uint64_t> tasks;                  // a worker's own list
@@ -589,9 +590,11 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   const double t_ready = MPI_Wtime();
   job.result.setup_seconds = times.setup = t_ready - t_start;
   std::optional<ResidentLoad> resident;
-  // The load path: forward only under the static schedule (count_main refuses it otherwise).
-  job.result.load_path = options.load_path == "auto" ? (options.static_schedule && job.nodes->nodes() > 1 ? "forward" : "file")
-                                                     : options.load_path;
+  // The load path: forward only under the static schedule (tricount-count refuses forward
+  // with the dynamic one as a usage error); auto is forward on several nodes.
+  job.result.load_path = !options.static_schedule ? "file"
+                         : options.load_path == "auto" ? (job.nodes->nodes() > 1 ? "forward" : "file")
+                                                       : options.load_path;
   if (options.static_schedule) {
     job.result.schedule = "static";
     load_resident(job, resident.emplace());  // 5a. static: every worker's blocks loaded, then a barrier
