@@ -138,8 +138,7 @@ StaticSimulationPoint simulate_static(const JournalContents& journal, int worker
       if (loads) one_bytes += newly_read_bytes(plan, task, loads->block_bytes, used);
     }
   // 3. The runtime's assignment; each worker's blocks and share.
-  TaskQueue::StaticAssignment a = TaskQueue(plan, estimate, present).assign_static(workers);  // TODO(node-load): workers_per_node
-  (void)workers_per_node;
+  TaskQueue::StaticAssignment a = TaskQueue(plan, estimate, present).assign_static(workers, workers_per_node);
   StaticSimulationPoint p;
   p.workers = workers;
   double share_sum = 0;

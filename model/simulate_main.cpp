@@ -466,14 +466,13 @@ int predict(const PredictRequest& request) {
     plan_note = words_for(model).say(note);
     if (request.static_schedule) {
       std::snprintf(note, sizeof note,
-                    "; resident (static schedule): the shortest count phase at %d GPUs whose blocks fit, %.3g GB of blocks on "
+                    "; resident (static schedule): the shortest %s at %d GPUs whose blocks fit, %.3g GB of blocks on "
                     "the fullest GPU",
-                    pr.gpus, 1e-9 * static_cast<double>(plan.resident_bytes));
+                    plan.load_path.empty() ? "count phase" : "load + count phase", pr.gpus,
+                    1e-9 * static_cast<double>(plan.resident_bytes));
       plan_note += words_for(model).say(note);
       if (!plan.load_path.empty())
-        plan_note += words_for(model).say("; --load-path " + plan.load_path + " (the shortest load + count phase at " +
-                                          std::to_string(pr.gpus) + " GPUs" +
-                                          (request.machine.load_path == "auto" ? ", of file and forward" : "") + ")");
+        plan_note += "; --load-path " + plan.load_path + (request.machine.load_path == "auto" ? " (the faster of file and forward)" : "");
     }
   }
   if (parts == 0) throw UsageError("--parts: give the parts to predict for (or --plan)");
