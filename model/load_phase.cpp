@@ -66,7 +66,7 @@ LoadPhaseTerms load_phase(const CostModel& model, const GraphShape& shape, const
     return t;
   }
   // 4. Forward: each needed block read once, by the needing node that has read least so far.
-  std::vector<std::uint64_t> node_read(nodes, 0), node_need(nodes, 0), node_received_blocks(nodes, 0);
+  std::vector<std::uint64_t> node_read(nodes, 0), node_need(nodes, 0), node_received_blocks(nodes, 0), node_sent(nodes, 0);
   std::vector<double> node_check(nodes, 0);
   for (std::size_t b = 0; b < blocks; ++b) {
     std::size_t reader = nodes;
@@ -79,6 +79,9 @@ LoadPhaseTerms load_phase(const CostModel& model, const GraphShape& shape, const
     if (reader == nodes) continue;  // no GPU needs it
     node_read[reader] += shape.block_bytes[b], node_check[reader] += check[b];
     --node_received_blocks[reader];
+    // The reader sends it to one rank of each other node needing it.
+    for (std::size_t v = 0; v < nodes; ++v)
+      if (v != reader && needers[v][b] > 0) node_sent[reader] += shape.block_bytes[b];
     t.total_read_bytes += shape.block_bytes[b];
   }
   // 5. The pipes: file system, each node's reads (spread over its ranks), link, copies; each GPU's upload.
@@ -100,7 +103,9 @@ LoadPhaseTerms load_phase(const CostModel& model, const GraphShape& shape, const
     t.max_copy_bytes_per_node = std::max(t.max_copy_bytes_per_node, copy);
     t.read_seconds = std::max(t.read_seconds, static_cast<double>(node_read[v]) * model.load_seconds_per_byte / ranks);
     t.check_seconds = std::max(t.check_seconds, node_check[v] / ranks);
-    t.network_seconds = std::max(t.network_seconds, static_cast<double>(in) / link +
+    t.max_sent_bytes_per_node = std::max(t.max_sent_bytes_per_node, node_sent[v]);
+    // A full-duplex link: the larger of what enters and what leaves.
+    t.network_seconds = std::max(t.network_seconds, static_cast<double>(std::max(in, node_sent[v])) / link +
                                                         static_cast<double>(node_received_blocks[v]) * machine.network_latency_seconds);
     t.copy_seconds = std::max(t.copy_seconds, static_cast<double>(copy) / machine.intra_node_bytes_per_second);
   }

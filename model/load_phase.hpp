@@ -8,18 +8,18 @@
 //            checks + its bytes x the upload rate. With every GPU reading as many bytes this
 //            is the earlier model's per-GPU share (min(own, link / G, file system / P)).
 //   forward  each block needed anywhere is read once per job, by a node that needs it (the
-//            needing node that has read the fewest bytes so far), checked there, and sent to
-//            each other node needing it by a bandwidth-optimal broadcast (pipelined chain or
-//            scatter + allgather, as MPI_Bcast does for large messages: each member receives
-//            a block once and sends it about once, so a full-duplex link's time is its
-//            inbound bytes); within the node it is copied to the GPUs needing it, then each
-//            GPU uploads its own. As with the file path, a node's blocks arrive as fast as
-//            the slowest of the pipes that carry them, then the copies, then the upload:
+//            needing node that has read the fewest bytes so far, one of its ranks), checked
+//            there, and sent by that rank to one rank of each other node needing it (point to
+//            point, as tricount-count's count/block_forward.hpp does); within a node the
+//            holder passes it to the node's other GPUs needing it, then each GPU uploads its
+//            own. As with the file path, a node's blocks arrive as fast as the slowest of the
+//            pipes that carry them, then the copies, then the upload:
 //              file system   the job's reads / its aggregate bandwidth
 //              read          a node's reads x the measured rate + their checks, spread over
 //                            the node's ranks
-//              network       the bytes entering a node (read or received) / its link
-//                            + one latency per block received
+//              network       the larger of the bytes entering a node (read or received) and
+//                            those it sends (each of its reads once per other node needing
+//                            it), over its full-duplex link, + one latency per block received
 //            then  copy      the bytes its GPUs take beyond the one landing copy / the
 //                            node's intra-node copy bandwidth
 //            and   upload    a GPU's bytes x the measured upload rate.
@@ -72,6 +72,7 @@ struct LoadPhaseTerms {
   std::uint64_t total_read_bytes = 0;            // the job's reads from the file system
   std::uint64_t max_read_bytes_per_node = 0;     // read from the file system by one node
   std::uint64_t max_network_bytes_per_node = 0;  // entering one node over its link (its reads, unless off the link)
+  std::uint64_t max_sent_bytes_per_node = 0;     // forward: sent by one node to the others needing its reads
   std::uint64_t max_copy_bytes_per_node = 0;     // forward: copied within one node to its GPUs
   std::uint64_t max_bytes_per_gpu = 0;           // held and uploaded by one GPU
   double file_system_seconds = 0, node_file_system_seconds = 0, network_seconds = 0, read_seconds = 0, check_seconds = 0, copy_seconds = 0,

@@ -337,21 +337,22 @@ void print_static(std::FILE* out, const std::vector<StaticPrediction>& points, b
 // path taken marked *), count and end-to-end efficiency of each.
 void print_load_terms(std::FILE* out, const std::vector<StaticPrediction>& points, const Words& w) {
   std::fprintf(out,
-               "Load phase by path (largest over nodes or %s; GB entering a node include its own file-system reads; each "
+               "Load phase by path (largest over nodes or %s; net_GB: entering a node, its own file-system reads included; sent_GB: "
+               "leaving it; each "
                "pipe's seconds alone; node_fs_s: a node's reads on a path of their own (--file-system-per-node); load_s = the "
                "path's phase):\n",
                w.many().c_str());
-  std::fprintf(out, "%7s %6s %8s %13s %12s %13s %10s %8s %9s %8s %8s %8s %8s %9s %9s %9s %9s %10s\n", w.many().c_str(), "nodes",
-               "path", "read_GB/node", "net_GB/node", "copy_GB/node", ("GB/" + w.one()).c_str(), "fs_s", "node_fs_s", "net_s", "read_s",
+  std::fprintf(out, "%7s %6s %8s %13s %12s %13s %13s %10s %8s %9s %8s %8s %8s %8s %9s %9s %9s %9s %10s\n", w.many().c_str(), "nodes",
+               "path", "read_GB/node", "net_GB/node", "sent_GB/node", "copy_GB/node", ("GB/" + w.one()).c_str(), "fs_s", "node_fs_s", "net_s", "read_s",
                "check_s", "copy_s", "upload_s", "load_s", "count_s", "total_s", "total_eff");
   for (const StaticPrediction& s : points) {
     const double base = s.point.speedup * s.point.total_seconds;  // one GPU reading every block once and counting
     for (const LoadPhaseTerms* t : {&s.file, &s.forward}) {
       const double total = t->load_phase_seconds + s.point.count_phase_seconds;
-      std::fprintf(out, "%7d %6d %7s%s %13.3f %12.3f %13.3f %10.3f %8.4f %9.4f %8.4f %8.4f %8.4f %8.4f %9.4f %9.4f %9.4f %9.4f %10.3f\n",
+      std::fprintf(out, "%7d %6d %7s%s %13.3f %12.3f %13.3f %13.3f %10.3f %8.4f %9.4f %8.4f %8.4f %8.4f %8.4f %9.4f %9.4f %9.4f %9.4f %10.3f\n",
                    s.point.workers, t->nodes, t->path.c_str(), t->path == s.path ? "*" : " ",
                    1e-9 * static_cast<double>(t->max_read_bytes_per_node), 1e-9 * static_cast<double>(t->max_network_bytes_per_node),
-                   1e-9 * static_cast<double>(t->max_copy_bytes_per_node), 1e-9 * static_cast<double>(t->max_bytes_per_gpu),
+                   1e-9 * static_cast<double>(t->max_sent_bytes_per_node), 1e-9 * static_cast<double>(t->max_copy_bytes_per_node), 1e-9 * static_cast<double>(t->max_bytes_per_gpu),
                    t->file_system_seconds, t->node_file_system_seconds, t->network_seconds, t->read_seconds, t->check_seconds, t->copy_seconds,
                    t->upload_seconds, t->load_phase_seconds, s.point.count_phase_seconds, total,
                    total > 0 ? base / total / s.point.workers : 1.0);
@@ -362,7 +363,7 @@ void print_load_terms(std::FILE* out, const std::vector<StaticPrediction>& point
 JsonObject load_terms_json(const LoadPhaseTerms& t) {
   JsonObject o;
   o.add("nodes", t.nodes).add("total_read_bytes", t.total_read_bytes).add("max_read_bytes_per_node", t.max_read_bytes_per_node)
-      .add("max_network_bytes_per_node", t.max_network_bytes_per_node).add("max_copy_bytes_per_node", t.max_copy_bytes_per_node)
+      .add("max_network_bytes_per_node", t.max_network_bytes_per_node).add("max_sent_bytes_per_node", t.max_sent_bytes_per_node).add("max_copy_bytes_per_node", t.max_copy_bytes_per_node)
       .add("max_bytes_per_gpu", t.max_bytes_per_gpu).add("file_system_seconds", t.file_system_seconds)
       .add("node_file_system_seconds", t.node_file_system_seconds).add("network_seconds", t.network_seconds).add("read_seconds", t.read_seconds).add("check_seconds", t.check_seconds)
       .add("copy_seconds", t.copy_seconds).add("upload_seconds", t.upload_seconds)
