@@ -58,6 +58,7 @@ const std::vector<TuningKey>& tuning_keys() {
       key("v-side", &CudaTuning::v_side, 0, 2, "transposed v side: 0 never, 1 by the blocks, 2 always"),
       key("v-side-quarters", &CudaTuning::v_side_quarters, 0, 0xFFFFFFFFu, "edges with 2-hop lists over this/4 times u's keys go to v's side"),
       key("v-side-min-list", &CudaTuning::v_side_min_list, 0, 0xFFFFFFFFu, "the v side only for 2-hop rows this long"),
+      key("rank-counts", &CudaTuning::rank_counts, 0, 1, "per-vertex: 0: bitmap CTA rows sum w's hits in the hashed tally, not by key rank"),
       key("v-side-trim", &CudaTuning::v_side_trim, 0, 0xFFFFFFFFu, "v's 2-hop lists this long skip what lies below its keys (0: off)"),
   };
   return keys;

@@ -164,6 +164,9 @@ struct CudaTuning {
   std::uint32_t v_side_quarters = 4;
   std::uint32_t v_side_min_list = 128;
   std::uint32_t v_side_trim = 32;                // 0: no trim
+  // Per-vertex counting: a CTA row with a key bitmap sums w's hits per key by the key's rank
+  // (false: in the hashed tally every other row uses; bench/RESULTS.md, issue 34).
+  bool rank_counts = true;
 };
 
 // "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws

@@ -195,6 +195,8 @@ TEST(CudaPerVertex, ForcedPaths) {
   const std::vector<ForcedPath> paths = {
       {"defaults", {}},
       {"CTA path with bitmaps", {}, 1},
+      {"CTA path with bitmaps, w hits in the hashed tally", {.rank_counts = false}, 1},
+      {"CTA path, small bitmaps whose rank counters lie over the tally", {.cta_table_words = 64, .bitmap_words = 16}, 1},
       {"CTA path, tables", {.bitmap_words = 0}, 1},
       {"CTA path, 64-word tables (global levels)", {.shared_words_cap = 64, .bitmap_words = 0}, 1},
       {"CTA path, binary search", {.table_limit = 0, .bitmap_words = 0}, 1},
@@ -268,6 +270,8 @@ TEST(CudaPerVertex, KroneckerWithEveryProbePath) {
       {.shared_words_cap = 64, .v_side = 2},
       {.warp_lanes = 8, .v_side = 2},
       {.direct_warp_rows = false, .v_side_trim = 0},
+      {.rank_counts = false},
+      {.cta_table_words = 64, .bitmap_words = 16, .v_side = 2},
   };
   for (std::size_t s = 0; s < settings.size(); ++s)
     for (std::uint32_t threshold : {100u, 20u}) {

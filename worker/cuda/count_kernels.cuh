@@ -71,6 +71,7 @@ struct CountParams {
   unsigned long long* row_counts = nullptr;
   unsigned long long* mid_counts = nullptr;
   unsigned long long* col_counts = nullptr;
+  bool rank_counts = true;  // CTA rows with a bitmap count w's hits by key rank (KeyRanks)
 };
 
 // Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
@@ -602,9 +603,16 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
   vid_t* global_slots = p.cta_scratch + blockIdx.x * p.cta_scratch_words;
   PerVertexTile pvt;
   vid_t* q_v = nullptr;  // the 1-hop entry of each queued long list
+  // kPerVertex: a bitmap row counting by key rank lays out the bitmap, the prefix counts and
+  // the counters from smem on, up to the tally's end (the tally, unused then, is cleared
+  // again before the next row that hashes).
+  std::uint32_t region_words = 0, rank_words = 0;
+  bool tally_dirty = false;
   if constexpr (kPerVertex) {
     const std::uint32_t table_words = p.cta_table.shared_words > p.cta_bitmap_words ? p.cta_table.shared_words : p.cta_bitmap_words;
-    std::uint32_t* pv_words = smem + (table_words + 1) / 2 * 2;
+    region_words = (table_words + 1) / 2 * 2;
+    rank_words = region_words + 2 * kCtaTallySlots;
+    std::uint32_t* pv_words = smem + region_words;
     pvt.tally.slots = reinterpret_cast<uint2*>(pv_words);
     pvt.tally.global = p.col_counts;
     std::uint32_t* edge_words = pv_words + 2 * kCtaTallySlots;
@@ -636,15 +644,43 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     const bool use_bitmap = span_words <= p.cta_bitmap_words;
     const TableShape shape = make_table_shape(keys, p.cta_table);
     const bool use_table = !use_bitmap && keys <= p.table_limit && shape.global_words() <= p.cta_scratch_words;
+    bool by_rank = false;  // kPerVertex: w's hits by key rank (KeyRanks)
+    if constexpr (kPerVertex) {
+      by_rank = use_bitmap && p.rank_counts && 2 * span_words + keys <= rank_words;
+      if (tally_dirty && !by_rank) {  // a rank row's counters lay over it
+        clear_tally(pvt.tally.slots, kCtaTallySlots, threadIdx.x, kCtaThreads);
+        tally_dirty = false;
+      }
+    }
     BucketTable table;
     table.place(smem, shape, global_slots, p.cta_table.hash_multiplier);
     if (use_bitmap) {
       const std::uint32_t words = static_cast<std::uint32_t>(span_words);
       for (std::uint32_t w = threadIdx.x; w < words; w += kCtaThreads) smem[w] = 0;
+      if constexpr (kPerVertex) {
+        if (by_rank)
+          for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) smem[2 * words + e] = 0;
+      }
       __syncthreads();
       for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) {
         const std::uint32_t x = p.hash.neighbors[h0 + e] - kmin;
         atomicOr(&smem[x >> 5], 1u << (x & 31u));
+      }
+      if constexpr (kPerVertex) {
+        if (by_rank) {  // the set bits before each word: a block-wide exclusive sum, words in runs per thread
+          __syncthreads();
+          const std::uint32_t per = (words + kCtaThreads - 1) / kCtaThreads;
+          const std::uint32_t w0 = threadIdx.x * per < words ? threadIdx.x * per : words;
+          const std::uint32_t w1 = w0 + per < words ? w0 + per : words;
+          std::uint32_t bits = 0;
+          for (std::uint32_t w = w0; w < w1; ++w) bits += __popc(smem[w]);
+          std::uint32_t before = 0;
+          Scan(temp.scan).ExclusiveSum(bits, before);
+          for (std::uint32_t w = w0; w < w1; ++w) {
+            smem[words + w] = before;
+            before += __popc(smem[w]);
+          }
+        }
       }
     } else if (use_table) {
       table.clear(threadIdx.x, kCtaThreads);
@@ -654,7 +690,11 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     __syncthreads();  // table built; sh.idx read by every thread
 
     const unsigned long long found_before = found;  // kPerVertex: this row's hits are the difference
-    if constexpr (kPerVertex) pvt.tally.size_for(keys, 10);  // log2 of kCtaTallySlots
+    if constexpr (kPerVertex) {
+      pvt.tally.size_for(keys, 10);  // log2 of kCtaTallySlots
+      const std::uint32_t words = static_cast<std::uint32_t>(span_words);
+      pvt.tally.ranks = by_rank ? KeyRanks{smem, smem + words, smem + 2 * words, kmin, p.hash.neighbors + h0, keys} : KeyRanks{};
+    }
     if (use_bitmap) {
       found += cta_probe_row<kDefer, kPerVertex>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else if (!use_table) {
@@ -670,6 +710,7 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
       const unsigned long long row_hits = cg::reduce(warp, found - found_before, cg::plus<unsigned long long>());
       if (warp.thread_rank() == 0 && row_hits) atomicAdd(&p.row_counts[u], row_hits);
       pvt.tally.flush(threadIdx.x, kCtaThreads);
+      if (by_rank && 2 * span_words + keys > region_words) tally_dirty = true;
     }
   }
   const unsigned long long block_total = Reduce(temp.reduce).Sum(found);
@@ -728,13 +769,18 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
       for (eoff_t f = b[q]; f < e[q]; ++f) {
         const vid_t w = p.two_hop.neighbors[f];
         if (w < kmin || w > kmax) continue;
+        if constexpr (kPerVertex) {  // w is at most one key: one branch per element, not per key
+          std::uint32_t hit = 0;
 #pragma unroll
-        for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
-          const std::uint32_t hit = (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
+          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) hit |= (r < keys && key[r] == w) ? 1u : 0u;
           found += hit;
-          if constexpr (kPerVertex) {
-            if (hit) atomicAdd(&p.col_counts[w], 1ull);
-            edge_hits += hit;
+          edge_hits += hit;
+          if (hit) atomicAdd(&p.col_counts[w], 1ull);
+        } else {
+#pragma unroll
+          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+            const std::uint32_t hit = (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
+            found += hit;
           }
         }
       }
@@ -811,12 +857,17 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountPara
           const vid_t w = p.two_hop.neighbors[f];
           if (w > kmax) break;  // sorted: nothing further can be a key
           if (w < kmin) continue;
+          if constexpr (kPerVertex) {  // w is at most one key: one branch per element
+            std::uint32_t hit = 0;
 #pragma unroll
-          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
-            const std::uint32_t hit = key[r] == w ? 1u : 0u;  // keys are distinct; unused ones never match
+            for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) hit |= key[r] == w ? 1u : 0u;
             edge_hits += hit;
-            if constexpr (kPerVertex) {
-              if (hit) atomicAdd(&p.col_counts[w], 1ull);
+            if (hit) atomicAdd(&p.col_counts[w], 1ull);
+          } else {
+#pragma unroll
+            for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+              const std::uint32_t hit = key[r] == w ? 1u : 0u;  // keys are distinct; unused ones never match
+              edge_hits += hit;
             }
           }
         }

@@ -615,6 +615,7 @@ class CudaBackend final : public CountBackend {
     }
     p.cta_bitmap_words = sp.bitmap_words;
     p.search_ratio = options.cuda_tuning.search_ratio;
+    p.rank_counts = options.cuda_tuning.rank_counts;
     return p;
   }
 
