@@ -18,6 +18,15 @@
 // kStaticCapacitySlack), else to the least loaded (as longest-processing-time-first would).
 // So a worker's tasks share blocks (fewer to load and hold) and no worker ends above
 // (1 + slack) x the ideal share, or the least loaded's share plus one task.
+//
+// With workers on several nodes, a node's workers share one sub-cube of the (i,j,k) cube, so
+// that the blocks entering a node fall with the number of nodes: the cube is cut into one box
+// per node (recursive bisection of its longest side, cut where the estimated cost splits in
+// the ratio of the two halves' workers), and the same greedy rule then assigns the tasks to
+// nodes, a task's own box first (its "home"), with each node's capacity its workers' share;
+// within a node, the tasks go to its workers as with one node (half the slack at each level).
+// Where that needs no fewer blocks per node than the one-node assignment's groups (two or
+// three nodes on a small cube), or ends above its capacity, the one-node assignment stands.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +59,15 @@ class TaskQueue {
     std::vector<std::vector<std::uint64_t>> tasks;  // per worker
     std::vector<double> cost;                       // per worker: the summed estimates
   };
-  StaticAssignment assign_static(int workers) const;
+  // `workers_per_node` groups consecutive workers into nodes (the last may be smaller); 0, or
+  // at least `workers`, is one node.
+  StaticAssignment assign_static(int workers, int workers_per_node = 0) const;
+  // Nodes of the given sizes (workers 0 .. sizes[0]-1 on node 0, and so on); one entry is one
+  // node. Sizes must be at least 1.
+  StaticAssignment assign_static_nodes(const std::vector<int>& workers_per_node) const;
+  // Which node each task of assign_static_nodes's cube box split is homed on, by subtask
+  // (i,j,k) index (i*n+j)*n+k; -1 where no node has it. Exposed for tests and the simulator.
+  std::vector<int> node_homes(const std::vector<int>& workers_per_node) const;
   std::uint64_t remaining() const { return remaining_; }
   double estimate(std::uint64_t task) const;  // the cost used for ordering
 
@@ -75,6 +92,13 @@ class TaskQueue {
   std::vector<Held> held_;
 
   void sort_by_cost();
+  // The one greedy rule of the static schedule: `ids` (costliest first) to bins of the given
+  // weights (a bin's capacity is its weight's share), each task to its home bin (`home`,
+  // parallel to ids, -1 or empty for none) when that stays within the capacity, else to the
+  // bin holding most of its blocks within the capacity, else to the least loaded. The capacity
+  // is the bin's share, or the costliest task, times (1 + slack).
+  StaticAssignment assign_greedy(const std::vector<std::uint64_t>& ids, const std::vector<double>& weight,
+                                 const std::vector<int>& home, double slack) const;
 };
 
 }  // namespace tricount
