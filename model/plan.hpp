@@ -1,10 +1,13 @@
 // The planner (tricount-simulate --plan): the --parts and --workload-splits to count a graph
 // with on a cluster, from the cost model's predictions (model/predict.hpp). The smallest n
 // whose largest triple of blocks and hash tables fit one GPU, then the splits that give every
-// GPU enough tasks; among n, 2n, ... the fastest predicted at the most GPUs.
+// GPU enough tasks; among n, 2n, ... the fastest predicted at the most GPUs (static schedule:
+// the shortest count phase; with a load path, the shortest load + count phase, and the path
+// for "auto").
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "model/predict.hpp"
 
@@ -19,6 +22,7 @@ struct Plan {
   std::uint32_t parts = 0, splits = 1;
   std::uint32_t smallest_parts = 1;  // the smallest n whose block triple fits
   std::uint64_t resident_bytes = 0;  // static schedule: the blocks on the fullest GPU at the plan
+  std::string load_path;             // static schedule with machine.load_path: file or forward
 };
 // Throws UsageError naming --gpu-memory when no n fits (for the static schedule: when at no
 // n do the blocks of a GPU's tasks fit).

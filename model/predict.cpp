@@ -94,6 +94,10 @@ std::vector<StaticPrediction> predict_static(const CostModel& model, const Graph
   const std::vector<PredictedPoint> dynamic = predict_runs(model, shape, splits, counts, machine);
   const double one_rate = predict_runs(model, shape, splits, {1}, machine).front().load_seconds_per_byte;
   const double budget = memory.memory_headroom * static_cast<double>(memory.gpu_memory_bytes);
+  // With a load path, the runtime's assignment by nodes (one sub-cube per node).
+  const bool by_nodes = !machine.load_path.empty();
+  const int per_node = by_nodes ? machine.gpus_per_node : 0;
+  const TaskPlan plan(shape.parts, splits);
   std::vector<StaticPrediction> out;
   for (std::size_t c = 0; c < counts.size(); ++c) {
     StaticPrediction p;
@@ -102,10 +106,20 @@ std::vector<StaticPrediction> predict_static(const CostModel& model, const Graph
     const BlockLoads charged = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, true);
     const BlockLoads plain = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, false);
     const BlockLoads base_loads = model_block_loads(model, shape, one_rate, true);
-    p.point = simulate_static(run, counts[c], &charged, one_rate);
-    const StaticSimulationPoint bytes = simulate_static(run, counts[c], &plain);
+    std::vector<std::vector<std::uint64_t>> assignment;
+    p.point = simulate_static(run, counts[c], &charged, one_rate, per_node, by_nodes ? &assignment : nullptr);
+    const StaticSimulationPoint bytes = simulate_static(run, counts[c], &plain, -1, per_node);
     const StaticSimulationPoint base = simulate_static(run, 1, &base_loads);
     p.point.max_bytes = bytes.max_bytes, p.point.mean_bytes = bytes.mean_bytes;
+    if (by_nodes) {
+      // 2. Each path's load phase for that assignment; the one asked for (or the faster).
+      p.file = load_phase(model, shape, plan, assignment, machine, "file");
+      p.forward = load_phase(model, shape, plan, assignment, machine, "forward");
+      p.path = machine.load_path != "auto" ? machine.load_path
+               : p.forward.load_phase_seconds < p.file.load_phase_seconds ? "forward" : "file";
+      p.point.load_phase_seconds = (p.path == "file" ? p.file : p.forward).load_phase_seconds;
+      p.point.total_seconds = p.point.load_phase_seconds + p.point.count_phase_seconds;
+    }
     p.point.speedup = p.point.total_seconds > 0 ? base.total_seconds / p.point.total_seconds : 1.0;
     p.point.efficiency = p.point.speedup / counts[c];
     p.fits = memory.gpu_memory_bytes == 0 ||

@@ -2,7 +2,9 @@
 // shape (model/graph_shape.hpp), through the scheduler's own policy (model/simulate.hpp):
 // the dynamic schedule (tasks handed out as GPUs ask) and the static one (each GPU loads the
 // blocks of its assigned tasks, then counts). At scale, a GPU reads no faster than its share
-// of the node's network link and of the shared file system (MachineParameters).
+// of the node's network link and of the shared file system (MachineParameters); with a load
+// path (model/load_phase.hpp) the static schedule is assigned by nodes and its load phase
+// is that path's pipes.
 #pragma once
 
 #include <algorithm>
@@ -15,16 +17,10 @@
 
 #include "model/cost_model.hpp"
 #include "model/graph_shape.hpp"
+#include "model/load_phase.hpp"
 #include "model/simulate.hpp"
 
 namespace tricount {
-
-// The machine the prediction is for (defaults: a Summit-class node).
-struct MachineParameters {
-  int gpus_per_node = 6;
-  double network_bytes_per_second = 25e9;       // per node
-  double file_system_bytes_per_second = 2.5e12; // shared by every GPU reading at once
-};
 
 struct PredictedPoint {
   int gpus = 1;
@@ -72,11 +68,16 @@ struct PlanRequest {
 };
 
 // The static schedule at each GPU count: the runtime's assignment, the blocks each GPU holds,
-// the load phase at the rate predict_runs charges at that count, then the count phase.
+// the load phase at the rate predict_runs charges at that count, then the count phase. With
+// machine.load_path set, the assignment is by nodes of machine.gpus_per_node and the load
+// phase is the path's (both paths' terms kept; `point` and `path` are the one asked for, or
+// the faster for "auto").
 struct StaticPrediction {
   PredictedPoint dynamic;        // the dynamic schedule's prediction at the same count
   StaticSimulationPoint point;
   bool fits = true;              // the GPU's blocks and the hash tables of its largest block fit
+  std::string path;              // "" (the earlier model), file or forward
+  LoadPhaseTerms file, forward;  // with a load path: each path's load phase at this assignment
 };
 std::vector<StaticPrediction> predict_static(const CostModel& model, const GraphShape& shape, std::uint32_t splits,
                                              const std::vector<int>& counts, const MachineParameters& machine,

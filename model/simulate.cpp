@@ -121,7 +121,8 @@ SimulationPoint simulate_schedule(const JournalContents& journal, int workers, d
 }
 
 StaticSimulationPoint simulate_static(const JournalContents& journal, int workers, const BlockLoads* loads,
-                                      double one_worker_seconds_per_byte) {
+                                      double one_worker_seconds_per_byte, int workers_per_node,
+                                      std::vector<std::vector<std::uint64_t>>* assignment) {
   if (workers < 1) throw UsageError("the simulator needs at least one worker");
   // 1. Each task's seconds and estimate, as simulate_schedule takes them.
   const TaskPlan plan(journal.identity.parts, journal.identity.splits);
@@ -137,7 +138,7 @@ StaticSimulationPoint simulate_static(const JournalContents& journal, int worker
       if (loads) one_bytes += newly_read_bytes(plan, task, loads->block_bytes, used);
     }
   // 3. The runtime's assignment; each worker's blocks and share.
-  const TaskQueue::StaticAssignment a = TaskQueue(plan, estimate, present).assign_static(workers);
+  TaskQueue::StaticAssignment a = TaskQueue(plan, estimate, present).assign_static(workers, workers_per_node);
   StaticSimulationPoint p;
   p.workers = workers;
   double share_sum = 0;
@@ -167,6 +168,7 @@ StaticSimulationPoint simulate_static(const JournalContents& journal, int worker
   p.speedup = p.total_seconds > 0 ? one_total / p.total_seconds : 1.0;
   p.efficiency = p.speedup / workers;
   p.imbalance = share_sum > 0 ? p.count_phase_seconds / (share_sum / workers) : 1.0;
+  if (assignment) *assignment = std::move(a.tasks);
   return p;
 }
 

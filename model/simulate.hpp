@@ -66,7 +66,10 @@ struct StaticSimulationPoint {
 };
 // `one_worker_seconds_per_byte`: the read rate of the one-worker base (< 0: the loads' rate;
 // at scale a GPU's share of the file system is slower than one GPU alone).
+// `workers_per_node`: the runtime's assignment by nodes of that many workers (0: one node);
+// `assignment`, when given, receives each worker's tasks.
 StaticSimulationPoint simulate_static(const JournalContents& journal, int workers, const BlockLoads* loads = nullptr,
-                                      double one_worker_seconds_per_byte = -1);
+                                      double one_worker_seconds_per_byte = -1, int workers_per_node = 0,
+                                      std::vector<std::vector<std::uint64_t>>* assignment = nullptr);
 
 }  // namespace tricount

@@ -333,6 +333,44 @@ void print_static(std::FILE* out, const std::vector<StaticPrediction>& points, b
   }
 }
 
+// With a load path: both paths' load phases at each count and the terms they rest on (the
+// path taken marked *), count and end-to-end efficiency of each.
+void print_load_terms(std::FILE* out, const std::vector<StaticPrediction>& points, const Words& w) {
+  std::fprintf(out,
+               "Load phase by path (largest over nodes or %s; net_GB: entering a node, its own file-system reads included; sent_GB: "
+               "leaving it; each "
+               "pipe's seconds alone; node_fs_s: a node's reads on a path of their own (--file-system-per-node); load_s = the "
+               "path's phase):\n",
+               w.many().c_str());
+  std::fprintf(out, "%7s %6s %8s %13s %12s %13s %13s %10s %8s %9s %8s %8s %8s %8s %9s %9s %9s %9s %10s\n", w.many().c_str(), "nodes",
+               "path", "read_GB/node", "net_GB/node", "sent_GB/node", "copy_GB/node", ("GB/" + w.one()).c_str(), "fs_s", "node_fs_s", "net_s", "read_s",
+               "check_s", "copy_s", "upload_s", "load_s", "count_s", "total_s", "total_eff");
+  for (const StaticPrediction& s : points) {
+    const double base = s.point.speedup * s.point.total_seconds;  // one GPU reading every block once and counting
+    for (const LoadPhaseTerms* t : {&s.file, &s.forward}) {
+      const double total = t->load_phase_seconds + s.point.count_phase_seconds;
+      std::fprintf(out, "%7d %6d %7s%s %13.3f %12.3f %13.3f %13.3f %10.3f %8.4f %9.4f %8.4f %8.4f %8.4f %8.4f %9.4f %9.4f %9.4f %9.4f %10.3f\n",
+                   s.point.workers, t->nodes, t->path.c_str(), t->path == s.path ? "*" : " ",
+                   1e-9 * static_cast<double>(t->max_read_bytes_per_node), 1e-9 * static_cast<double>(t->max_network_bytes_per_node),
+                   1e-9 * static_cast<double>(t->max_sent_bytes_per_node), 1e-9 * static_cast<double>(t->max_copy_bytes_per_node), 1e-9 * static_cast<double>(t->max_bytes_per_gpu),
+                   t->file_system_seconds, t->node_file_system_seconds, t->network_seconds, t->read_seconds, t->check_seconds, t->copy_seconds,
+                   t->upload_seconds, t->load_phase_seconds, s.point.count_phase_seconds, total,
+                   total > 0 ? base / total / s.point.workers : 1.0);
+    }
+  }
+}
+
+JsonObject load_terms_json(const LoadPhaseTerms& t) {
+  JsonObject o;
+  o.add("nodes", t.nodes).add("total_read_bytes", t.total_read_bytes).add("max_read_bytes_per_node", t.max_read_bytes_per_node)
+      .add("max_network_bytes_per_node", t.max_network_bytes_per_node).add("max_sent_bytes_per_node", t.max_sent_bytes_per_node).add("max_copy_bytes_per_node", t.max_copy_bytes_per_node)
+      .add("max_bytes_per_gpu", t.max_bytes_per_gpu).add("file_system_seconds", t.file_system_seconds)
+      .add("node_file_system_seconds", t.node_file_system_seconds).add("network_seconds", t.network_seconds).add("read_seconds", t.read_seconds).add("check_seconds", t.check_seconds)
+      .add("copy_seconds", t.copy_seconds).add("upload_seconds", t.upload_seconds)
+      .add("load_phase_seconds", t.load_phase_seconds);
+  return o;
+}
+
 std::vector<JsonObject> static_json(const std::vector<StaticPrediction>& points) {
   std::vector<JsonObject> out;
   for (const StaticPrediction& s : points) {
@@ -344,6 +382,7 @@ std::vector<JsonObject> static_json(const std::vector<StaticPrediction>& points)
         .add("max_tasks_per_gpu", p.max_tasks).add("tasks", p.tasks).add("resident_fits", s.fits)
         .add("load_seconds_per_byte", s.dynamic.load_seconds_per_byte).add("dynamic_seconds", s.dynamic.seconds)
         .add("dynamic_efficiency", s.dynamic.efficiency);
+    if (!s.path.empty()) o.add("load_path", s.path).add("file", load_terms_json(s.file)).add("forward", load_terms_json(s.forward));
     out.push_back(o);
   }
   return out;
@@ -374,6 +413,15 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
                100 * request.plan_request.memory_headroom);
   std::fputs(w.say(text).c_str(), out);
   print_static(out, points, request.plan_request.gpu_memory_bytes > 0, w);
+  if (!request.machine.load_path.empty()) {
+    std::fputs(w.say(format("Load paths (--load-path %s): file: every GPU reads its own blocks; forward: each block read once "
+                            "per job and sent to the nodes needing it (%.3g us per message), copied within a node (%.3g GB/s "
+                            "per node), uploaded by each GPU; tasks assigned by nodes of %d GPUs.\n",
+                            request.machine.load_path.c_str(), 1e6 * request.machine.network_latency_seconds,
+                            1e-9 * request.machine.intra_node_bytes_per_second, request.machine.gpus_per_node)).c_str(),
+               out);
+    print_load_terms(out, points, w);
+  }
   if (!request.json.empty()) {
     JsonObject j;
     std::string sources = "[";
@@ -385,7 +433,12 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
         .add("gpus_per_node", request.machine.gpus_per_node)
         .add("network_bytes_per_second", request.machine.network_bytes_per_second)
         .add("file_system_bytes_per_second", request.machine.file_system_bytes_per_second)
-        .add("gpu_memory_bytes", request.plan_request.gpu_memory_bytes).add("points", static_json(points));
+        .add("gpu_memory_bytes", request.plan_request.gpu_memory_bytes);
+    if (!request.machine.load_path.empty())
+      j.add("load_path", request.machine.load_path).add("network_latency_seconds", request.machine.network_latency_seconds)
+          .add("intra_node_bytes_per_second", request.machine.intra_node_bytes_per_second)
+          .add("node_file_system_bytes_per_second", request.machine.node_file_system_bytes_per_second);
+    j.add("points", static_json(points));
     output::write_text_file(request.json, "--json", j.str() + "\n");
   }
   return cli::kExitOk;
@@ -414,10 +467,13 @@ int predict(const PredictRequest& request) {
     plan_note = words_for(model).say(note);
     if (request.static_schedule) {
       std::snprintf(note, sizeof note,
-                    "; resident (static schedule): the shortest count phase at %d GPUs whose blocks fit, %.3g GB of blocks on "
+                    "; resident (static schedule): the shortest %s at %d GPUs whose blocks fit, %.3g GB of blocks on "
                     "the fullest GPU",
-                    pr.gpus, 1e-9 * static_cast<double>(plan.resident_bytes));
+                    plan.load_path.empty() ? "count phase" : "load + count phase", pr.gpus,
+                    1e-9 * static_cast<double>(plan.resident_bytes));
       plan_note += words_for(model).say(note);
+      if (!plan.load_path.empty())
+        plan_note += "; --load-path " + plan.load_path + (request.machine.load_path == "auto" ? " (the faster of file and forward)" : "");
     }
   }
   if (parts == 0) throw UsageError("--parts: give the parts to predict for (or --plan)");
@@ -482,6 +538,15 @@ double parse_rate(const std::string& text, const std::string& option) {
   return v;
 }
 
+// "2e-6" -> seconds: a latency from 0 to one second.
+double parse_seconds(const std::string& text, const std::string& option) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(v >= 0 && v <= 1))
+    throw UsageError(option + ": '" + text + "' is not a number of seconds from 0 to 1 (e.g. 2e-6)");
+  return v;
+}
+
 }  // namespace
 }  // namespace tricount
 
@@ -493,6 +558,7 @@ int main(int argc, char** argv) {
     std::string json, workers_list, input, fit_path, model_path, gpus_list, gpu_memory, network = "25G", file_system = "2.5T";
     std::string splits_text = "auto";
     std::string backend = "cuda", device = "unnamed device", storage = "page cache", schedule = "dynamic";
+    std::string intra_node, latency, node_file_system;
     int max_workers = 1024, kronecker_scale = 0;
     double overhead = 0, edges = 0, vertices = 0;
     PredictRequest request;
@@ -527,6 +593,16 @@ int main(int argc, char** argv) {
       ("gpus-per-node", cli::po::value(&request.machine.gpus_per_node)->default_value(6), "GPUs sharing a node's network link")
       ("network", cli::po::value(&network)->default_value(network), "network bandwidth per node, bytes/s (25G)")
       ("file-system", cli::po::value(&file_system)->default_value(file_system), "shared file system bandwidth, bytes/s (2.5T: GPFS-like)")
+      ("load-path", cli::po::value(&request.machine.load_path),
+       "with --schedule static: file (every GPU reads its blocks), forward (each block read once per job, sent over the "
+       "network to the nodes needing it) or auto (the faster; with --plan, chosen with n and m); tasks then assigned by "
+       "nodes of --gpus-per-node, as tricount-count does (without it: the earlier model, no nodes)")
+      ("file-system-per-node", cli::po::value(&node_file_system),
+       "with --load-path: a node's bandwidth from the file system when its reads do not cross the network link (a "
+       "storage network of their own, or a node-local copy), bytes/s; default: they share --network")
+      ("network-latency", cli::po::value(&latency), "with --load-path: seconds per network message (default 2e-6)")
+      ("intra-node-bandwidth", cli::po::value(&intra_node),
+       "with --load-path: bytes/s of a node's host-memory copies to its GPUs' ranks (default 100G)")
       ("schedule", cli::po::value(&schedule)->default_value(schedule),
        "with --journal: the schedule to replay (default: the journal's, as its runs recorded it); "
        "with --model/--plan: dynamic (tasks handed out as GPUs ask, blocks loaded on demand) or static (tricount-count "
@@ -551,7 +627,8 @@ int main(int argc, char** argv) {
                     "  tricount-simulate --model MODEL.json (--input FILE | --kronecker-scale S | --edges E --vertices V)\n"
                     "                    --parts N [--workload-splits M] --gpus 1,2,4\n"
                     "  tricount-simulate --plan --model MODEL.json (--kronecker-scale S | --edges E --vertices V)\n"
-                    "                    --gpus P --gpu-memory 16G [--gpus-per-node 6]",
+                    "                    --gpus P --gpu-memory 16G [--gpus-per-node 6]\n"
+                    "                    [--schedule static --load-path file|forward|auto [--file-system-per-node BW]]",
                     "Replays the task costs measured in a journal through the scheduler's own policy for P\n"
                     "virtual workers and prints the PREDICTED time, speedup, efficiency and imbalance; fits a\n"
                     "cost model on measured runs and predicts runs not measured (other n, m, GPU counts, graphs\n"
@@ -599,6 +676,21 @@ int main(int argc, char** argv) {
       request.plan = vm.count("plan") > 0;
       if (schedule != "dynamic" && schedule != "static") throw UsageError("--schedule: '" + schedule + "' is not dynamic or static");
       request.static_schedule = schedule == "static";
+      if (vm.count("load-path")) {
+        const std::string& path = request.machine.load_path;
+        if (path != "file" && path != "forward" && path != "auto")
+          throw UsageError("--load-path: '" + path + "' is not file, forward or auto");
+        if (!request.static_schedule)
+          throw UsageError("--load-path models the static schedule's load phase: give --schedule static");
+      } else {
+        for (const char* option : {"network-latency", "intra-node-bandwidth", "file-system-per-node"})
+          if (vm.count(option)) throw UsageError(std::string("--") + option + " needs --load-path (file, forward or auto)");
+      }
+      if (vm.count("network-latency")) request.machine.network_latency_seconds = parse_seconds(latency, "--network-latency");
+      if (vm.count("file-system-per-node"))
+        request.machine.node_file_system_bytes_per_second = parse_rate(node_file_system, "--file-system-per-node");
+      if (vm.count("intra-node-bandwidth"))
+        request.machine.intra_node_bytes_per_second = parse_rate(intra_node, "--intra-node-bandwidth");
       if (!request.like.empty() && !input.empty()) throw UsageError("--like: the graph is given by --input already");
       // A CPU model's workers are not GPUs: --workers says the same as --gpus.
       if (!gpus_list.empty() && !workers_list.empty()) throw UsageError("--gpus and --workers: give one of them");

@@ -181,6 +181,29 @@ struct BitmapProber {
   }
 };
 
+// BitmapProber that also counts each hit on its key's counter (per-vertex, KeyRanks): the
+// key's rank is the set bits before its word (`base`) plus those below it in the word the
+// probe already loaded, so a hit costs one more shared load and one shared atomic.
+struct BitmapRankProber : BitmapProber {
+  const std::uint32_t* base;
+  std::uint32_t* counts;
+  __device__ __forceinline__ std::uint32_t operator()(vid_t w) const {
+    const std::uint32_t x = w - kmin;  // wraps for w < kmin
+    if (x > kmax - kmin) return 0;
+    const std::uint32_t word = bits[x >> 5];
+    const std::uint32_t hit = (word >> (x & 31u)) & 1u;
+    if (hit) atomicAdd(&counts[base[x >> 5] + __popc(word & ((1u << (x & 31u)) - 1u))], 1u);
+    return hit;
+  }
+};
+
+// A per-vertex hit on key w: into the row's tally, unless the prober counted it already.
+template <class Probe>
+__device__ __forceinline__ void tally_hit(const Probe&, const PerVertexTile& pvt, vid_t w) {
+  pvt.tally.add(w);
+}
+__device__ __forceinline__ void tally_hit(const BitmapRankProber&, const PerVertexTile&, vid_t) {}
+
 // The lanes of `mask` each hold a long 2-hop list (begin, len): the whole tile walks them
 // one at a time, coalesced, kUnroll loads in flight per lane.
 template <int G, bool kPerVertex = false, class Tile, class Probe>
@@ -205,7 +228,7 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
         const std::uint32_t hit = probe(w[q]);
         found += hit;
         if constexpr (kPerVertex) {
-          if (hit) pvt.tally.add(w[q]);
+          if (hit) tally_hit(probe, pvt, w[q]);
           list_hits += hit;
         }
       }
@@ -215,7 +238,7 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
       const std::uint32_t hit = probe(x);
       found += hit;
       if constexpr (kPerVertex) {
-        if (hit) pvt.tally.add(x);
+        if (hit) tally_hit(probe, pvt, x);
         list_hits += hit;
       }
     }
@@ -352,7 +375,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
           const std::uint32_t hit = probe(w[k]);
           found += hit;
           if constexpr (kPerVertex) {
-            if (hit) pvt.tally.add(w[k]);
+            if (hit) tally_hit(probe, pvt, w[k]);
             slot_hits += hit;
           }
         }
@@ -572,7 +595,7 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
         const std::uint32_t hit = probe(w[q]);
         found += hit;
         if constexpr (kPerVertex) {
-          if (hit) pvt.tally.add(w[q]);
+          if (hit) tally_hit(probe, pvt, w[q]);
           segment_hits += hit;
         }
       }
@@ -693,9 +716,19 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     if constexpr (kPerVertex) {
       pvt.tally.size_for(keys, 10);  // log2 of kCtaTallySlots
       const std::uint32_t words = static_cast<std::uint32_t>(span_words);
-      pvt.tally.ranks = by_rank ? KeyRanks{smem, smem + words, smem + 2 * words, kmin, p.hash.neighbors + h0, keys} : KeyRanks{};
+      pvt.tally.ranks = by_rank ? KeyRanks{smem + 2 * words, p.hash.neighbors + h0, keys} : KeyRanks{};
     }
-    if (use_bitmap) {
+    bool probed = false;  // by the counting prober (kPerVertex only: the plain kernel has none)
+    if constexpr (kPerVertex) {
+      if (by_rank) {
+        const std::uint32_t words = static_cast<std::uint32_t>(span_words);
+        found += cta_probe_row<kDefer, kPerVertex>(p, BitmapRankProber{{smem, kmin, kmax}, smem + words, smem + 2 * words}, o0, o1, keys,
+                                                   sh, &temp.scan, pvt, q_v);
+        probed = true;
+      }
+    }
+    if (probed) {
+    } else if (use_bitmap) {
       found += cta_probe_row<kDefer, kPerVertex>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else if (!use_table) {
       found += cta_probe_row<kDefer, kPerVertex>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);

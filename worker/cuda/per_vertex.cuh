@@ -13,8 +13,9 @@
 //    per segment over the warp;
 //  * w: every w is one of u's keys, so a row's hits per w are summed in shared memory and
 //    flushed once per row: at most one atomic per (row, key) instead of one per triangle.
-//    A CTA row with a key bitmap counts them by the key's rank among u's keys (KeyRanks: a
-//    prefix count per bitmap word and a popcount, no hashing, every key its own counter); the
+//    A CTA row with a key bitmap counts them by the key's rank among u's keys as it probes
+//    (BitmapRankProber: a prefix count per bitmap word and a popcount, no hashing, every key
+//    its own counter in KeyRanks); the
 //    others in a small open-addressing table keyed by w (HitTally), where a hit goes to the
 //    global counter directly once the table is full around w (never dropped), as a hub
 //    row's thousands of keys would make it.
@@ -44,20 +45,12 @@ inline constexpr std::uint32_t kCtaTallySlots = 1024;
 inline constexpr std::uint32_t kTilePerVertexWords = 2 * 512 + 256;
 inline constexpr std::uint32_t kCtaPerVertexWords = 2 * kCtaTallySlots + 256 + 256;
 
-// A CTA row's hits per key, by the key's rank among u's sorted keys: u's key bitmap over
-// [kmin, kmax], the set bits before each of its words, and one counter per key.
+// A CTA row's hits per key, by the key's rank among u's sorted keys (counted by the
+// row's prober, BitmapRankProber): one counter per key, flushed at the row's end.
 struct KeyRanks {
-  const std::uint32_t* bits = nullptr;  // nullptr: the row uses the hashed slots
-  const std::uint32_t* base = nullptr;
-  std::uint32_t* counts = nullptr;
-  vid_t kmin = 0;
+  std::uint32_t* counts = nullptr;  // nullptr: the row uses the hashed slots
   const vid_t* keys_list = nullptr;  // u's keys, sorted: rank r is key keys_list[r]
   std::uint32_t keys = 0;
-  __device__ __forceinline__ void add(vid_t w) const {
-    const std::uint32_t x = w - kmin;  // w is a key: within the bitmap
-    const std::uint32_t r = base[x >> 5] + __popc(bits[x >> 5] & ((1u << (x & 31u)) - 1u));
-    atomicAdd(&counts[r], 1u);
-  }
 };
 
 // Shared hit counts per w for one row, flushed into the global counters at the row's end.
@@ -66,7 +59,7 @@ struct HitTally {
   uint2* slots = nullptr;
   std::uint32_t log2_slots = 1;
   unsigned long long* global = nullptr;  // col_counts
-  KeyRanks ranks;  // set for the row: counters by rank instead of the slots
+  KeyRanks ranks;  // set for a row whose prober counts by rank: flush those counters instead
 
   // Slots for a row of `keys` keys: twice the keys (a power of two), at most `capacity`.
   __device__ __forceinline__ void size_for(std::uint32_t keys, std::uint32_t capacity_log2) {
@@ -74,10 +67,6 @@ struct HitTally {
     log2_slots = want < 1 ? 1 : want < capacity_log2 ? want : capacity_log2;
   }
   __device__ __forceinline__ void add(vid_t w) const {
-    if (ranks.bits) {
-      ranks.add(w);
-      return;
-    }
     const std::uint32_t mask = (1u << log2_slots) - 1;
     std::uint32_t s = (w * kHashMultiplier) >> (32u - log2_slots);
     for (std::uint32_t tries = 0; tries < kTallyProbes; ++tries) {
@@ -98,7 +87,7 @@ struct HitTally {
   // Adds every slot's hits to the global counters and empties the slots (all `threads`
   // threads call it once every add of the row is done; a barrier before the next row's adds).
   __device__ __forceinline__ void flush(std::uint32_t thread, std::uint32_t threads) const {
-    if (ranks.bits) {  // the counters are zeroed when the next row that uses them starts
+    if (ranks.counts) {  // the counters are zeroed when the next row that uses them starts
       for (std::uint32_t r = thread; r < ranks.keys; r += threads) {
         const std::uint32_t c = ranks.counts[r];
         if (c) atomicAdd(&global[ranks.keys_list[r]], static_cast<unsigned long long>(c));
