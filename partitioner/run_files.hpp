@@ -326,11 +326,22 @@ class MergeStream {
 // Cuts the merge of `runs` into `parts` key ranges of similar size by sampling. `adjust`
 // maps a sampled key to a cut key (e.g. the start of its row). Returns the cut keys (parts-1)
 // and bounds[p][r], p in [0, parts]: range p of run r is [bounds[p][r], bounds[p+1][r]).
+// A range starts at the first record not less than its cut key, so equal records never
+// straddle two ranges: a merge that drops duplicates sees all copies of a key in one range.
 template <class T>
 struct MergeCuts {
   std::vector<T> keys;
   std::vector<std::vector<std::uint64_t>> bounds;
 };
+
+// fn(r) for every run index r in [0, runs), on up to `threads` threads taking them in turn.
+template <class Fn>
+void for_each_run(std::size_t runs, unsigned threads, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  parallel_for(static_cast<unsigned>(std::clamp<std::size_t>(runs, 1, std::max(1u, threads))), [&](unsigned) {
+    for (std::size_t r; (r = next.fetch_add(1)) < runs;) fn(r);
+  });
+}
 
 template <class T, class Less, class Adjust>
 MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned parts, Less less, Adjust adjust) {
@@ -351,16 +362,23 @@ MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned par
     T key;
     double weight;
   };
-  std::vector<Sample> samples;
+  // Every sample and every probe of the bounds is a pread (runs x parts of them, serial
+  // before: a cost that grew with the threads), so `parts` threads take the runs in turn;
+  // the cuts are the same as one thread's.
   const std::uint64_t per_run = std::uint64_t{32} * parts;
-  for (std::size_t r = 0; r < runs.size(); ++r) {
-    if (sizes[r] == 0) continue;
+  std::vector<std::vector<Sample>> run_samples(runs.size());
+  for_each_run(runs.size(), parts, [&](std::size_t r) {
+    if (sizes[r] == 0) return;
     const std::uint64_t m = std::min<std::uint64_t>(sizes[r], per_run);
+    run_samples[r].reserve(m);
     for (std::uint64_t s = 0; s < m; ++s) {
       const std::uint64_t at = static_cast<std::uint64_t>((static_cast<long double>(s) + 0.5L) * sizes[r] / m);
-      samples.push_back({read_record<T>(pool, runs[r], std::min(at, sizes[r] - 1)), double(sizes[r]) / double(m)});
+      run_samples[r].push_back({read_record<T>(pool, runs[r], std::min(at, sizes[r] - 1)), double(sizes[r]) / double(m)});
     }
-  }
+  });
+  std::vector<Sample> samples;
+  for (std::vector<Sample>& rs : run_samples) samples.insert(samples.end(), rs.begin(), rs.end());
+  run_samples.clear();
   std::sort(samples.begin(), samples.end(), [&](const Sample& a, const Sample& b) { return less(a.key, b.key); });
   double acc = 0;
   std::size_t s = 0;
@@ -371,11 +389,11 @@ MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned par
     if (!cuts.keys.empty() && less(key, cuts.keys.back())) key = cuts.keys.back();
     cuts.keys.push_back(key);
   }
-  for (unsigned p = 1; p < parts; ++p)
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      const std::uint64_t lo = cuts.bounds[p - 1][r];
-      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], lo, sizes[r], cuts.keys[p - 1], less);
-    }
+  // Each run's bounds, in key order (every cut's search starts at the one before it).
+  for_each_run(runs.size(), parts, [&](std::size_t r) {
+    for (unsigned p = 1; p < parts; ++p)
+      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], cuts.bounds[p - 1][r], sizes[r], cuts.keys[p - 1], less);
+  });
   return cuts;
 }
 
