@@ -172,30 +172,46 @@ struct Run {
 // Deletes the files of the runs (closing them in the pool first); ignores missing files.
 void remove_run_files(const std::vector<Run>& runs, FilePool& pool);
 
-// Record `index` of a run, read with pread (for sampling and binary search).
+// Records [index, index + count) of a run into `out`, with pread (for sampling and search).
 template <class T>
-T read_record(FilePool& pool, const Run& run, std::uint64_t index) {
+void read_records(FilePool& pool, const Run& run, std::uint64_t index, std::uint64_t count, T* out) {
   for (const Span& s : run.spans) {
-    if (index < s.count) {
-      T value;
-      pread_all(pool.fd(s.path), &value, sizeof(T), (s.first + index) * sizeof(T), s.path);
-      return value;
+    if (count == 0) return;
+    if (index >= s.count) {
+      index -= s.count;
+      continue;
     }
-    index -= s.count;
+    const std::uint64_t n = std::min(count, s.count - index);
+    pread_all(pool.fd(s.path), out, n * sizeof(T), (s.first + index) * sizeof(T), s.path);
+    out += n;
+    count -= n;
+    index = 0;
   }
-  throw Error("read_record: index past the end of a run");
+  if (count) throw Error("read_records: index past the end of a run");
 }
 
-// First index in [lo, hi) of `run` whose record is not less than `key`.
+template <class T>
+T read_record(FilePool& pool, const Run& run, std::uint64_t index) {
+  T value;
+  read_records(pool, run, index, 1, &value);
+  return value;
+}
+
+// First index in [lo, hi) of `run` whose record is not less than `key`: a binary search of
+// one pread a probe down to a few KiB, then those records in one read.
 template <class T, class Less>
 std::uint64_t run_lower_bound(FilePool& pool, const Run& run, std::uint64_t lo, std::uint64_t hi, const T& key,
                               Less less) {
-  while (lo < hi) {
+  constexpr std::uint64_t kReadAtOnce = std::max<std::uint64_t>(1, 8192 / sizeof(T));
+  while (hi - lo > kReadAtOnce) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
     if (less(read_record<T>(pool, run, mid), key)) lo = mid + 1;
     else hi = mid;
   }
-  return lo;
+  if (lo == hi) return lo;
+  T buf[kReadAtOnce];
+  read_records(pool, run, lo, hi - lo, buf);
+  return lo + static_cast<std::uint64_t>(std::partition_point(buf, buf + (hi - lo), [&](const T& x) { return less(x, key); }) - buf);
 }
 
 // Reads records [begin, end) of a run in order through a buffer.
@@ -367,18 +383,19 @@ MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned par
   // the cuts are the same as one thread's.
   const std::uint64_t per_run = std::uint64_t{32} * parts;
   std::vector<std::vector<Sample>> run_samples(runs.size());
+  std::vector<std::vector<std::uint64_t>> sample_at(runs.size());  // their positions in the run
   for_each_run(runs.size(), parts, [&](std::size_t r) {
     if (sizes[r] == 0) return;
     const std::uint64_t m = std::min<std::uint64_t>(sizes[r], per_run);
     run_samples[r].reserve(m);
     for (std::uint64_t s = 0; s < m; ++s) {
-      const std::uint64_t at = static_cast<std::uint64_t>((static_cast<long double>(s) + 0.5L) * sizes[r] / m);
-      run_samples[r].push_back({read_record<T>(pool, runs[r], std::min(at, sizes[r] - 1)), double(sizes[r]) / double(m)});
+      const std::uint64_t at = std::min(static_cast<std::uint64_t>((static_cast<long double>(s) + 0.5L) * sizes[r] / m), sizes[r] - 1);
+      run_samples[r].push_back({read_record<T>(pool, runs[r], at), double(sizes[r]) / double(m)});
+      sample_at[r].push_back(at);
     }
   });
   std::vector<Sample> samples;
-  for (std::vector<Sample>& rs : run_samples) samples.insert(samples.end(), rs.begin(), rs.end());
-  run_samples.clear();
+  for (const std::vector<Sample>& rs : run_samples) samples.insert(samples.end(), rs.begin(), rs.end());
   std::sort(samples.begin(), samples.end(), [&](const Sample& a, const Sample& b) { return less(a.key, b.key); });
   double acc = 0;
   std::size_t s = 0;
@@ -389,10 +406,18 @@ MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned par
     if (!cuts.keys.empty() && less(key, cuts.keys.back())) key = cuts.keys.back();
     cuts.keys.push_back(key);
   }
-  // Each run's bounds, in key order (every cut's search starts at the one before it).
+  // Each run's bounds, in key order, searched between the run's two samples around the cut
+  // key (records up to a sample less than the key are less; from one not less, not less).
   for_each_run(runs.size(), parts, [&](std::size_t r) {
-    for (unsigned p = 1; p < parts; ++p)
-      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], cuts.bounds[p - 1][r], sizes[r], cuts.keys[p - 1], less);
+    const std::vector<Sample>& rs = run_samples[r];
+    for (unsigned p = 1; p < parts; ++p) {
+      const T& key = cuts.keys[p - 1];
+      const std::size_t j = static_cast<std::size_t>(
+          std::partition_point(rs.begin(), rs.end(), [&](const Sample& x) { return less(x.key, key); }) - rs.begin());
+      const std::uint64_t lo = std::max(cuts.bounds[p - 1][r], j > 0 ? sample_at[r][j - 1] + 1 : 0);
+      const std::uint64_t hi = std::max(lo, j < rs.size() ? sample_at[r][j] : sizes[r]);
+      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], lo, hi, key, less);
+    }
   });
   return cuts;
 }

@@ -2,7 +2,8 @@
 // clean stage of partitioner/stage_clean.cpp): each thread merges one key range of every run;
 // a key's copies never straddle two ranges, so the duplicates dropped and the result are
 // the same at 1, 2, 3 and 7 threads, for runs in memory and in --tmpdir, and for each way of
-// collecting the distinct ids (degree table, bitmap, id runs).
+// collecting the distinct ids (degree table, bitmap, id runs). The cuts' bounds are the runs'
+// lower bounds of the cut keys (searched between samples, the last few KiB read at once).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,6 +71,15 @@ TEST(ParallelMerge, RangesHoldEveryCopyOfTheirKeys) {
     }
     for (unsigned threads : kThreadCounts) {
       SCOPED_TRACE(std::string(in_memory ? "memory" : "disk") + ", " + std::to_string(threads) + " threads");
+      // The cuts' bounds in each run are the run's lower bounds of the cut keys.
+      const auto cuts = runs::cut_runs<std::uint64_t>(pool, store, threads, std::less<std::uint64_t>{},
+                                                      [](std::uint64_t x) { return x; });
+      ASSERT_EQ(cuts.keys.size(), threads - 1);
+      for (unsigned p = 1; p < threads; ++p)
+        for (std::size_t r = 0; r < input.size(); ++r)
+          EXPECT_EQ(cuts.bounds[p][r], std::uint64_t(std::lower_bound(input[r].begin(), input[r].end(), cuts.keys[p - 1]) -
+                                                     input[r].begin()))
+              << "cut " << p << " run " << r;
       std::vector<std::vector<std::uint64_t>> parts(threads);
       std::vector<std::uint64_t> firsts(threads), counts(threads);
       runs::parallel_merge<std::uint64_t>(
@@ -85,8 +95,9 @@ TEST(ParallelMerge, RangesHoldEveryCopyOfTheirKeys) {
         EXPECT_EQ(firsts[t], at) << "range " << t;
         EXPECT_EQ(counts[t], parts[t].size()) << "range " << t;
         at += parts[t].size();
-        if (!parts[t].empty() && !merged.empty())
+        if (!parts[t].empty() && !merged.empty()) {
           EXPECT_LT(merged.back(), parts[t].front()) << "key " << merged.back() << " in range " << t << " and before";
+        }
         merged.insert(merged.end(), parts[t].begin(), parts[t].end());
         // Duplicates dropped within each range alone, as the clean stage does.
         for (std::size_t k = 0; k < parts[t].size(); ++k)
@@ -101,6 +112,30 @@ TEST(ParallelMerge, RangesHoldEveryCopyOfTheirKeys) {
       }
     }
     runs::remove_run_files(store, pool);
+  }
+}
+
+// run_lower_bound (probes, then the last few KiB read at once) is std::lower_bound, over a
+// run of three spans in two files, for keys present, absent and past the ends.
+TEST(ParallelMerge, RunLowerBoundIsLowerBound) {
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t k = 0; k < 30000; ++k) keys.push_back(k / 7 * 2 + 10);
+  TempDir dir;
+  runs::ScratchDir scratch(dir.path());
+  const std::string a = scratch.new_file("a"), b = scratch.new_file("b");
+  runs::write_file(a, keys.data(), 20000 * sizeof(std::uint64_t));
+  runs::write_file(b, keys.data() + 20000, 10000 * sizeof(std::uint64_t));
+  const runs::Run run{{runs::Span{a, 0, 5000}, runs::Span{a, 5000, 15000}, runs::Span{b, 0, 10000}}};
+  runs::FilePool pool;
+  std::mt19937_64 rng(3);
+  for (int k = 0; k < 300; ++k) {
+    const std::uint64_t key = rng() % 8700;
+    std::uint64_t lo = rng() % 30001, hi = rng() % 30001;
+    if (lo > hi) std::swap(lo, hi);
+    if (k % 3 == 0) lo = 0, hi = 30000;
+    const auto want = std::lower_bound(keys.begin() + lo, keys.begin() + hi, key) - keys.begin();
+    EXPECT_EQ(runs::run_lower_bound(pool, run, lo, hi, key, std::less<std::uint64_t>{}), std::uint64_t(want))
+        << "key " << key << " in [" << lo << ", " << hi << ")";
   }
 }
 
@@ -188,7 +223,9 @@ TEST_P(ParallelCleanStage, SameFileAtEveryThreadCountInMemoryAndOnDisk) {
       o.parts = 2;
       o.threads = threads;
       o.tmpdir = dir.path();
-      const std::string out = dir.file(std::string(in_memory ? "m" : "d") + std::to_string(threads) + ".h5");
+      std::string name = in_memory ? "m" : "d";
+      name += std::to_string(threads);
+      const std::string out = dir.file(name + ".h5");
       VectorSource src(raw, 4096);
       const PipelineReport r = partition_source(src, out, o, "", 0, tuning, in_memory);
       EXPECT_EQ(r.runs_in_memory, in_memory);
