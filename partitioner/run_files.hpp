@@ -169,8 +169,9 @@ struct Run {
   }
 };
 
-// Deletes the files of the runs (closing them in the pool first); ignores missing files.
-void remove_run_files(const std::vector<Run>& runs, FilePool& pool);
+// Deletes the files of the runs (closing them in the pool first), on up to `threads`
+// threads; ignores missing files.
+void remove_run_files(const std::vector<Run>& runs, FilePool& pool, unsigned threads = 1);
 
 // Records [index, index + count) of a run into `out`, with pread (for sampling and search).
 template <class T>

@@ -1,7 +1,8 @@
 // Stage clean: the sorted runs are merged (threads split the key range), dropping
 // duplicates, into the unique edges; the distinct input ids are collected on the way (degree
 // counters per input id when the ids are dense and small, a bitmap when they are small, else
-// sorted id runs) and become the compact ids, in ascending input-id order.
+// sorted id runs) and become the compact ids, in ascending input-id order. Every step runs on
+// the stage's threads: the merge cuts, the merge, the deletion of the runs, the id scans.
 #include "partitioner/pipeline_state.hpp"
 
 #include <algorithm>
@@ -74,7 +75,7 @@ void Pipeline::widen_key_runs() {
       wide[r] = Run{{Span{out.path(), 0, size}}};
     }
   });
-  runs::remove_run_files(key_runs_, pool_);
+  runs::remove_run_files(key_runs_, pool_, threads_);
   for (Run& r : wide) edge_runs_.push_back(std::move(r));
 }
 
