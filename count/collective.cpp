@@ -50,6 +50,10 @@ NodeLayout::NodeLayout(MPI_Comm comm, int ranks_per_node) {
   MPI_Comm_size(comm, &size);
   MPI_Comm host = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  int host_rank = 0;
+  MPI_Comm_rank(host, &host_rank);
+  const int leads = host_rank == 0 ? 1 : 0;
+  MPI_Allreduce(&leads, &hosts_, 1, MPI_INT, MPI_SUM, comm);
   if (ranks_per_node >= 1) {
     MPI_Comm_split(host, rank / ranks_per_node, rank, &comm_);
     MPI_Comm_free(&host);

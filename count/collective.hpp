@@ -38,12 +38,13 @@ class NodeLayout {
   MPI_Comm comm() const { return comm_; }  // this rank's node: its ranks, in rank order
   int node() const { return node_; }       // this rank's node index
   int nodes() const { return nodes_; }
+  int hosts() const { return hosts_; }  // distinct hosts (MPI_COMM_TYPE_SHARED), whatever the grouping
   // Every rank's node index; nodes numbered by their lowest rank (rank 0's node is node 0).
   const std::vector<int>& node_of_rank() const { return node_of_rank_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int node_ = 0, nodes_ = 1;
+  int node_ = 0, nodes_ = 1, hosts_ = 1;
   std::vector<int> node_of_rank_;
 };
 

@@ -591,9 +591,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   job.result.setup_seconds = times.setup = t_ready - t_start;
   std::optional<ResidentLoad> resident;
   // The load path: forward only under the static schedule (tricount-count refuses forward
-  // with the dynamic one as a usage error); auto is forward on several nodes.
+  // with the dynamic one as a usage error); auto is forward on several hosts: virtual nodes of
+  // one host read its page cache faster than MPI copies blocks between them (bench/RESULTS.md §4).
   job.result.load_path = !options.static_schedule ? "file"
-                         : options.load_path == "auto" ? (job.nodes->nodes() > 1 ? "forward" : "file")
+                         : options.load_path == "auto" ? (job.nodes->nodes() > 1 && job.nodes->hosts() > 1 ? "forward" : "file")
                                                        : options.load_path;
   if (options.static_schedule) {
     job.result.schedule = "static";

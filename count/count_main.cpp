@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
        "how --schedule static's workers get their blocks: file (each worker reads and checks what it needs from the "
        "file), forward (each block is read and checked once per job by one worker and sent over MPI to one worker on "
        "each other node that needs it, which passes it to the others of its node: for a file system slower than the "
-       "network), or auto (forward on several nodes, else file). The dynamic schedule reads from the file: forward "
+       "network), or auto (forward on several hosts, else file). The dynamic schedule reads from the file: forward "
        "with it is an error")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
       ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = the node's cores shared among its workers, within the cores the rank may use)")

@@ -120,12 +120,14 @@ TEST_P(NodeLoad, BothPathsExactAndForwardReadsEachBlockOnce) {
   }
 }
 
-// Without --load-path: forward with the static schedule on several nodes, file otherwise.
+// Without --load-path: forward with the static schedule on several hosts, file otherwise; the
+// virtual nodes of one host read from its page cache (forwarding between them measured slower).
 TEST_P(NodeLoad, DefaultPathFollowsTheScheduleAndNodes) {
   const Graph& g = graphs_.front();
   const ProcessResult fixed = count(g.path, {"--schedule", "static", "--ranks-per-node", "2"});
   ASSERT_EQ(fixed.exit_code, 0) << describe(fixed);
-  EXPECT_TRUE(contains(fixed.out, "\"load_path\": \"forward\"")) << fixed.out;
+  EXPECT_TRUE(contains(fixed.out, "\"load_path\": \"file\"")) << fixed.out;
+  EXPECT_TRUE(contains(fixed.out, "\"nodes\": ")) << fixed.out;
   EXPECT_EQ(json_uint(fixed.out, "triangles"), g.triangles);
   const ProcessResult dynamic = count(g.path, {"--ranks-per-node", "2"});
   ASSERT_EQ(dynamic.exit_code, 0) << describe(dynamic);
