@@ -26,7 +26,7 @@
 //   clean    the runs are merged (threads split the key range), dropping duplicates; the
 //            distinct input ids are collected (degree counters per input id when the ids are
 //            dense and small, a bitmap when they are small, else sorted id runs) and become
-//            the compact ids, in ascending input-id order;
+//            the compact ids, in ascending input-id order (threads split the table or id run);
 //   degrees  the degrees of the compact ids (counted here unless the clean stage did);
 //   reorder  orientation from lower to higher (degree, compact id); degree order is a
 //            counting sort of the degrees; collective order takes two passes over the edges

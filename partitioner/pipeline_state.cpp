@@ -111,7 +111,7 @@ void Pipeline::remove_mine(const std::vector<Run>& runs, const std::vector<bool>
   std::vector<Run> done;
   for (std::size_t r = 0; r < runs.size(); ++r)
     if (mine[r]) done.push_back(runs[r]);
-  runs::remove_run_files(done, pool_);
+  runs::remove_run_files(done, pool_, threads_);
 }
 
 }  // namespace tricount::pipeline

@@ -167,7 +167,7 @@ class Pipeline {
         std::vector<Run> done;
         for (std::size_t r = g; r < end; ++r)
           if (mine[r]) done.push_back(runs[r]);
-        runs::remove_run_files(done, pool_);
+        runs::remove_run_files(done, pool_, threads_);
       }
       runs = std::move(next);
       mine = std::move(next_mine);

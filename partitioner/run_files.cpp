@@ -144,12 +144,16 @@ void remove_scratch_file(const std::string& path) {
     return;
   }
   MemoryFiles& files = memory_files();
-  std::lock_guard lock(files.m);
-  auto it = files.fds.find(path);
-  if (it == files.fds.end()) return;
-  files.bytes -= std::min(files.bytes, file_size_of(it->second));
-  ::close(it->second);
-  files.fds.erase(it);
+  int fd = -1;
+  {
+    std::lock_guard lock(files.m);
+    auto it = files.fds.find(path);
+    if (it == files.fds.end()) return;
+    files.bytes -= std::min(files.bytes, file_size_of(it->second));
+    fd = it->second;
+    files.fds.erase(it);
+  }
+  ::close(fd);  // frees the file's pages: outside the lock, so that threads free files at once
 }
 
 std::uint64_t memory_run_bytes() {
@@ -269,14 +273,19 @@ void FilePool::forget(const std::string& path) {
   fds_.erase(it);
 }
 
-void remove_run_files(const std::vector<Run>& runs, FilePool& pool) {
-  std::set<std::string> paths;
+void remove_run_files(const std::vector<Run>& runs, FilePool& pool, unsigned threads) {
+  std::set<std::string> unique;
   for (const Run& r : runs)
-    for (const Span& s : r.spans) paths.insert(s.path);
-  for (const std::string& p : paths) {
-    pool.forget(p);
-    remove_scratch_file(p);
-  }
+    for (const Span& s : r.spans) unique.insert(s.path);
+  const std::vector<std::string> paths(unique.begin(), unique.end());
+  // Freeing a file's pages is the kernel's work, file by file: a few files a thread at least.
+  std::atomic<std::size_t> next{0};
+  parallel_for(static_cast<unsigned>(std::clamp<std::size_t>(paths.size() / 4, 1, std::max(1u, threads))), [&](unsigned) {
+    for (std::size_t k; (k = next.fetch_add(1)) < paths.size();) {
+      pool.forget(paths[k]);
+      remove_scratch_file(paths[k]);
+    }
+  });
 }
 
 // ---- scratch directory and cleanup ------------------------------------------------------

@@ -169,33 +169,50 @@ struct Run {
   }
 };
 
-// Deletes the files of the runs (closing them in the pool first); ignores missing files.
-void remove_run_files(const std::vector<Run>& runs, FilePool& pool);
+// Deletes the files of the runs (closing them in the pool first), on up to `threads`
+// threads; ignores missing files.
+void remove_run_files(const std::vector<Run>& runs, FilePool& pool, unsigned threads = 1);
 
-// Record `index` of a run, read with pread (for sampling and binary search).
+// Records [index, index + count) of a run into `out`, with pread (for sampling and search).
 template <class T>
-T read_record(FilePool& pool, const Run& run, std::uint64_t index) {
+void read_records(FilePool& pool, const Run& run, std::uint64_t index, std::uint64_t count, T* out) {
   for (const Span& s : run.spans) {
-    if (index < s.count) {
-      T value;
-      pread_all(pool.fd(s.path), &value, sizeof(T), (s.first + index) * sizeof(T), s.path);
-      return value;
+    if (count == 0) return;
+    if (index >= s.count) {
+      index -= s.count;
+      continue;
     }
-    index -= s.count;
+    const std::uint64_t n = std::min(count, s.count - index);
+    pread_all(pool.fd(s.path), out, n * sizeof(T), (s.first + index) * sizeof(T), s.path);
+    out += n;
+    count -= n;
+    index = 0;
   }
-  throw Error("read_record: index past the end of a run");
+  if (count) throw Error("read_records: index past the end of a run");
 }
 
-// First index in [lo, hi) of `run` whose record is not less than `key`.
+template <class T>
+T read_record(FilePool& pool, const Run& run, std::uint64_t index) {
+  T value;
+  read_records(pool, run, index, 1, &value);
+  return value;
+}
+
+// First index in [lo, hi) of `run` whose record is not less than `key`: a binary search of
+// one pread a probe down to a few KiB, then those records in one read.
 template <class T, class Less>
 std::uint64_t run_lower_bound(FilePool& pool, const Run& run, std::uint64_t lo, std::uint64_t hi, const T& key,
                               Less less) {
-  while (lo < hi) {
+  constexpr std::uint64_t kReadAtOnce = std::max<std::uint64_t>(1, 8192 / sizeof(T));
+  while (hi - lo > kReadAtOnce) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
     if (less(read_record<T>(pool, run, mid), key)) lo = mid + 1;
     else hi = mid;
   }
-  return lo;
+  if (lo == hi) return lo;
+  T buf[kReadAtOnce];
+  read_records(pool, run, lo, hi - lo, buf);
+  return lo + static_cast<std::uint64_t>(std::partition_point(buf, buf + (hi - lo), [&](const T& x) { return less(x, key); }) - buf);
 }
 
 // Reads records [begin, end) of a run in order through a buffer.
@@ -326,11 +343,22 @@ class MergeStream {
 // Cuts the merge of `runs` into `parts` key ranges of similar size by sampling. `adjust`
 // maps a sampled key to a cut key (e.g. the start of its row). Returns the cut keys (parts-1)
 // and bounds[p][r], p in [0, parts]: range p of run r is [bounds[p][r], bounds[p+1][r]).
+// A range starts at the first record not less than its cut key, so equal records never
+// straddle two ranges: a merge that drops duplicates sees all copies of a key in one range.
 template <class T>
 struct MergeCuts {
   std::vector<T> keys;
   std::vector<std::vector<std::uint64_t>> bounds;
 };
+
+// fn(r) for every run index r in [0, runs), on up to `threads` threads taking them in turn.
+template <class Fn>
+void for_each_run(std::size_t runs, unsigned threads, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  parallel_for(static_cast<unsigned>(std::clamp<std::size_t>(runs, 1, std::max(1u, threads))), [&](unsigned) {
+    for (std::size_t r; (r = next.fetch_add(1)) < runs;) fn(r);
+  });
+}
 
 template <class T, class Less, class Adjust>
 MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned parts, Less less, Adjust adjust) {
@@ -351,16 +379,24 @@ MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned par
     T key;
     double weight;
   };
-  std::vector<Sample> samples;
+  // Every sample and every probe of the bounds is a pread (runs x parts of them, serial
+  // before: a cost that grew with the threads), so `parts` threads take the runs in turn;
+  // the cuts are the same as one thread's.
   const std::uint64_t per_run = std::uint64_t{32} * parts;
-  for (std::size_t r = 0; r < runs.size(); ++r) {
-    if (sizes[r] == 0) continue;
+  std::vector<std::vector<Sample>> run_samples(runs.size());
+  std::vector<std::vector<std::uint64_t>> sample_at(runs.size());  // their positions in the run
+  for_each_run(runs.size(), parts, [&](std::size_t r) {
+    if (sizes[r] == 0) return;
     const std::uint64_t m = std::min<std::uint64_t>(sizes[r], per_run);
+    run_samples[r].reserve(m);
     for (std::uint64_t s = 0; s < m; ++s) {
-      const std::uint64_t at = static_cast<std::uint64_t>((static_cast<long double>(s) + 0.5L) * sizes[r] / m);
-      samples.push_back({read_record<T>(pool, runs[r], std::min(at, sizes[r] - 1)), double(sizes[r]) / double(m)});
+      const std::uint64_t at = std::min(static_cast<std::uint64_t>((static_cast<long double>(s) + 0.5L) * sizes[r] / m), sizes[r] - 1);
+      run_samples[r].push_back({read_record<T>(pool, runs[r], at), double(sizes[r]) / double(m)});
+      sample_at[r].push_back(at);
     }
-  }
+  });
+  std::vector<Sample> samples;
+  for (const std::vector<Sample>& rs : run_samples) samples.insert(samples.end(), rs.begin(), rs.end());
   std::sort(samples.begin(), samples.end(), [&](const Sample& a, const Sample& b) { return less(a.key, b.key); });
   double acc = 0;
   std::size_t s = 0;
@@ -371,11 +407,19 @@ MergeCuts<T> cut_runs(FilePool& pool, const std::vector<Run>& runs, unsigned par
     if (!cuts.keys.empty() && less(key, cuts.keys.back())) key = cuts.keys.back();
     cuts.keys.push_back(key);
   }
-  for (unsigned p = 1; p < parts; ++p)
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      const std::uint64_t lo = cuts.bounds[p - 1][r];
-      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], lo, sizes[r], cuts.keys[p - 1], less);
+  // Each run's bounds, in key order, searched between the run's two samples around the cut
+  // key (records up to a sample less than the key are less; from one not less, not less).
+  for_each_run(runs.size(), parts, [&](std::size_t r) {
+    const std::vector<Sample>& rs = run_samples[r];
+    for (unsigned p = 1; p < parts; ++p) {
+      const T& key = cuts.keys[p - 1];
+      const std::size_t j = static_cast<std::size_t>(
+          std::partition_point(rs.begin(), rs.end(), [&](const Sample& x) { return less(x.key, key); }) - rs.begin());
+      const std::uint64_t lo = std::max(cuts.bounds[p - 1][r], j > 0 ? sample_at[r][j - 1] + 1 : 0);
+      const std::uint64_t hi = std::max(lo, j < rs.size() ? sample_at[r][j] : sizes[r]);
+      cuts.bounds[p][r] = run_lower_bound(pool, runs[r], lo, hi, key, less);
     }
+  });
   return cuts;
 }
 

@@ -1,7 +1,8 @@
 // Stage clean: the sorted runs are merged (threads split the key range), dropping
 // duplicates, into the unique edges; the distinct input ids are collected on the way (degree
 // counters per input id when the ids are dense and small, a bitmap when they are small, else
-// sorted id runs) and become the compact ids, in ascending input-id order.
+// sorted id runs) and become the compact ids, in ascending input-id order. Every step runs on
+// the stage's threads: the merge cuts, the merge, the deletion of the runs, the id scans.
 #include "partitioner/pipeline_state.hpp"
 
 #include <algorithm>
@@ -13,6 +14,37 @@
 #include "partitioner/count_cache.hpp"
 
 namespace tricount::pipeline {
+
+namespace {
+
+// Threads for a scan of `n` items: one per 64 Ki items at most (starting one costs more).
+unsigned scan_threads(std::uint64_t n, unsigned threads) {
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(n >> 16, 1, std::max(1u, threads)));
+}
+
+// The compact ids from a table over the input ids (degrees or a bitmap), in ascending order
+// on several threads: count(a, b) says how many ids items [a, b) of the table hold; the
+// ranges' counts, summed in order, place each range's ids in fill(a, b, first).
+class IdScan {
+ public:
+  template <class Count>
+  IdScan(std::uint64_t items, unsigned threads, Count count)
+      : cut_(runs::even_cuts(items, scan_threads(items, threads))), first_(cut_.size(), 0) {
+    const unsigned parts = static_cast<unsigned>(cut_.size() - 1);
+    parallel_for(parts, [&](unsigned t) { first_[t + 1] = count(cut_[t], cut_[t + 1]); });
+    for (unsigned t = 0; t < parts; ++t) first_[t + 1] += first_[t];
+  }
+  std::uint64_t total() const { return first_.back(); }
+  template <class Fill>
+  void fill(Fill fill) const {
+    parallel_for(static_cast<unsigned>(cut_.size() - 1), [&](unsigned t) { fill(cut_[t], cut_[t + 1], first_[t]); });
+  }
+
+ private:
+  std::vector<std::uint64_t> cut_, first_;
+};
+
+}  // namespace
 
 void Pipeline::clean() {
   // Runs of packed keys when every id is below 2^32 (every chunk then packed); else the
@@ -43,7 +75,7 @@ void Pipeline::widen_key_runs() {
       wide[r] = Run{{Span{out.path(), 0, size}}};
     }
   });
-  runs::remove_run_files(key_runs_, pool_);
+  runs::remove_run_files(key_runs_, pool_, threads_);
   for (Run& r : wide) edge_runs_.push_back(std::move(r));
 }
 
@@ -162,25 +194,33 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
   // Compact ids: the distinct ids in ascending order.
   progress_.begin("ids", 0, "vertices");
   if (count_here) {
-    std::uint64_t v = 0;
-    for (std::uint32_t d : raw_degree_) v += d != 0;
-    vertices_ = v;
+    IdScan scan(raw_degree_.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+      std::uint64_t v = 0;
+      for (std::uint64_t id = a; id < b; ++id) v += raw_degree_[id] != 0;
+      return v;
+    });
+    vertices_ = scan.total();
     check_vertex_count();
-    require_vertex_memory(12 * v + raw_table_bytes, "the input ids, the degrees and a table over the input ids");
-    input_id_.resize(v);
-    std::uint64_t p = 0;
-    for (std::uint64_t id = 0; id < raw_degree_.size(); ++id)
-      if (raw_degree_[id]) input_id_[p++] = id;
+    require_vertex_memory(12 * vertices_ + raw_table_bytes, "the input ids, the degrees and a table over the input ids");
+    input_id_.resize(vertices_);
+    scan.fill([&](std::uint64_t a, std::uint64_t b, std::uint64_t p) {
+      for (std::uint64_t id = a; id < b; ++id)
+        if (raw_degree_[id]) input_id_[p++] = id;
+    });
   } else if (use_bitmap) {
-    std::uint64_t v = 0;
-    for (std::uint64_t w : bitmap) v += std::popcount(w);
-    vertices_ = v;
+    IdScan scan(bitmap.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+      std::uint64_t v = 0;
+      for (std::uint64_t k = a; k < b; ++k) v += std::popcount(bitmap[k]);
+      return v;
+    });
+    vertices_ = scan.total();
     check_vertex_count();
-    require_vertex_memory(16 * v + bitmap.size() * 8, "the input ids, their index and the degrees (16 bytes a vertex)");
-    input_id_.resize(v);
-    std::uint64_t p = 0;
-    for (std::uint64_t k = 0; k < bitmap.size(); ++k)
-      for (std::uint64_t w = bitmap[k]; w; w &= w - 1) input_id_[p++] = (k << 6) | std::countr_zero(w);
+    require_vertex_memory(16 * vertices_ + bitmap.size() * 8, "the input ids, their index and the degrees (16 bytes a vertex)");
+    input_id_.resize(vertices_);
+    scan.fill([&](std::uint64_t a, std::uint64_t b, std::uint64_t p) {
+      for (std::uint64_t k = a; k < b; ++k)
+        for (std::uint64_t w = bitmap[k]; w; w &= w - 1) input_id_[p++] = (k << 6) | std::countr_zero(w);
+    });
     bitmap.clear();
     bitmap.shrink_to_fit();
   } else {
@@ -198,8 +238,10 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
     check_vertex_count();
     require_vertex_memory(16 * vertices_, "the input ids, their index and the degrees (16 bytes a vertex)");
     input_id_.resize(vertices_);
-    RunCursor<raw_id_t> cur(pool_, merged, 0, vertices_, io_ / sizeof(raw_id_t));
-    for (std::uint64_t p = 0; p < vertices_; ++p, cur.pop()) input_id_[p] = cur.head();
+    parallel_ranges(vertices_, scan_threads(vertices_, threads_), [&](std::uint64_t a, std::uint64_t b) {
+      RunCursor<raw_id_t> cur(pool_, merged, a, b, io_ / sizeof(raw_id_t));
+      for (std::uint64_t p = a; p < b; ++p, cur.pop()) input_id_[p] = cur.head();
+    });
     runs::remove_run_files({merged}, pool_);
   }
   progress_.add(vertices_);
