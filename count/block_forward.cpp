@@ -6,8 +6,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 
 namespace tricount {
 
@@ -114,24 +112,8 @@ void forward_blocks(MPI_Comm comm, const ForwardPlan& plan, const TaskPlan& task
   std::vector<std::unique_ptr<Header>> headers;
   std::vector<std::unique_ptr<std::string>> messages;
   std::string first_failure;
-  // 1. Every block read here, before any exchange: MPI moves a large send only while its
-  // sender is inside MPI, so a read between the sends would hold up every rank waiting on
-  // one (the 4xH100 host forwarded at about 2 GB/s with the reads in the loop).
-  std::unordered_map<std::uint64_t, std::pair<std::shared_ptr<const LoadedBlock>, std::string>> read_here;
-  for (std::size_t e = 0; e < t.size(); e += 3) {
-    if (static_cast<int>(t[e + 1]) != me || static_cast<std::int64_t>(t[e + 2]) >= 0) continue;
-    const std::uint64_t x = t[e];
-    auto& [block, failure] = read_here[x];
-    try {
-      double seconds = 0;
-      block = cache.get(BlockId{static_cast<std::uint32_t>(x / n), static_cast<std::uint32_t>(x % n)}, seconds, stats.bytes_loaded);
-      stats.load_seconds += seconds;
-    } catch (const std::exception& err) {
-      failure = err.what();
-    }
-  }
   for (std::size_t e = 0; e < t.size();) {
-    // 2. This block's entries, my source and the ranks that take it from me.
+    // 1. This block's entries, my source and the ranks that take it from me.
     const std::uint64_t x = t[e];
     std::size_t end = e;
     bool needed = false;
@@ -146,11 +128,17 @@ void forward_blocks(MPI_Comm comm, const ForwardPlan& plan, const TaskPlan& task
     e = end;
     if (!needed) continue;
     const BlockId id{static_cast<std::uint32_t>(x / n), static_cast<std::uint32_t>(x % n)};
-    // 3. The block: read here in step 1, or received (or the error in its place).
+    // 2. The block: read and checked here, or received (or the error in its place).
     std::shared_ptr<const LoadedBlock> block;
     std::string failure;
     if (source < 0) {
-      std::tie(block, failure) = read_here.at(x);
+      try {
+        double seconds = 0;
+        block = cache.get(id, seconds, stats.bytes_loaded);
+        stats.load_seconds += seconds;
+      } catch (const std::exception& err) {
+        failure = err.what();
+      }
     } else {
       const int from = static_cast<int>(source);
       Header h;
@@ -187,7 +175,7 @@ void forward_blocks(MPI_Comm comm, const ForwardPlan& plan, const TaskPlan& task
     if (!failure.empty() && source >= 0 && failure.find("rank ") != 0)
       failure = "rank " + std::to_string(source) + " read " + block_name(id) + " for this rank: " + failure;
     if (!failure.empty() && first_failure.empty()) first_failure = failure;
-    // 4. On to the ranks that take it from me, without waiting.
+    // 3. On to the ranks that take it from me, without waiting.
     for (int to : targets) {
       headers.push_back(std::make_unique<Header>());
       Header& h = *headers.back();
