@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "src/threads.hpp"
+
 namespace tricount {
 
 namespace {
@@ -33,6 +35,16 @@ void send_array(const T* data, std::uint64_t count, int to, MPI_Comm comm, std::
     pending.emplace_back();
     MPI_Isend(data + first, static_cast<int>(std::min(kPiece, count - first)), mpi_type<T>(), to, kTag, comm, &pending.back());
   }
+}
+
+// Maps every page of `v`'s (uninitialised, BlockAllocator) array on `threads` threads: a
+// receive then copies into memory that is there, instead of faulting a GB in on one thread.
+template <class T>
+void touch_pages(BlockArray<T>& v, unsigned threads) {
+  constexpr std::uint64_t kStep = 4096 / sizeof(T);
+  parallel_ranges(v.size(), threads, [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t i = first; i < last; i += kStep) v[i] = T{};
+  });
 }
 
 template <class T>
@@ -155,6 +167,8 @@ void forward_blocks(MPI_Comm comm, const ForwardPlan& plan, const TaskPlan& task
           b.max_degree = static_cast<std::uint32_t>(h.words[4]);
           b.offsets.resize(b.rows + 1);
           b.neighbors.resize(h.words[3]);
+          touch_pages(b.offsets, cache.threads());
+          touch_pages(b.neighbors, cache.threads());
           receive_array(b.offsets.data(), b.offsets.size(), from, comm);
           receive_array(b.neighbors.data(), b.neighbors.size(), from, comm);
           // The bytes were checked where they were read; here only that they are the block
