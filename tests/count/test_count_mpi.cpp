@@ -15,23 +15,13 @@
 #include "count/count_job.hpp"
 #include "count/per_vertex.hpp"
 #include "tests/reference_counter.hpp"
+#include "tests/mpi_world.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tricount;
 using namespace tricount::testing;
 
 namespace {
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 
 // A directory made by rank 0 and known to all.
 class SharedDir {

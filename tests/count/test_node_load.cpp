@@ -51,8 +51,7 @@ class NodeLoad : public ::testing::TestWithParam<int> {  // the number of ranks
   }
   static std::string partition(const std::string& input, const std::string& name, int parts) {
     const std::string out = dir_->file(name);
-    const ProcessResult r = run_process(
-        {bin_dir() + "/tricount-partition", "--input", input, "--output", out, "--parts", std::to_string(parts), "-q"}, kTimeout);
+    const ProcessResult r = run_partition(input, out, static_cast<std::uint32_t>(parts));
     EXPECT_EQ(r.exit_code, 0) << describe(r);
     return out;
   }
@@ -60,10 +59,8 @@ class NodeLoad : public ::testing::TestWithParam<int> {  // the number of ranks
 
   // tricount-count at GetParam() ranks: CPU backend, one thread, the JSON report on stdout.
   ProcessResult count(const std::string& input, std::vector<std::string> extra) const {
-    std::vector<std::string> args = {"--input", input, "--json", "-", "-q", "--allow-idle-workers",
-                                     "--backend", "cpu", "--threads", "1"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run_process(mpi_command(GetParam(), bin_dir() + "/tricount-count", args), kTimeout);
+    extra.insert(extra.begin(), {"-q", "--allow-idle-workers", "--backend", "cpu"});
+    return count_json(GetParam(), input, extra);
   }
   // The --ranks-per-node values each rank count runs: 2, and one that leaves a smaller last node.
   std::vector<int> ks() const { return GetParam() == 3 ? std::vector<int>{1, 2} : std::vector<int>{2, 3}; }

@@ -17,6 +17,7 @@
 #include "count/per_vertex.hpp"
 #include "partitioner/partition.hpp"
 #include "src/task_plan.hpp"
+#include "tests/mpi_world.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tricount;
@@ -24,16 +25,6 @@ using namespace tricount::testing;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 bool is_worker() { return world_size() == 1 || world_rank() != 0; }
 int worker_index() { return world_size() == 1 ? 0 : world_rank() - 1; }
 int workers() { return world_size() == 1 ? 1 : world_size() - 1; }
