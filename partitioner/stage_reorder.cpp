@@ -64,7 +64,7 @@ void Pipeline::reorder() {
     // Rank by (degree, compact id). This is also the orientation order, so oriented edges go
     // from the lower new id to the higher. The counting sort's counts, the degrees and the new
     // ids take at most 12 bytes a vertex, within the 16 that the ids stage required of the budget.
-    new_id_ = degree_order(degree_);
+    new_id_ = degree_order(degree_, threads_);
     progress_.add(V);
     runs::release(degree_);
     progress_.end("degree order");
@@ -72,9 +72,13 @@ void Pipeline::reorder() {
   }
   // Collective (TRUST): orientation passes over the edges on disk, vertex arrays in memory.
   progress_.begin("orient", 2 * edges_, "edges");
-  std::vector<vid_t> outdeg(V, 0);
+  VertexArray<vid_t> outdeg;
+  assign_zeros(outdeg, V, threads_);
   for_each_oriented([&](vid_t x, vid_t) { atomic_inc(outdeg[x]); });
-  std::vector<std::uint64_t> collective(outdeg.begin(), outdeg.end());
+  VertexArray<std::uint64_t> collective(V);
+  parallel_ranges(V, fill_threads(8 * V, threads_), [&](std::uint64_t a, std::uint64_t b) {
+    std::copy(outdeg.begin() + a, outdeg.begin() + b, collective.begin() + a);
+  });
   for_each_oriented([&](vid_t x, vid_t y) {
     std::atomic_ref<std::uint64_t>(collective[x]).fetch_add(outdeg[y], std::memory_order_relaxed);
   });
