@@ -28,8 +28,9 @@ VertexOrder parse_vertex_order(std::string_view name);  // throws UsageError
 std::string_view to_string(VertexOrder order);
 
 // new_id[x] for ascending (degree[x], x), on up to `threads` threads: a stable counting sort
-// of the degrees below a bound D (counts per thread and degree, D >= V / threads, so at most
-// 4 bytes a vertex), the few vertices of degree D and more sorted after them.
+// of the degrees below a bound D (counts per thread and degree; D = max(4096, V / threads)
+// when the largest degree is higher, so about 4 bytes a vertex), then the vertices of degree D
+// and more, sorted (16 bytes each; at most 2|E| / 4096 of them).
 VertexArray<vid_t> degree_order(std::span<const vid_t> degree, unsigned threads);
 
 // new_id[x] for ascending (collective[x], out_degree[x], x): slices sorted on `threads`

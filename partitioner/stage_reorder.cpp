@@ -63,7 +63,8 @@ void Pipeline::reorder() {
     progress_.begin("reorder", V, "vertices");
     // Rank by (degree, compact id). This is also the orientation order, so oriented edges go
     // from the lower new id to the higher. The counting sort's counts, the degrees and the new
-    // ids take at most 12 bytes a vertex, within the 16 that the ids stage required of the budget.
+    // ids take about 12 bytes a vertex, within the 16 that the ids stage required of the budget
+    // (and 16 bytes for each vertex of degree 4096 or more: |E| / 128 bytes at most).
     new_id_ = degree_order(degree_, threads_);
     progress_.add(V);
     runs::release(degree_);
