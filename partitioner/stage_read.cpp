@@ -27,8 +27,9 @@ void Pipeline::read(EdgeSource& source, const std::string& source_file) {
   // Producers take batches from the source (one at a time: the source is sequential, and
   // text is parsed on several threads inside it) and turn them into canonical pairs in
   // their own buffers; sorters sort and write the full buffers as runs. One producer ran
-  // at 60-70 M edges/s on binary input, the read stage's limit on a 16-core host. Runs
-  // are sorted and merged later, so which producer takes which batch changes nothing.
+  // at 60-70 M edges/s on binary input (read sequentially then), the read stage's limit on a
+  // 16-core host; text parses slower than 4 of them. Runs are sorted and merged later, so
+  // which producer takes which batch changes nothing.
   const unsigned producers = std::clamp(threads_ / 4, 1u, 4u);
   // One buffer per sorter and per producer, and each sorter's radix scratch. Runs of at
   // most 2^22 edges (64 MiB): with a large budget, all sorters still get work (2^24 left
