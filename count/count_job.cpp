@@ -270,7 +270,7 @@ void share_splits_and_identity(CountJob& job) {
 void read_tables_ahead(CountJob& job) {
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   if (!job.options.per_vertex.empty())
-    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker, job.rank == 0,
+    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker && !job.file->has_degrees(), job.rank == 0,
                                                             job.size == 1 ? 0 : job.rank - 1, job.workers, threads);
   if (!job.options.per_edge.empty() && job.rank == 0) job.per_edge_ahead = std::make_unique<PerEdgeAhead>(*job.file, threads);
 }
