@@ -152,6 +152,8 @@ PerVertexAhead::PerVertexAhead(const BlockFileReader& file, bool degrees, bool f
     });
   if (first_ids && file.header().parts > 0)
     first_ids_ = std::async(std::launch::async, [&file] { return file.read_vertex_map_class(0); });
+  if (first_ids && file.header().parts > 0 && file.has_degrees())
+    first_degrees_ = std::async(std::launch::async, [&file] { return file.read_degrees_class(0); });
 }
 
 PerVertexAhead::~PerVertexAhead() {
@@ -159,11 +161,17 @@ PerVertexAhead::~PerVertexAhead() {
   // Their errors, if any, go with them: nobody asked for what they read.
   if (degrees_.valid()) degrees_.wait();
   if (first_ids_.valid()) first_ids_.wait();
+  if (first_degrees_.valid()) first_degrees_.wait();
 }
 
 std::vector<std::vector<std::uint64_t>> PerVertexAhead::take_degrees() {
   TRICOUNT_EXPECTS(degrees_.valid(), "the degree shares were not read ahead, or taken twice");
   return degrees_.get();
+}
+
+std::vector<std::uint64_t> PerVertexAhead::take_first_degrees() {
+  TRICOUNT_EXPECTS(first_degrees_.valid(), "class 0's stored degrees were not read ahead, or taken twice");
+  return first_degrees_.get();
 }
 
 std::vector<raw_id_t> PerVertexAhead::take_first_ids() {
@@ -400,7 +408,10 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
             next_ids = std::async(std::launch::deferred, [&] { return sources.first_ids(); });  // taken in the loop
           else if (n > 0)
             next_ids = read_ids(0);
-          if (n > 0 && stored_degrees) next_degrees = read_degrees(0);
+          if (n > 0 && stored_degrees && sources.first_degrees)
+            next_degrees = std::async(std::launch::deferred, [&] { return sources.first_degrees(); });
+          else if (n > 0 && stored_degrees)
+            next_degrees = read_degrees(0);
           try {
             writer = std::make_unique<PerVertexWriter>(path, file->path(), vertices, threads);
           } catch (const Error& e) {

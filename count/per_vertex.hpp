@@ -67,7 +67,8 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
 
 // What the per-vertex step reads before the counts exist, each on a thread of its own from
 // construction on (while the workers count: neither depends on the counts): a worker's
-// degree_shares (`degrees`) and rank 0's input ids of class 0 (`first_ids`). The take
+// degree_shares (`degrees`) and rank 0's input ids of class 0 (`first_ids`, and its stored
+// degrees where the file has them). The take
 // functions wait and rethrow the read's error (a corrupt block, named); destroyed untaken,
 // it stops the degree read and waits for both. `file` must outlive it.
 class PerVertexAhead {
@@ -78,6 +79,7 @@ class PerVertexAhead {
   PerVertexAhead& operator=(const PerVertexAhead&) = delete;
   std::vector<std::vector<std::uint64_t>> take_degrees();
   std::vector<raw_id_t> take_first_ids();
+  std::vector<std::uint64_t> take_first_degrees();  // class 0's, with first_ids where the file stores degrees
   double degree_seconds() const { return degree_seconds_; }  // the degree read's own time (after take_degrees())
 
  private:
@@ -85,6 +87,7 @@ class PerVertexAhead {
   double degree_seconds_ = 0;
   std::future<std::vector<std::vector<std::uint64_t>>> degrees_;
   std::future<std::vector<raw_id_t>> first_ids_;
+  std::future<std::vector<std::uint64_t>> first_degrees_;
 };
 
 struct TopVertex {
@@ -148,6 +151,8 @@ struct PerVertexSources {
   std::function<std::vector<std::vector<std::uint64_t>>()> degree_shares;
   // Rank 0, optional: class 0's input ids, read ahead (else read at the start of the step).
   std::function<std::vector<raw_id_t>()> first_ids;
+  // Rank 0, optional: class 0's stored degrees, read ahead (else read at the start of the step).
+  std::function<std::vector<std::uint64_t>()> first_degrees;
   unsigned write_threads = 1;  // rank 0: threads that build rows and format text rows
   std::uint64_t piece_rows = kPerVertexPieceRows;  // vertices reduced and written at once (tests: a few)
 };
