@@ -188,6 +188,104 @@ void DeviceBlockCache::preload(const std::vector<BlockView>& blocks, CountStats&
   stats.bytes_transferred += need;
 }
 
+namespace {
+
+// True when every worker of the node says `ok` (a collective: a worker that cannot go on
+// still takes part, so that none waits for it).
+bool all_agree(NodePeers& peers, bool ok) {
+  for (const std::string& s : peers.allgather(ok ? "1" : "0"))
+    if (s != "1") return false;
+  return true;
+}
+
+}  // namespace
+
+bool DeviceBlockCache::share_block(const BlockView& v, NodePeers& peers, CountStats& stats) {
+  const int me = peers.index(), k = peers.size();
+  if (k < 2) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  // 1. Whether this worker can take part: every peer's GPU visible here and reachable from
+  //    this one (or the same GPU), the block not on the device yet, and room for it.
+  char bus[32] = {};
+  bool able = cudaDeviceGetPCIBusId(bus, sizeof bus, device_) == cudaSuccess;
+  const std::vector<std::string> buses = peers.allgather(std::string(bus, sizeof bus));
+  for (int p = 0; p < k && able; ++p) {
+    if (p == me) continue;
+    int dev = -1, can = 0;
+    able = cudaDeviceGetByPCIBusId(&dev, buses[static_cast<std::size_t>(p)].c_str()) == cudaSuccess &&
+           (dev == device_ || (cudaDeviceCanAccessPeer(&can, device_, dev) == cudaSuccess && can));
+  }
+  cudaGetLastError();  // a refused query is an answer, not an error to keep
+  std::unique_ptr<DeviceBlock> d;
+  if (able && !find(v) && make_room(view_bytes(v), running_)) {
+    d = std::make_unique<DeviceBlock>();
+    d->serial = v.serial, d->rows = v.rows, d->cols = v.cols, d->nnz = v.nnz;
+    if (!d->offsets.try_allocate(v.rows + 1) || !d->neighbors.try_allocate(v.nnz)) d.reset();
+  }
+  if (!all_agree(peers, d != nullptr)) return false;
+  // 2. The slices: worker p holds bytes [total p / k, total (p + 1) / k) of the offsets and
+  //    neighbours laid end to end. fn(array, byte offset in it, bytes) for each array a
+  //    slice touches.
+  const std::uint64_t offset_bytes = (v.rows + 1) * sizeof(eoff_t), total = offset_bytes + v.nnz * sizeof(vid_t);
+  const auto pieces_of = [&](int p, const auto& fn) {
+    const std::uint64_t a = total * static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(k);
+    const std::uint64_t b = total * static_cast<std::uint64_t>(p + 1) / static_cast<std::uint64_t>(k);
+    if (a < offset_bytes && a < b) fn(0, a, std::min(b, offset_bytes) - a);
+    if (b > offset_bytes) {
+      const std::uint64_t from = std::max(a, offset_bytes);
+      fn(1, from - offset_bytes, b - from);
+    }
+  };
+  char* const mine[2] = {reinterpret_cast<char*>(d->offsets.get()), reinterpret_cast<char*>(d->neighbors.get())};
+  const char* const host[2] = {reinterpret_cast<const char*>(v.offsets), reinterpret_cast<const char*>(v.neighbors)};
+  // 3. This worker's slice from host memory, and its handles for the peers.
+  std::uint64_t uploaded = 0;
+  bool ok = true;
+  try {
+    pieces_of(me, [&](int array, std::uint64_t at, std::uint64_t bytes) {
+      upload(mine[array] + at, host[array] + at, bytes, stream_);
+      uploaded += bytes;
+    });
+    TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));
+  } catch (const Error&) {
+    ok = false;  // agreed on below; the block is then uploaded as usual (and fails there, named)
+  }
+  cudaIpcMemHandle_t handles[2] = {};
+  ok = ok && cudaIpcGetMemHandle(&handles[0], mine[0]) == cudaSuccess &&
+       (v.nnz == 0 || cudaIpcGetMemHandle(&handles[1], mine[1]) == cudaSuccess);
+  const std::vector<std::string> theirs =
+      peers.allgather(std::string(reinterpret_cast<const char*>(handles), sizeof handles) + (ok ? '1' : '0'));
+  for (const std::string& s : theirs) ok = ok && s.back() == '1';
+  // 4. The other slices from the peers' devices, each copy ended before the agreement that
+  //    lets the peers free or keep theirs.
+  std::uint64_t from_peers = 0;
+  for (int p = 0; p < k && ok; ++p) {
+    if (p == me) continue;
+    cudaIpcMemHandle_t h[2];
+    std::memcpy(h, theirs[static_cast<std::size_t>(p)].data(), sizeof h);
+    void* peer[2] = {nullptr, nullptr};
+    ok = cudaIpcOpenMemHandle(&peer[0], h[0], cudaIpcMemLazyEnablePeerAccess) == cudaSuccess &&
+         (v.nnz == 0 || cudaIpcOpenMemHandle(&peer[1], h[1], cudaIpcMemLazyEnablePeerAccess) == cudaSuccess);
+    pieces_of(p, [&](int array, std::uint64_t at, std::uint64_t bytes) {
+      ok = ok && cudaMemcpyAsync(mine[array] + at, static_cast<const char*>(peer[array]) + at, bytes, cudaMemcpyDefault,
+                                 stream_) == cudaSuccess;
+      from_peers += bytes;
+    });
+    ok = cudaStreamSynchronize(stream_) == cudaSuccess && ok;
+    for (void* q : peer)
+      if (q) ok = cudaIpcCloseMemHandle(q) == cudaSuccess && ok;
+  }
+  cudaGetLastError();
+  if (!all_agree(peers, ok)) return false;
+  // 5. Kept as if uploaded here.
+  d->last_use = ++use_clock_;
+  blocks_.push_back(std::move(d));
+  stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats.bytes_transferred += uploaded;
+  stats.bytes_from_peers += from_peers;
+  return true;
+}
+
 void DeviceBlockCache::drop_unserialed() {
   running_.clear();
   std::erase_if(blocks_, [](const auto& d) { return d->serial == 0; });
