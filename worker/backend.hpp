@@ -192,6 +192,9 @@ struct CudaTuning {
   // Per-vertex counting: a CTA row with a key bitmap sums w's hits per key by the key's rank
   // (false: in the hashed tally every other row uses; bench/RESULTS.md, issue 34).
   bool rank_counts = true;
+  // At --parts 1, the node's workers put the block onto their GPUs once (upload_shared);
+  // false: each uploads all of it from host memory (for A/B).
+  bool share_uploads = true;
 };
 
 // "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws

@@ -3,8 +3,8 @@
 // and copies the others' from its peers' devices; workers on one GPU copy within it). The real
 // program under mpiexec, --backend cuda (label gpu; skipped, saying so, without a GPU): counts
 // exact under both schedules and per vertex, every worker of a node getting slices from its
-// peers (bytes_from_peers in the report); a worker alone on its node, and --parts 2, share
-// nothing.
+// peers (bytes_from_peers in the report); a worker alone on its node, --parts 2 and
+// --cuda-tuning share-uploads=0 share nothing.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -79,6 +79,7 @@ TEST_F(SharedUpload, AWorkerAloneAndMorePartsShareNothing) {
   REQUIRE_GPU();
   for (const double b : from_peers(count(2, 1, {}))) EXPECT_EQ(b, 0.0);
   for (const double b : from_peers(count(3, 2, {}))) EXPECT_EQ(b, 0.0);
+  for (const double b : from_peers(count(3, 1, {"--cuda-tuning", "share-uploads=0"}))) EXPECT_EQ(b, 0.0);
   // Virtual nodes of 2 ranks: {0, 1}, {2, 3}, {4}: only ranks 2 and 3 share.
   const std::vector<double> peers = from_peers(count(5, 1, {"--ranks-per-node", "2"}));
   ASSERT_EQ(peers.size(), 5u);

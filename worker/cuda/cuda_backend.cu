@@ -331,6 +331,7 @@ class CudaBackend final : public CountBackend {
   }
 
   bool upload_shared(const BlockView& block, NodePeers& peers, CountStats& stats) override {
+    if (!options_.cuda_tuning.share_uploads) return false;  // the same on every worker: one --cuda-tuning
     TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
     return cache_->share_block(block, peers, stats);
   }
