@@ -17,7 +17,6 @@
 
 #include "count/block_forward.hpp"
 #include "count/count_report.hpp"
-#include "count/node_peers.hpp"
 #include "scheduler/scheduler.hpp"
 #include "src/node_share.hpp"
 #include "src/output_file.hpp"
@@ -370,29 +369,6 @@ std::string check_recount(const CountJob& job, const std::vector<FinishedTask>& 
   return "";
 }
 
-// Steps 5 and 5a, a worker at --parts 1 with other workers on its node: the one block every
-// task counts goes onto the node's devices once (CountBackend::upload_shared: a slice each
-// from host memory, the rest from the peers' devices), into `cache`, before the first task.
-// A worker that could not load it (its first task then reports why) and a backend that
-// shares nothing leave every worker to upload it alone, as before.
-void share_single_block(CountJob& job, BlockCache& cache, WorkerStats& stats) {
-  if (!job.is_worker || job.plan->parts() != 1 || job.node_checks.node == MPI_COMM_NULL) return;
-  MpiNodePeers peers(job.node_checks.node);
-  if (peers.size() < 2) return;
-  std::shared_ptr<const LoadedBlock> block;
-  try {
-    block = cache.get({0, 0}, stats.load_seconds, stats.bytes_loaded);
-  } catch (const std::exception&) {
-  }
-  for (const std::string& loaded : peers.allgather(block ? "1" : "0"))
-    if (loaded != "1") return;
-  CountStats copies;
-  job.backend->upload_shared(block->view(), peers, copies);
-  stats.transfer_seconds += copies.transfer_seconds;
-  stats.bytes_transferred += copies.bytes_transferred;
-  stats.bytes_from_peers += copies.bytes_from_peers;
-}
-
 // Step 5a, static schedule: rank 0 assigns every task (TaskQueue::assign_static_nodes, a
 // node's workers on one sub-cube) and sends each worker its list; every worker loads and
 // checks all the blocks of its tasks, from the file or, with --load-path forward, each block
@@ -486,11 +462,8 @@ void load_resident(CountJob& job, ResidentLoad& load) {
   collective_step(job.comm, [&] {
     if (!job.is_worker) return;
     const double forwarding = load.stats.forward_seconds;
-    const double t0 = MPI_Wtime();
-    share_single_block(job, *load.cache, load.stats);
-    const double sharing = MPI_Wtime() - t0;
     load.held = load_resident_blocks(*load.cache, *job.file, *job.plan, *job.backend, load.tasks, wo.cache_bytes, load.stats);
-    load.stats.load_phase_seconds += forwarding + sharing;
+    load.stats.load_phase_seconds += forwarding;
   });
   MPI_Barrier(job.comm);
 }
@@ -508,9 +481,7 @@ CountOutcome count_tasks(CountJob& job, ResidentLoad* resident) {
       out.mine.stats = resident->stats;
       run_worker(*resident->cache, *job.plan, *job.backend, source, job.worker_options, out.mine.stats);
     } else {
-      const std::unique_ptr<BlockCache> cache = make_block_cache(*job.file, job.worker_options);
-      share_single_block(job, *cache, out.mine.stats);
-      run_worker(*cache, *job.plan, *job.backend, source, job.worker_options, out.mine.stats);
+      out.mine.stats = run_worker(*job.file, *job.plan, *job.backend, source, job.worker_options);
     }
   };
   if (job.size == 1) {

@@ -92,7 +92,6 @@ constexpr RankStatField kRankStatFields[] = {
     worker_stat<&WorkerStats::load_seconds>("load_seconds"),
     worker_stat<&WorkerStats::transfer_seconds>("transfer_seconds"),
     worker_stat<&WorkerStats::bytes_transferred>("bytes_transferred"),
-    worker_stat<&WorkerStats::bytes_from_peers>("bytes_from_peers"),
     worker_stat<&WorkerStats::count_seconds>("count_seconds"),
     worker_stat<&WorkerStats::idle_seconds>("idle_seconds"),
     worker_stat<&WorkerStats::busy_seconds>("busy_seconds"),

@@ -60,7 +60,6 @@ const std::vector<TuningKey>& tuning_keys() {
       key("v-side-min-list", &CudaTuning::v_side_min_list, 0, 0xFFFFFFFFu, "the v side only for 2-hop rows this long"),
       key("rank-counts", &CudaTuning::rank_counts, 0, 1, "per-vertex: 0: bitmap CTA rows sum w's hits in the hashed tally, not by key rank"),
       key("v-side-trim", &CudaTuning::v_side_trim, 0, 0xFFFFFFFFu, "v's 2-hop lists this long skip what lies below its keys (0: off)"),
-      key("share-uploads", &CudaTuning::share_uploads, 0, 1, "0: at --parts 1 every worker uploads the whole block, not a slice each"),
   };
   return keys;
 }

@@ -43,21 +43,9 @@ struct TaskBlocks {
 using edge_count_t = std::uint32_t;
 
 struct CountStats {
-  double transfer_seconds = 0;       // host -> device copies (0 on the CPU), and those from peers' devices
+  double transfer_seconds = 0;       // host -> device copies (0 on the CPU)
   double count_seconds = 0;          // hash building and all kernels
-  std::uint64_t bytes_transferred = 0;  // host -> device
-  std::uint64_t bytes_from_peers = 0;   // device -> device, from other workers' GPUs (upload_shared)
-};
-
-// The workers of one node, for a backend that shares an upload between their devices
-// (CountBackend::upload_shared); tricount-count implements it over MPI.
-class NodePeers {
- public:
-  virtual ~NodePeers() = default;
-  virtual int index() const = 0;  // this worker among the node's workers
-  virtual int size() const = 0;
-  // Every worker's `mine` (all of one length), in worker order; a collective of the node's workers.
-  virtual std::vector<std::string> allgather(const std::string& mine) = 0;
+  std::uint64_t bytes_transferred = 0;
 };
 
 // Where creating a backend went, in seconds (0 for a step a backend does not have).
@@ -94,19 +82,6 @@ class CountBackend {
   virtual void make_resident(const std::vector<BlockView>& blocks, CountStats& stats) {
     (void)blocks;
     (void)stats;
-  }
-  // A block that every worker of the node will count (tricount-count at --parts 1), onto the
-  // node's devices once: each worker uploads a slice from host memory and copies the others'
-  // slices from its peers' devices (CUDA: IPC handles, over NVLink where the GPUs have it),
-  // then keeps the block as if it had uploaded it. A collective of `peers`: every worker
-  // calls it with the same block. Returns false on every worker, with nothing kept, where
-  // some device cannot reach another or the block does not fit (count() then uploads it as
-  // usual); the default (and the CPU backend, which counts from host memory) shares nothing.
-  virtual bool upload_shared(const BlockView& block, NodePeers& peers, CountStats& stats) {
-    (void)block;
-    (void)peers;
-    (void)stats;
-    return false;
   }
 
   // Per-vertex counting (tricount-count --per-vertex). Subtask (i, j, k) finds each of its
@@ -192,9 +167,6 @@ struct CudaTuning {
   // Per-vertex counting: a CTA row with a key bitmap sums w's hits per key by the key's rank
   // (false: in the hashed tally every other row uses; bench/RESULTS.md, issue 34).
   bool rank_counts = true;
-  // At --parts 1, the node's workers put the block onto their GPUs once (upload_shared);
-  // false: each uploads all of it from host memory (for A/B).
-  bool share_uploads = true;
 };
 
 // "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws

@@ -42,7 +42,6 @@ struct WorkerStats {
   double load_seconds = 0;      // reading blocks from the file
   double transfer_seconds = 0;  // host -> device
   std::uint64_t bytes_transferred = 0;  // host -> device (upload GB/s: over transfer_seconds)
-  std::uint64_t bytes_from_peers = 0;   // device -> device from the node's other GPUs (CountBackend::upload_shared)
   double count_seconds = 0;     // backend counting
   double idle_seconds = 0;      // waiting for the scheduler's answer or for blocks not yet loaded
   double busy_seconds = 0;      // load + transfer + count

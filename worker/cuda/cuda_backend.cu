@@ -330,12 +330,6 @@ class CudaBackend final : public CountBackend {
     cache_->preload(blocks, stats);
   }
 
-  bool upload_shared(const BlockView& block, NodePeers& peers, CountStats& stats) override {
-    if (!options_.cuda_tuning.share_uploads) return false;  // the same on every worker: one --cuda-tuning
-    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
-    return cache_->share_block(block, peers, stats);
-  }
-
   void start_per_vertex(std::vector<std::uint64_t> class_vertices) override {
     TRICOUNT_EXPECTS(!class_vertices.empty(), "per-vertex counting needs at least one class");
     for (std::size_t c = 0; c < class_vertices.size(); ++c)

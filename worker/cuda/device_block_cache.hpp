@@ -73,15 +73,6 @@ class DeviceBlockCache {
   // not all fit. Adds the copies to `stats`.
   void preload(const std::vector<BlockView>& blocks, CountStats& stats);
 
-  // CountBackend::upload_shared: block `v`, which every worker of the node counts, uploaded
-  // once per node. Each worker copies a 1/k slice of its bytes (offsets, then neighbours)
-  // from host memory, then the other slices from its peers' copies, opened with cudaIpc
-  // handles (NVLink or PCIe peer copies; workers sharing one GPU copy within it). Every
-  // failure (a peer's GPU not visible or not reachable, no memory, an IPC call) is agreed on
-  // by all the workers before anyone frees or keeps a copy: then all return false, keeping
-  // nothing, and the block is uploaded as usual when counted.
-  bool share_block(const BlockView& v, NodePeers& peers, CountStats& stats);
-
   // Forgets blocks without a serial (they are identified by their pointer only for the
   // task that uploaded them).
   void drop_unserialed();
