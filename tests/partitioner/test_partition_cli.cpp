@@ -181,7 +181,7 @@ TEST(cliSummary, TheLineGivesTheFilesBytesPerEdge) {
                   kProgramTimeout);
   ASSERT_EQ(ok.exit_code, 0) << describe(ok);
   const double bytes = static_cast<double>(std::filesystem::file_size(dir.file("g.h5")));
-  const double edges = static_cast<double>(BlockFileReader(dir.file("g.h5")).header().edges);
+  const double edges = static_cast<double>(tricount::BlockFileReader(dir.file("g.h5")).header().edges);
   char expected[64];
   std::snprintf(expected, sizeof expected, " MB, %.2f bytes per edge)", bytes / edges);
   EXPECT_TRUE(contains(ok.out, expected)) << ok.out << " (expected '" << expected << "')";
