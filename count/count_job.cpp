@@ -270,7 +270,7 @@ void share_splits_and_identity(CountJob& job) {
 void read_tables_ahead(CountJob& job) {
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   if (!job.options.per_vertex.empty())
-    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker, job.rank == 0,
+    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker && !job.file->has_degrees(), job.rank == 0,
                                                             job.size == 1 ? 0 : job.rank - 1, job.workers, threads);
   if (!job.options.per_edge.empty() && job.rank == 0) job.per_edge_ahead = std::make_unique<PerEdgeAhead>(*job.file, threads);
 }
@@ -544,6 +544,7 @@ void write_per_vertex(CountJob& job, count_t total) {
   sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
   sources.degree_shares = [&] { return job.per_vertex_ahead->take_degrees(); };
   sources.first_ids = [&] { return job.per_vertex_ahead->take_first_ids(); };
+  if (job.file && job.file->has_degrees()) sources.first_degrees = [&] { return job.per_vertex_ahead->take_first_degrees(); };
   sources.write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
   auto out = std::make_shared<PerVertexOutput>(
       reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));

@@ -347,7 +347,9 @@ JsonObject CountResult::to_json() const {
       .add("resumed_tasks", resumed_tasks);
   if (header.known_triangles) j.add("known_triangles", *header.known_triangles);
   if (per_vertex) per_vertex->add_to(j);
-  if (per_vertex_output) j.add("per_vertex_bytes", per_vertex_output->write_bytes);
+  if (per_vertex_output)
+    j.add("per_vertex_bytes", per_vertex_output->write_bytes)
+        .add("per_vertex_degrees", std::string(per_vertex_output->steps.stored_degrees ? "file" : "blocks"));
   if (per_edge) per_edge->add_to(j);
   if (per_edge_output) j.add("per_edge_bytes", per_edge_output->write_bytes);
   j.add("timers", timers)

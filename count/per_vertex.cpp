@@ -152,6 +152,8 @@ PerVertexAhead::PerVertexAhead(const BlockFileReader& file, bool degrees, bool f
     });
   if (first_ids && file.header().parts > 0)
     first_ids_ = std::async(std::launch::async, [&file] { return file.read_vertex_map_class(0); });
+  if (first_ids && file.header().parts > 0 && file.has_degrees())
+    first_degrees_ = std::async(std::launch::async, [&file] { return file.read_degrees_class(0); });
 }
 
 PerVertexAhead::~PerVertexAhead() {
@@ -159,11 +161,17 @@ PerVertexAhead::~PerVertexAhead() {
   // Their errors, if any, go with them: nobody asked for what they read.
   if (degrees_.valid()) degrees_.wait();
   if (first_ids_.valid()) first_ids_.wait();
+  if (first_degrees_.valid()) first_degrees_.wait();
 }
 
 std::vector<std::vector<std::uint64_t>> PerVertexAhead::take_degrees() {
   TRICOUNT_EXPECTS(degrees_.valid(), "the degree shares were not read ahead, or taken twice");
   return degrees_.get();
+}
+
+std::vector<std::uint64_t> PerVertexAhead::take_first_degrees() {
+  TRICOUNT_EXPECTS(first_degrees_.valid(), "class 0's stored degrees were not read ahead, or taken twice");
+  return first_degrees_.get();
 }
 
 std::vector<raw_id_t> PerVertexAhead::take_first_ids() {
@@ -332,13 +340,19 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
                                   const PerVertexSources& sources, std::uint64_t triangles) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
+  PerVertexOutput out;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  std::uint64_t shape[2] = {file ? file->header().parts : 0, file ? file->header().vertices : 0};
-  MPI_Bcast(shape, 2, MPI_UINT64_T, 0, comm);
+  std::uint64_t shape[3] = {file ? file->header().parts : 0, file ? file->header().vertices : 0,
+                             file && file->has_degrees() ? 1u : 0u};
+  MPI_Bcast(shape, 3, MPI_UINT64_T, 0, comm);
   const auto n = static_cast<std::uint32_t>(shape[0]);
   const std::uint64_t vertices = shape[1];
+  // Degrees stored in the file are read by rank 0 beside the input ids; else the workers'
+  // shares, counted from the blocks, are summed with the counters.
+  const bool stored_degrees = shape[2] != 0;
+  out.steps.stored_degrees = stored_degrees;
   const unsigned threads = std::max(1u, sources.write_threads);
   const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(sources.piece_rows, kPerVertexPieceRows));
   MPI_Comm workers = MPI_COMM_NULL;
@@ -349,7 +363,6 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
     if (workers != MPI_COMM_NULL) MPI_Comm_free(&workers);
     MPI_Comm_free(&comm);
   };
-  PerVertexOutput out;
   PerVertexSummary& summary = out.summary;
   PerVertexSteps& steps = out.steps;
   std::unique_ptr<PerVertexWriter>& writer = out.writer;
@@ -380,7 +393,11 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   const auto read_ids = [&](std::uint32_t c) {
     return std::async(std::launch::async, [file, c] { return file->read_vertex_map_class(c); });
   };
+  const auto read_degrees = [&](std::uint32_t c) {
+    return std::async(std::launch::async, [file, c] { return file->read_degrees_class(c); });
+  };
   std::future<std::vector<raw_id_t>> next_ids;
+  std::future<std::vector<std::uint64_t>> next_degrees;  // rank 0, stored degrees
   try {
     // 1. Rank 0 opens the output and starts reading class 0's ids; the workers take their
     //    degree shares (read while they counted).
@@ -391,6 +408,10 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
             next_ids = std::async(std::launch::deferred, [&] { return sources.first_ids(); });  // taken in the loop
           else if (n > 0)
             next_ids = read_ids(0);
+          if (n > 0 && stored_degrees && sources.first_degrees)
+            next_degrees = std::async(std::launch::deferred, [&] { return sources.first_degrees(); });
+          else if (n > 0 && stored_degrees)
+            next_degrees = read_degrees(0);
           try {
             writer = std::make_unique<PerVertexWriter>(path, file->path(), vertices, threads);
           } catch (const Error& e) {
@@ -398,7 +419,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
           }
         }
         if (!is_worker) return;
-        degrees = sources.degree_shares();
+        if (!stored_degrees) degrees = sources.degree_shares();
         degrees.resize(n);
       });
     });
@@ -431,6 +452,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       const std::uint64_t length = rows_in_class(vertices, n, c);
       std::vector<std::uint64_t> counts;  // a worker's counters of class c
       auto ids = std::make_shared<std::vector<raw_id_t>>();  // rank 0: class c's input ids
+      auto stored = std::make_shared<std::vector<std::uint64_t>>();  // rank 0: class c's stored degrees
       MPI_Comm holders = MPI_COMM_NULL;  // the workers with degree shares of class c, worker 0 first
       if (is_worker) {
         guarded([&] {
@@ -441,24 +463,30 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
                                " degrees");
         });
         if (failure) counts.assign(length, 0), degrees[c] = {};  // zeros from here on
-        if (size > 1)
+        if (size > 1 && !stored_degrees)
           MPI_Comm_split(workers, worker_rank == 0 || !degrees[c].empty() ? 0 : MPI_UNDEFINED, worker_rank, &holders);
-        if (degrees[c].empty() && (size == 1 || worker_rank == 0)) degrees[c].assign(length, 0);  // worker 0 sums into it
+        if (!stored_degrees && degrees[c].empty() && (size == 1 || worker_rank == 0))
+          degrees[c].assign(length, 0);  // worker 0 sums into it
       }
       if (rank == 0) {
         guarded([&] {
           *ids = timed(steps.ids, [&] { return next_ids.get(); });
           TRICOUNT_EXPECTS(ids->size() == length, "class " + std::to_string(c) + ": " + std::to_string(ids->size()) +
                                                       " input ids for " + std::to_string(length) + " vertices");
+          if (!stored_degrees) return;
+          *stored = timed(steps.degrees, [&] { return next_degrees.get(); });
+          TRICOUNT_EXPECTS(stored->size() == length, "class " + std::to_string(c) + ": " + std::to_string(stored->size()) +
+                                                         " stored degrees for " + std::to_string(length) + " vertices");
         });
         if (!failure && c + 1 < n) next_ids = read_ids(c + 1);
+        if (!failure && c + 1 < n && stored_degrees) next_degrees = read_degrees(c + 1);
       }
       for (std::uint64_t first = 0; first < length; first += piece, ++pieces) {
         const std::uint64_t m = std::min(length, first + piece) - first;
         std::span<const std::uint64_t> count_sum, degree_sum;  // rank 0: the piece's sums
         if (size == 1) {
           count_sum = std::span<const std::uint64_t>(counts).subspan(first, m);
-          degree_sum = std::span<const std::uint64_t>(degrees[c]).subspan(first, m);
+          if (!stored_degrees) degree_sum = std::span<const std::uint64_t>(degrees[c]).subspan(first, m);
         } else if (is_worker) {
           chunked_mpi::sum_piece_to_rank0(counts.data() + first, m, workers, comm, 0, sending.sent);
           if (holders != MPI_COMM_NULL)
@@ -468,14 +496,16 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
           std::vector<std::uint64_t>& degreed = degree_sums[pieces % 2];
           timed(steps.reduce, [&] {
             chunked_mpi::receive_piece_sum(counted, m, comm, 0);
-            chunked_mpi::receive_piece_sum(degreed, m, comm, 1);
+            if (!stored_degrees) chunked_mpi::receive_piece_sum(degreed, m, comm, 1);
           });
-          count_sum = counted, degree_sum = degreed;
+          count_sum = counted;
+          if (!stored_degrees) degree_sum = degreed;
         }
+        if (rank == 0 && stored_degrees && !failure) degree_sum = std::span<const std::uint64_t>(*stored).subspan(first, m);
         if (rank != 0) continue;
         hand_over();
         if (failure) continue;
-        building = std::async(std::launch::async, [&, ids, first, m, count_sum, degree_sum] {
+        building = std::async(std::launch::async, [&, ids, stored, first, m, count_sum, degree_sum] {
           VertexRows rows = class_rows(std::span<const raw_id_t>(*ids).subspan(first, m), degree_sum, count_sum, threads,
                                        writer ? writer->spare_rows() : VertexRows{});
           summary.add(rows, threads);

@@ -2,15 +2,17 @@
 // coefficient, reduced across workers piece by piece and written by rank 0.
 //
 // How the counters travel (no rank holds all |V| of them): every worker's backend keeps one
-// counter array per vertex class it touched, and every worker reads its share of the blocks
-// once for the degrees (degree_shares), on a thread while it counts (PerVertexAhead). After
-// counting, class by class and within a class in pieces of kPerVertexPieceRows vertices, the
-// workers' counters (and the degree shares of the workers that have some) are summed at
-// worker 0, which sends them on to rank 0 and goes on to the next piece; rank 0, which read
-// the class's input ids on a thread meanwhile, builds the rows with several threads while it
-// receives the next piece and hands them to its writer thread (src/table_writer.hpp). Rank 0
-// holds two classes' input ids and a few pieces of rows at a time; a worker, one class's
-// counters and its degree shares (worker 0, two classes').
+// counter array per vertex class it touched. The degrees are stored in the block file
+// (BlockFileWriter::write_degrees), and rank 0 reads a class's beside its input ids; in a file
+// without them, every worker reads its share of the blocks once for the degrees
+// (degree_shares), on a thread while it counts (PerVertexAhead). After counting, class by
+// class and within a class in pieces of kPerVertexPieceRows vertices, the workers' counters
+// (and any degree shares) are summed at worker 0, which sends them on to rank 0 and goes on
+// to the next piece; rank 0, which read the class's input ids (and stored degrees) on a
+// thread meanwhile, builds the rows with several threads while it receives the next piece and
+// hands them to its writer thread (src/table_writer.hpp). Rank 0 holds two classes' input ids
+// and a few pieces of rows at a time; a worker, one class's counters and its degree shares
+// (worker 0, two classes').
 #pragma once
 
 #include <mpi.h>
@@ -65,7 +67,8 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
 
 // What the per-vertex step reads before the counts exist, each on a thread of its own from
 // construction on (while the workers count: neither depends on the counts): a worker's
-// degree_shares (`degrees`) and rank 0's input ids of class 0 (`first_ids`). The take
+// degree_shares (`degrees`) and rank 0's input ids of class 0 (`first_ids`, and its stored
+// degrees where the file has them). The take
 // functions wait and rethrow the read's error (a corrupt block, named); destroyed untaken,
 // it stops the degree read and waits for both. `file` must outlive it.
 class PerVertexAhead {
@@ -76,6 +79,7 @@ class PerVertexAhead {
   PerVertexAhead& operator=(const PerVertexAhead&) = delete;
   std::vector<std::vector<std::uint64_t>> take_degrees();
   std::vector<raw_id_t> take_first_ids();
+  std::vector<std::uint64_t> take_first_degrees();  // class 0's, with first_ids where the file stores degrees
   double degree_seconds() const { return degree_seconds_; }  // the degree read's own time (after take_degrees())
 
  private:
@@ -83,6 +87,7 @@ class PerVertexAhead {
   double degree_seconds_ = 0;
   std::future<std::vector<std::vector<std::uint64_t>>> degrees_;
   std::future<std::vector<raw_id_t>> first_ids_;
+  std::future<std::vector<std::uint64_t>> first_degrees_;
 };
 
 struct TopVertex {
@@ -133,19 +138,21 @@ VertexRows read_per_vertex_hdf5(const std::string& path);
 
 // The collective step after counting, on every rank of `comm`: for each class, the workers'
 // counters (take_counts(c) on a worker: that class's array, one counter per vertex of the
-// class) and degree shares (degree_shares(), on every worker before the first class) are
-// summed at rank 0 piece by piece; rank 0 adds input ids (from `file`) and writes the rows to
-// `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
+// class) and, where `file` stores no degrees, degree shares (degree_shares(), on every worker
+// before the first class) are summed at rank 0 piece by piece; rank 0 adds input ids (and
+// stored degrees) from `file` and writes the rows to `path`. Returns the summary on rank 0. Workers and rank 0 need `file`. Any rank's error
 // ends the call on every rank (collective_step): a rank that fails goes on taking part in
 // the reductions (with zeros), so that no rank waits for it, and the error ends the call
 // after the last piece.
 struct PerVertexSources {
   std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_counts;  // workers
-  // Workers, once before the first class: this worker's share of every class's degrees (as
-  // degree_shares), summed at rank 0.
+  // Workers, once before the first class, for a file without stored degrees: this worker's
+  // share of every class's degrees (as degree_shares), summed at rank 0.
   std::function<std::vector<std::vector<std::uint64_t>>()> degree_shares;
   // Rank 0, optional: class 0's input ids, read ahead (else read at the start of the step).
   std::function<std::vector<raw_id_t>()> first_ids;
+  // Rank 0, optional: class 0's stored degrees, read ahead (else read at the start of the step).
+  std::function<std::vector<std::uint64_t>()> first_degrees;
   unsigned write_threads = 1;  // rank 0: threads that build rows and format text rows
   std::uint64_t piece_rows = kPerVertexPieceRows;  // vertices reduced and written at once (tests: a few)
 };
@@ -153,12 +160,13 @@ struct PerVertexSources {
 // writer's own time is PerVertexOutput::write_seconds, which overlaps these).
 struct PerVertexSteps {
   double degree_read = 0;  // the slowest worker's degree_shares, on its thread while it counted
-  double degrees = 0;  // waiting for the workers' degree shares (read while they counted)
+  double degrees = 0;  // waiting for the degrees: the workers' shares (read while they counted) or the stored ones
   double ids = 0;      // waiting for a class's input ids (read on a thread)
   double reduce = 0;   // the pieces' reductions (counters and degrees) to rank 0
   double rows = 0;     // building the rows and the summary
   double queue = 0;    // waiting for room in the writer's queue
   double finish = 0;   // waiting for the writer to write the last rows, and the fsync
+  bool stored_degrees = false;  // the degrees came from the file (else counted from the blocks)
 };
 // What the collective leaves on rank 0: the summary and the output, written under its
 // temporary name but not yet committed, or, when writing failed (a full disk), why. The

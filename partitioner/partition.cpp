@@ -45,6 +45,7 @@ class GraphOutput final : public BlockOutput {
     graph_.blocks.reserve(std::size_t(header.parts) * header.parts);
   }
   void vertex_map(std::vector<raw_id_t> map) override { graph_.vertex_map = std::move(map); }
+  void degrees(std::vector<std::uint32_t> degrees) override { graph_.degrees = std::move(degrees); }
   void block(CsrBlock block) override { graph_.blocks.push_back(std::move(block)); }
   BlockFileWriter* file() override { return nullptr; }
   void task_work(std::vector<std::uint64_t> work) override { graph_.task_work = std::move(work); }
@@ -80,6 +81,7 @@ class FileOutput final : public BlockOutput {
   FileOutput(std::string path, unsigned threads) : path_(std::move(path)), threads_(threads) {}
   void open(const GraphHeader& header) override { writer_.emplace(path_, header); }
   void vertex_map(std::vector<raw_id_t> map) override { writer_->write_vertex_map(map); }
+  void degrees(std::vector<std::uint32_t> degrees) override { writer_->write_degrees(degrees); }
   void block(CsrBlock block) override { writer_->write_block(block, threads_); }
   BlockFileWriter* file() override { return &*writer_; }
   void task_work(std::vector<std::uint64_t> work) override { writer_->write_task_work(work); }
@@ -172,9 +174,20 @@ std::vector<std::uint64_t> estimate_task_work(const std::vector<CsrBlock>& block
   return work;
 }
 
+std::vector<std::uint32_t> degrees_of_blocks(const PartitionedGraph& graph) {
+  const std::uint64_t n = graph.header.parts;
+  std::vector<std::uint32_t> degrees(graph.header.vertices, 0);
+  for (const CsrBlock& b : graph.blocks) {
+    for (std::uint64_t r = 0; r < b.rows; ++r) degrees[r * n + b.id.row_class] += b.offsets[r + 1] - b.offsets[r];
+    for (const vid_t c : b.neighbors) ++degrees[std::uint64_t(c) * n + b.id.col_class];
+  }
+  return degrees;
+}
+
 void write_block_file(const PartitionedGraph& graph, const std::string& output) {
   BlockFileWriter writer(output, graph.header);
   writer.write_vertex_map(graph.vertex_map);
+  writer.write_degrees(graph.degrees.empty() ? degrees_of_blocks(graph) : graph.degrees);
   for (const CsrBlock& b : graph.blocks) writer.write_block(b);
   writer.write_task_work(graph.task_work.empty() ? estimate_task_work(graph.blocks, graph.header.parts) : graph.task_work);
   writer.commit();

@@ -22,6 +22,7 @@ namespace tricount {
 struct PartitionedGraph {
   GraphHeader header;
   std::vector<raw_id_t> vertex_map;  // new id -> input id
+  std::vector<std::uint32_t> degrees;  // by new id, undirected; empty: write_block_file counts them from the blocks
   std::vector<CsrBlock> blocks;      // row-major: blocks[i * n + j] is P(i,j)
   std::vector<std::uint64_t> task_work;  // per subtask (i,j,k): see estimate_task_work
   const CsrBlock& block(std::uint32_t i, std::uint32_t j) const { return blocks[std::size_t(i) * header.parts + j]; }
@@ -71,7 +72,12 @@ CleanGraph clean_edges_with_threads(std::vector<RawEdge> raw, unsigned threads);
 // table insertions. O(n |E|).
 std::vector<std::uint64_t> estimate_task_work(const std::vector<CsrBlock>& blocks, std::uint32_t parts);
 
-// Writes a partitioned graph as an HDF5 block file (temp name + rename).
+// Each vertex's undirected degree by new id, counted from the blocks: every edge is stored
+// once, so a degree is the vertex's row lengths plus its appearances as a neighbour.
+std::vector<std::uint32_t> degrees_of_blocks(const PartitionedGraph& graph);
+
+// Writes a partitioned graph as an HDF5 block file (temp name + rename), with its degrees
+// (graph.degrees, or degrees_of_blocks when empty).
 void write_block_file(const PartitionedGraph& graph, const std::string& output);
 
 }  // namespace tricount

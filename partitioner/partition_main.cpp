@@ -2,6 +2,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -93,6 +94,11 @@ int main(int argc, char** argv) {
       std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s",
                   printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
                   static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
+      // The file's bytes per edge: what every GPU of a run loads, offsets and all (issue 28 compares formats by it).
+      std::error_code size_error;
+      const std::uintmax_t bytes = std::filesystem::file_size(output, size_error);
+      if (!size_error && h.edges > 0)
+        std::printf(" (%.1f MB, %.2f bytes per edge)", double(bytes) / 1e6, double(bytes) / double(h.edges));
       if (h.known_triangles && generated)  // the vertices and edges matched the closed form's
         std::printf("; known triangle count %llu from the generator (in closed form)",
                     static_cast<unsigned long long>(*h.known_triangles));

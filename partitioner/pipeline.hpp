@@ -105,6 +105,7 @@ class BlockOutput {
   virtual ~BlockOutput() = default;
   virtual void open(const GraphHeader& header) = 0;
   virtual void vertex_map(std::vector<raw_id_t> map) = 0;
+  virtual void degrees(std::vector<std::uint32_t> degrees) = 0;  // by new id, after cleaning
   virtual void block(CsrBlock block) = 0;
   // The file, for blocks written in pieces; null: every block is built whole in memory.
   virtual BlockFileWriter* file() = 0;

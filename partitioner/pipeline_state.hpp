@@ -85,7 +85,8 @@ class Pipeline {
   void clean();                                                    // stage_clean.cpp
   void degrees();                                                  // stage_degrees.cpp
   void reorder();                                                  // stage_reorder.cpp
-  void write_vertex_map(BlockOutput& out);                         // stage_reorder.cpp
+  void write_vertex_map(BlockOutput& out);                         // stage_reorder.cpp (and the degrees)
+  void keep_new_degrees();                                         // stage_reorder.cpp
   void blocks();                                                   // stage_blocks.cpp
   void write_blocks(BlockOutput& out);                             // stage_write.cpp
   void estimate(BlockOutput& out);                                 // stage_estimate.cpp
@@ -202,6 +203,7 @@ class Pipeline {
   std::optional<IdIndex> index_;  // input id -> compact id (composed: -> new id)
   std::string ids_file_;          // the input ids, on disk until the vertex map is written
   VertexArray<vid_t> degree_, new_id_;
+  std::vector<std::uint32_t> new_degree_;  // reorder -> map: the degrees by new id, stored in the file
   VertexOrder order_ = VertexOrder::Degree;
   // blocks -> write, estimate
   std::vector<std::vector<Run>> block_segments_;

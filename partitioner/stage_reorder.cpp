@@ -67,6 +67,7 @@ void Pipeline::reorder() {
     // (and 16 bytes for each vertex of degree 4096 or more: |E| / 128 bytes at most).
     new_id_ = degree_order(degree_, threads_);
     progress_.add(V);
+    keep_new_degrees();
     runs::release(degree_);
     progress_.end("degree order");
     return;
@@ -88,7 +89,16 @@ void Pipeline::reorder() {
   // Rank by (collective, out-degree, compact id).
   new_id_ = collective_order(collective, outdeg, threads_);
   progress_.add(V);
+  keep_new_degrees();
   progress_.end("collective order");
+}
+
+// The degrees by new id, for the file (BlockOutput::degrees): 4 bytes a vertex until the map is written.
+void Pipeline::keep_new_degrees() {
+  new_degree_.resize(vertices_);
+  runs::parallel_for(threads_, [&](unsigned t) {
+    for (std::uint64_t x = vertices_ * t / threads_; x < vertices_ * (t + 1) / threads_; ++x) new_degree_[new_id_[x]] = degree_[x];
+  });
 }
 
 void Pipeline::write_vertex_map(BlockOutput& out) {
@@ -99,6 +109,8 @@ void Pipeline::write_vertex_map(BlockOutput& out) {
   for (std::uint64_t x = 0; x < vertices_; ++x, cur.pop()) map[new_id_[x]] = cur.head();
   if (index_) runs::remove_run_files({ids}, pool_);  // else ensure_index reads them once more
   out.vertex_map(std::move(map));
+  out.degrees(std::move(new_degree_));
+  runs::release(new_degree_);
   progress_.add(vertices_);
   progress_.end();
 }

@@ -105,6 +105,10 @@ class BlockFileWriter {
   BlockFileWriter& operator=(const BlockFileWriter&) = delete;
 
   void write_vertex_map(const std::vector<raw_id_t>& new_to_input);  // |V| entries
+  // Each vertex's undirected degree after cleaning (|V| entries, by id), with one checksum per
+  // vertex class: what --per-vertex needs without a pass over every block. Optional: files
+  // without it are read as before (the degrees are then counted from the blocks).
+  void write_degrees(const std::vector<std::uint32_t>& degrees);
   // Its checksum and row statistics are computed on up to `threads` threads.
   void write_block(const CsrBlock& block, unsigned threads = 1);
   // Estimated work of each subtask (i, j, k), indexed (i * n + j) * n + k: the 2-hop probes
@@ -203,6 +207,11 @@ class BlockFileReader {
   std::vector<raw_id_t> read_vertex_map() const;
   // The input ids of class c's vertices only (global ids c, c + n, c + 2n, ...), in that order.
   std::vector<raw_id_t> read_vertex_map_class(std::uint32_t c) const;
+  // Whether the file stores the degrees (BlockFileWriter::write_degrees; older files do not).
+  bool has_degrees() const;
+  // The degrees of class c's vertices (ids c, c + n, ...), checked against the class's
+  // checksum (Error naming the file and the class when they differ).
+  std::vector<std::uint64_t> read_degrees_class(std::uint32_t c) const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.
   std::vector<std::uint64_t> read_task_work() const;
   std::uint64_t block_checksum(const BlockId& id) const;  // from the attributes

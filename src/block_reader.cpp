@@ -42,6 +42,7 @@ struct BlockFileReader::Impl {
   Handle file;
   std::vector<std::uint64_t> nnz;        // per block, from attributes
   std::vector<std::uint64_t> checksums;  // per block, from attributes
+  std::vector<std::uint64_t> degree_checksums;  // per class; empty: the file stores no degrees
   int raw_fd = -1;                       // the same file, for parallel reads of contiguous datasets
   ~Impl() {
     if (raw_fd >= 0) ::close(raw_fd);
@@ -206,6 +207,12 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
     throw Error(where + ": blocks hold " + std::to_string(total) + " edges but the file says " + std::to_string(h.edges));
   if (stored_dataset_length(f, "vertex_map", sizeof(raw_id_t), where) != h.vertices)
     throw Error(where + ": vertex_map does not have one entry per vertex");
+  s.degree_checksums.clear();
+  if (H5Lexists(f, "degrees", H5P_DEFAULT) > 0) {
+    if (stored_dataset_length(f, "degrees", sizeof(std::uint32_t), where) != h.vertices)
+      throw Error(where + ": degrees does not have one entry per vertex (re-run tricount-partition)");
+    s.degree_checksums = read_dataset<std::uint64_t>(f, "degree_checksums", H5T_NATIVE_UINT64, n, where);
+  }
 }
 
 BlockFileReader::~BlockFileReader() {
@@ -406,23 +413,53 @@ std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
                                 "'" + impl_->path + "'");
 }
 
+namespace {
+
+// Entries c, c + n, c + 2n, ... of a 1-D dataset of `length` entries (class c's vertices), as mem_type.
+template <class T>
+std::vector<T> read_class_entries(hid_t f, const char* name, hid_t mem_type, std::uint64_t length, std::uint32_t n,
+                                  std::uint32_t c, const std::string& where) {
+  std::vector<T> out(rows_in_class(length, n, c));
+  if (out.empty()) return out;
+  Handle set(h5_check(H5Dopen2(f, name, H5P_DEFAULT), where + ": cannot open dataset '" + name + "'"), H5Dclose);
+  Handle fspace(h5_check(H5Dget_space(set.get()), where + ": H5Dget_space"), H5Sclose);
+  const hsize_t start[1] = {c}, stride[1] = {n}, count[1] = {static_cast<hsize_t>(out.size())};
+  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, stride, count, nullptr),
+                  where + ": H5Sselect_hyperslab");
+  Handle mspace(h5_check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
+  h5_check_status(H5Dread(set.get(), mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, out.data()),
+                  where + ": cannot read dataset '" + name + "' (file truncated or corrupt?)");
+  return out;
+}
+
+}  // namespace
+
 std::vector<raw_id_t> BlockFileReader::read_vertex_map_class(std::uint32_t c) const {
   std::lock_guard lock(hdf5_mutex());
   const std::string where = "'" + impl_->path + "'";
   const std::uint32_t n = impl_->header.parts;
   if (c >= n) throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(n));
-  std::vector<raw_id_t> ids(rows_in_class(impl_->header.vertices, n, c));
-  if (ids.empty()) return ids;
-  Handle set(h5_check(H5Dopen2(impl_->file.get(), "vertex_map", H5P_DEFAULT), where + ": cannot open dataset 'vertex_map'"),
-             H5Dclose);
-  Handle fspace(h5_check(H5Dget_space(set.get()), where + ": H5Dget_space"), H5Sclose);
-  const hsize_t start[1] = {c}, stride[1] = {n}, count[1] = {static_cast<hsize_t>(ids.size())};
-  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, stride, count, nullptr),
-               where + ": H5Sselect_hyperslab");
-  Handle mspace(h5_check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
-  h5_check_status(H5Dread(set.get(), H5T_NATIVE_UINT64, mspace.get(), fspace.get(), H5P_DEFAULT, ids.data()),
-               where + ": cannot read dataset 'vertex_map' (file truncated or corrupt?)");
-  return ids;
+  return read_class_entries<raw_id_t>(impl_->file.get(), "vertex_map", H5T_NATIVE_UINT64, impl_->header.vertices, n, c,
+                                      where);
+}
+
+bool BlockFileReader::has_degrees() const { return !impl_->degree_checksums.empty(); }
+
+std::vector<std::uint64_t> BlockFileReader::read_degrees_class(std::uint32_t c) const {
+  const std::string where = "'" + impl_->path + "'";
+  const std::uint32_t n = impl_->header.parts;
+  if (c >= n) throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(n));
+  if (!has_degrees()) throw Error(where + " stores no degrees (written before they were stored: re-run tricount-partition)");
+  std::vector<std::uint32_t> stored;
+  {
+    std::lock_guard lock(hdf5_mutex());
+    stored = read_class_entries<std::uint32_t>(impl_->file.get(), "degrees", H5T_NATIVE_UINT32, impl_->header.vertices, n,
+                                               c, where);
+  }
+  if (array_digest(stored.data(), stored.size() * sizeof(std::uint32_t)) != impl_->degree_checksums[c])
+    throw Error(where + ": the degrees of vertex class " + std::to_string(c) +
+                " do not match their checksum (the file is corrupt: re-run tricount-partition)");
+  return {stored.begin(), stored.end()};
 }
 
 }  // namespace tricount

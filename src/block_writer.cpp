@@ -139,6 +139,30 @@ void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input
   s.vertex_map_written = true;
 }
 
+void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::uint32_t n = s.header.parts;
+  if (degrees.size() != s.header.vertices)
+    throw Error("degrees have " + std::to_string(degrees.size()) + " entries for " + std::to_string(s.header.vertices) +
+                " vertices");
+  // Class c's checksum is the digest of its degrees as 32-bit values in class order: what
+  // BlockFileReader::read_degrees_class reads.
+  std::vector<std::uint64_t> digests(n);
+  const unsigned threads = std::min(n, usable_cores());
+  parallel_for(threads, [&](unsigned t) {
+    std::vector<std::uint32_t> mine;
+    for (std::uint32_t c = t; c < n; c += threads) {
+      mine.clear();
+      for (std::uint64_t v = c; v < degrees.size(); v += n) mine.push_back(degrees[v]);
+      digests[c] = array_digest(mine.data(), mine.size() * sizeof(std::uint32_t));
+    }
+  });
+  const std::string where = "'" + s.temp + "'";
+  write_dataset(s.file.get(), "degrees", H5T_STD_U32LE, H5T_NATIVE_UINT32, degrees, where);
+  write_dataset(s.file.get(), "degree_checksums", H5T_STD_U64LE, H5T_NATIVE_UINT64, digests, where);
+}
+
 void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
   // The block's own figures first, outside the library's lock.
   const std::uint64_t rows_with_two = b.rows_with_two(threads), checksum = b.checksum(threads);

@@ -431,4 +431,40 @@ void corrupt_block_neighbors(const std::string& path, const BlockId& id) {
   if (!written) throw std::runtime_error("cannot rewrite " + dataset + " of " + path);
 }
 
+namespace {
+
+// Where a contiguous dataset's elements start in the file.
+haddr_t dataset_offset(const std::string& path, const std::string& dataset) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) throw std::runtime_error("cannot open " + path);
+  const hid_t set = H5Dopen2(file, dataset.c_str(), H5P_DEFAULT);
+  const haddr_t at = set >= 0 ? H5Dget_offset(set) : HADDR_UNDEF;
+  if (set >= 0) H5Dclose(set);
+  H5Fclose(file);
+  if (at == HADDR_UNDEF) throw std::runtime_error(path + ": " + dataset + " is not contiguous");
+  return at;
+}
+
+}  // namespace
+
+void corrupt_stored_degree(const std::string& path, std::uint64_t v) {
+  const off_t at = static_cast<off_t>(dataset_offset(path, "/degrees") + v * sizeof(std::uint32_t));
+  const int fd = ::open(path.c_str(), O_RDWR);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
+  std::uint32_t d = 0;
+  bool done = ::pread(fd, &d, sizeof d, at) == ssize_t(sizeof d);
+  ++d;
+  done = done && ::pwrite(fd, &d, sizeof d, at) == ssize_t(sizeof d);
+  ::close(fd);
+  if (!done) throw std::runtime_error("cannot rewrite the degree of vertex " + std::to_string(v) + " in " + path);
+}
+
+void write_block_file_without_degrees(const PartitionedGraph& graph, const std::string& output) {
+  BlockFileWriter writer(output, graph.header);
+  writer.write_vertex_map(graph.vertex_map);
+  for (const CsrBlock& b : graph.blocks) writer.write_block(b);
+  writer.write_task_work(estimate_task_work(graph.blocks, graph.header.parts));
+  writer.commit();
+}
+
 }  // namespace tricount::testing

@@ -153,4 +153,12 @@ std::vector<double> json_numbers(const std::string& json, const std::string& key
 // sorted: the file opens and the block validates, but reading it fails its checksum.
 void corrupt_block_neighbors(const std::string& path, const BlockId& id);
 
+// Adds one to the stored degree of vertex `v` of a block file, in place: the file opens, but
+// reading v's class of degrees fails its checksum.
+void corrupt_stored_degree(const std::string& path, std::uint64_t v);
+
+// A block file as written before the degrees were stored (no /degrees): what write_block_file
+// writes, less write_degrees.
+void write_block_file_without_degrees(const PartitionedGraph& graph, const std::string& output);
+
 }  // namespace tricount::testing

@@ -47,11 +47,15 @@ class SharedDir {
 };
 
 // Rank 0 partitions; everyone waits for the file.
-void write_graph(const EdgePairs& edges, std::uint32_t parts, const std::string& path) {
+// stored_degrees = false: a file as written before the degrees were stored, whose
+// per-vertex step takes the workers' degree shares.
+void write_graph(const EdgePairs& edges, std::uint32_t parts, const std::string& path, bool stored_degrees = true) {
   if (world_rank() == 0) {
     PartitionOptions o;
     o.parts = parts;
-    write_block_file(partition_edges(to_raw(edges), o), path);
+    const PartitionedGraph g = partition_edges(to_raw(edges), o);
+    if (stored_degrees) write_block_file(g, path);
+    else write_block_file_without_degrees(g, path);
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -235,7 +239,8 @@ TEST(MpiPerVertex, CountersPast2To32ThroughTheReductionAndTheWriter) {
   // worker hands out a share, so the sums at the owners cross 2^32 only when added up.
   SharedDir dir;
   const std::string path = dir.file("k48.h5");
-  write_graph(complete_graph(48, 1), 3, path);  // 48 vertices: the counters sum to a multiple of 3
+  // 48 vertices: the counters sum to a multiple of 3. No stored degrees: the fed shares are the degrees.
+  write_graph(complete_graph(48, 1), 3, path, /*stored_degrees=*/false);
   const int workers = world_size() == 1 ? 1 : world_size() - 1;
   const bool is_worker = world_size() == 1 || world_rank() != 0;
   const int me = world_size() == 1 ? 0 : world_rank() - 1;

@@ -224,6 +224,8 @@ TEST_F(DegreeShares, ReadAheadTheyAreTheSameAndTheFirstClassIdsComeWithThem) {
     EXPECT_GE(ahead.degree_seconds(), 0.0);
     if (worker == 0) EXPECT_EQ(ahead.take_first_ids(), file.read_vertex_map_class(0));
     else EXPECT_THROW(ahead.take_first_ids(), Error);  // not asked for
+    if (worker == 0) EXPECT_EQ(ahead.take_first_degrees(), file.read_degrees_class(0));  // the file stores them
+    else EXPECT_THROW(ahead.take_first_degrees(), Error);
     EXPECT_THROW(ahead.take_degrees(), Error);           // taken already
   }
 }

@@ -4,7 +4,7 @@
 // writer's columns are reused: the tables equal those of whole pieces. And a rank that fails
 // on its part of the step (its overlapped degree read, its counters, rank 0's input ids) ends
 // the step on every rank with its error, with no rank left waiting in a reduction and no
-// table or temporary left behind.
+// table or temporary left behind. Stored degrees give the table of the degree shares.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -32,14 +32,17 @@ int workers() { return world_size() == 1 ? 1 : world_size() - 1; }
 // A directory made by rank 0 and known to all, and a block file of `edges` in it.
 class SharedGraph {
  public:
-  SharedGraph(const EdgePairs& edges, std::uint32_t parts) {
+  // stored_degrees = false: a file without /degrees (the workers' degree shares are summed).
+  SharedGraph(const EdgePairs& edges, std::uint32_t parts, bool stored_degrees = true) {
     std::string path;
     if (world_rank() == 0) {
       dir_ = std::make_unique<TempDir>();
       path = dir_->path();
       PartitionOptions o;
       o.parts = parts;
-      write_block_file(partition_edges(to_raw(edges), o), path + "/g.h5");
+      const PartitionedGraph g = partition_edges(to_raw(edges), o);
+      if (stored_degrees) write_block_file(g, path + "/g.h5");
+      else write_block_file_without_degrees(g, path + "/g.h5");
     }
     int len = static_cast<int>(path.size());
     MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -83,8 +86,8 @@ PerVertexSources vertex_sources(const BlockFileReader& file, std::uint64_t piece
   return s;
 }
 
-TEST(TablePiecesMpi, PerVertexPiecesOfAFewRowsWriteTheSameTable) {
-  const SharedGraph g(random_graph(500, 3000, 3), 3);
+void expect_pieces_write_the_same_table(bool stored_degrees) {
+  const SharedGraph g(random_graph(500, 3000, 3), 3, stored_degrees);
   const BlockFileReader& file = g.reader();
   const std::uint64_t vertices = file.header().vertices;
   for (const std::string ext : {".h5", ".tsv"}) {
@@ -111,6 +114,67 @@ TEST(TablePiecesMpi, PerVertexPiecesOfAFewRowsWriteTheSameTable) {
         EXPECT_EQ(a.triangles, b.triangles) << name;
         EXPECT_EQ(a.clustering, b.clustering) << name;
       }
+    }
+  }
+}
+
+TEST(TablePiecesMpi, PerVertexPiecesOfAFewRowsWriteTheSameTable) { expect_pieces_write_the_same_table(true); }
+TEST(TablePiecesMpi, PerVertexPiecesOfAFewRowsWriteTheSameTableFromDegreeShares) {
+  expect_pieces_write_the_same_table(false);
+}
+
+// A text table's rows without its header (which names the input).
+std::string rows_of(const std::string& text) {
+  std::string rows;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text[at] != '#') rows += text.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return rows;
+}
+
+// The degrees stored in the file (rank 0 reads them) and the workers' degree shares counted
+// from the blocks of a file without them give the same table; a stored degree changed on the
+// disk ends the step on every rank, naming the file and the class, and leaves no table.
+TEST(TablePiecesMpi, StoredDegreesGiveTheTableOfTheDegreeShares) {
+  const EdgePairs edges = random_graph(600, 3500, 8);
+  const SharedGraph stored(edges, 3, true), shares(edges, 3, false);
+  ASSERT_TRUE(stored.reader().has_degrees());
+  ASSERT_FALSE(shares.reader().has_degrees());
+  for (const std::string name : {"t.h5", "t.tsv"}) {
+    for (const SharedGraph* g : {&stored, &shares}) {
+      const PerVertexSummary s = reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker(), &g->reader(), g->file(name),
+                                                             vertex_sources(g->reader(), 50), g->reader().header().vertices);
+      if (world_rank() == 0) {
+        EXPECT_EQ(s.vertices, g->reader().header().vertices);
+      }
+    }
+    if (world_rank() != 0) continue;
+    if (name.ends_with(".tsv")) {
+      EXPECT_EQ(rows_of(read_file(stored.file(name))), rows_of(read_file(shares.file(name))));
+      continue;
+    }
+    const VertexRows a = read_per_vertex_hdf5(stored.file(name)), b = read_per_vertex_hdf5(shares.file(name));
+    EXPECT_GT(a.size(), 500u);
+    EXPECT_EQ(a.vertex, b.vertex);
+    EXPECT_EQ(a.degree, b.degree);
+    EXPECT_EQ(a.triangles, b.triangles);
+    EXPECT_EQ(a.clustering, b.clustering);
+  }
+  if (world_rank() == 0) corrupt_stored_degree(stored.file("g.h5"), 4);  // class 1
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const std::string name : {"bad.h5", "bad.tsv"}) {
+    try {
+      reduce_and_write_per_vertex(MPI_COMM_WORLD, is_worker(), &stored.reader(), stored.file(name),
+                                  vertex_sources(stored.reader(), 50), stored.reader().header().vertices);
+      ADD_FAILURE() << "expected an error on rank " << world_rank();
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(std::string(e.what()), "degrees of vertex class 1 do not match their checksum")) << e.what();
+      EXPECT_TRUE(contains(std::string(e.what()), "g.h5")) << e.what();
+    }
+    if (world_rank() == 0) {
+      EXPECT_FALSE(std::filesystem::exists(stored.file(name))) << name;
     }
   }
 }
@@ -168,7 +232,7 @@ void expect_per_vertex_failure(const SharedGraph& g, const PerVertexSources& sou
 }
 
 TEST(TablePiecesMpi, AFailureOfAnyRanksPartEndsTheStepEverywhereAndLeavesNoTable) {
-  const SharedGraph g(random_graph(500, 3000, 5), 2);
+  const SharedGraph g(random_graph(500, 3000, 5), 2, /*stored_degrees=*/false);  // the degree shares can fail
   const BlockFileReader& file = g.reader();
   const int last_worker = world_size() == 1 ? 0 : world_size() - 1;
   {  // The last worker's overlapped degree read failed (PerVertexAhead::take_degrees rethrows it).

@@ -171,6 +171,22 @@ TEST(cliBadInput, LoneCrLineEndsAreLineEnds) {
   EXPECT_EQ(json_uint(c.out, "edges"), 4u);
 }
 
+// The summary line gives the block file's size and its bytes per edge (what each GPU loads
+// per edge, offsets and all).
+TEST(cliSummary, TheLineGivesTheFilesBytesPerEdge) {
+  TempDir dir;
+  write_text_edges(dir.file("g.txt"), random_graph(300, 2000, 5));
+  const ProcessResult ok =
+      run_process({bin_path("tricount-partition"), "--input", dir.file("g.txt"), "--output", dir.file("g.h5"), "--parts", "2"},
+                  kProgramTimeout);
+  ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+  const double bytes = static_cast<double>(std::filesystem::file_size(dir.file("g.h5")));
+  const double edges = static_cast<double>(tricount::BlockFileReader(dir.file("g.h5")).header().edges);
+  char expected[64];
+  std::snprintf(expected, sizeof expected, " MB, %.2f bytes per edge)", bytes / edges);
+  EXPECT_TRUE(contains(ok.out, expected)) << ok.out << " (expected '" << expected << "')";
+}
+
 // A newline in the input's name used to split the message and the summary over lines.
 TEST(cliBadInput, ControlBytesInNamesAndLinesArePrintedEscaped) {
   TempDir dir;

@@ -1,0 +1,78 @@
+// tricount-count --per-vertex with the degrees stored in the block file (rank 0 reads them)
+// and with a file written before they were stored (the workers count them from the blocks):
+// the same rows at 1 and 3 ranks, and the report says which it used. A stored degree changed
+// on the disk is an error naming the file and the vertex class, with no table left behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "partitioner/partition.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tricount;
+using namespace tricount::testing;
+
+constexpr double kTimeout = 180;
+
+ProcessResult count(int ranks, const std::string& graph, const std::string& table) {
+  return run_process(mpi_command(ranks, bin_dir() + "/tricount-count",
+                                 {"--input", graph, "--backend", "cpu", "--threads", "1", "--per-vertex", table, "--json", "-"}),
+                     kTimeout);
+}
+
+// The table's rows without its header (which names the input).
+std::string rows_of(const std::string& text) {
+  std::string rows;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text[at] != '#') rows += text.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return rows;
+}
+
+TEST(StoredDegreesCli, TheOlderFileGivesTheSameRowsAndTheReportSaysWhere) {
+  TempDir dir;
+  const PartitionedGraph g = partition_graph(random_graph(2000, 12000, 23), 2);
+  write_block_file(g, dir.file("new.h5"));
+  write_block_file_without_degrees(g, dir.file("old.h5"));
+  for (const int ranks : {1, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    const ProcessResult a = count(ranks, dir.file("new.h5"), dir.file("new.tsv"));
+    const ProcessResult b = count(ranks, dir.file("old.h5"), dir.file("old.tsv"));
+    ASSERT_EQ(a.exit_code, 0) << describe(a);
+    ASSERT_EQ(b.exit_code, 0) << describe(b);
+    EXPECT_TRUE(contains(a.out, "\"per_vertex_degrees\": \"file\"")) << a.out;
+    EXPECT_TRUE(contains(b.out, "\"per_vertex_degrees\": \"blocks\"")) << b.out;
+    const std::string rows = rows_of(read_file(dir.file("new.tsv")));
+    EXPECT_GT(rows.size(), 10000u);
+    EXPECT_EQ(rows, rows_of(read_file(dir.file("old.tsv"))));
+  }
+}
+
+TEST(StoredDegreesCli, AChangedStoredDegreeIsNamedAndNoTableIsLeft) {
+  TempDir dir;
+  write_block_file(partition_graph(random_graph(2000, 12000, 24), 2), dir.file("g.h5"));
+  corrupt_stored_degree(dir.file("g.h5"), 3);  // class 1
+  for (const int ranks : {1, 3})
+    for (const std::string name : {"v.tsv", "v.h5"}) {
+      SCOPED_TRACE(name + " at " + std::to_string(ranks) + " ranks");
+      const ProcessResult r = count(ranks, dir.file("g.h5"), dir.file(name));
+      EXPECT_FALSE(r.timed_out);
+      EXPECT_EQ(r.exit_code, 1) << describe(r);
+      EXPECT_TRUE(contains(r.err, "'" + dir.file("g.h5") + "': the degrees of vertex class 1 do not match their checksum"))
+          << describe(r);
+      EXPECT_TRUE(contains(r.err, "re-run tricount-partition")) << describe(r);
+      std::vector<std::string> left;
+      for (const auto& e : fs::directory_iterator(dir.path()))
+        if (e.path().filename() != "g.h5") left.push_back(e.path().filename().string());
+      EXPECT_TRUE(left.empty()) << ::testing::PrintToString(left);
+    }
+}
+
+}  // namespace
