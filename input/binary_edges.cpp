@@ -1,11 +1,16 @@
 // The binary edge reader: pairs of little-endian uint32 (bin32) or uint64 (bin64), gzip-
-// compressed when the name ends in .gz.
+// compressed when the name ends in .gz. An uncompressed regular file also gives its edges by
+// index (pread at the edge's offset), so that the partitioner reads it on all its threads.
 #include "input/binary_edges.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -26,6 +31,49 @@ Word load_le(const char* p) {
   return w;
 }
 
+// Edge k of an uncompressed binary file is the pair at byte k * 2 * word_bytes: any range of
+// them by pread on the reader's descriptor, from any thread.
+class BinaryFileEdges final : public IndexedEdges {
+ public:
+  BinaryFileEdges(std::string path, int fd, unsigned word_bytes, std::uint64_t bytes)
+      : path_(std::move(path)), fd_(fd), word_bytes_(word_bytes), count_(bytes / (2 * word_bytes)) {}
+  std::uint64_t edge_count() const override { return count_; }
+  void edges_at(std::uint64_t first, std::uint64_t n, RawEdge* out) const override {
+    TRICOUNT_EXPECTS(first <= count_ && n <= count_ - first, "edges_at: range past the end of the file");
+    const std::uint64_t pair = 2 * word_bytes_;
+    // The pairs are read into the upper end of `out` (RawEdge is two 8-byte words) and widened
+    // forward in place: out[0..k) end at byte 16k, below pair k (bin32: at byte 8n + 8k).
+    char* bytes = reinterpret_cast<char*>(out) + n * (sizeof(RawEdge) - pair);
+    pread_exactly(bytes, n * pair, first * pair);
+    if (word_bytes_ == 4) {
+      for (std::uint64_t k = 0; k < n; ++k)
+        out[k] = {load_le<std::uint32_t>(bytes + 8 * k), load_le<std::uint32_t>(bytes + 8 * k + 4)};
+    } else if constexpr (std::endian::native == std::endian::big) {
+      for (std::uint64_t k = 0; k < n; ++k) out[k] = {load_le<std::uint64_t>(bytes + 16 * k), load_le<std::uint64_t>(bytes + 16 * k + 8)};
+    }
+  }
+
+ private:
+  void pread_exactly(char* dst, std::uint64_t bytes, std::uint64_t offset) const {
+    while (bytes > 0) {
+      const ssize_t r = ::pread(fd_, dst, bytes, static_cast<off_t>(offset));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw Error("cannot read '" + printable(path_) + "': " + std::generic_category().message(errno));
+      if (r == 0)
+        throw Error(printable(path_) + ": the file ends at byte " + std::to_string(offset) + ", before its " +
+                    std::to_string(count_ * 2 * word_bytes_) + " bytes when opened: it changed while being read; "
+                    "run again on a file that is not being written");
+      dst += r;
+      bytes -= static_cast<std::uint64_t>(r);
+      offset += static_cast<std::uint64_t>(r);
+    }
+  }
+  std::string path_;
+  int fd_;
+  unsigned word_bytes_;
+  std::uint64_t count_;
+};
+
 class BinaryEdgeSource final : public EdgeSource {
  public:
   BinaryEdgeSource(std::string path, unsigned word_bytes)
@@ -36,13 +84,18 @@ class BinaryEdgeSource final : public EdgeSource {
     } else {
       auto fd = std::make_unique<FdInput>(path_);
       const long long size = fd->regular_size();
-      if (size >= 0) check_size(static_cast<std::uint64_t>(size));  // fail before reading
+      if (size >= 0) {
+        check_size(static_cast<std::uint64_t>(size));  // fail before reading
+        indexed_ = std::make_unique<BinaryFileEdges>(path_, fd->descriptor(), word_bytes_, static_cast<std::uint64_t>(size));
+      }
       in_ = std::move(fd);
     }
     buf_.resize(kChunkBytes);
   }
 
   std::string description() const override { return path_; }
+  // A regular, uncompressed file: its edges by index (null for gzip, a pipe or a device).
+  const IndexedEdges* indexed() const override { return indexed_.get(); }
 
   bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
     TRICOUNT_EXPECTS(max_edges > 0, "next_batch: max_edges must be positive");
@@ -98,6 +151,7 @@ class BinaryEdgeSource final : public EdgeSource {
   std::string path_;
   unsigned word_bytes_;
   std::unique_ptr<ByteInput> in_;
+  std::unique_ptr<BinaryFileEdges> indexed_;  // reads through in_'s descriptor
   std::vector<char> buf_;
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t total_ = 0;  // bytes read (decompressed), for the size message

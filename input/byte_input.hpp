@@ -34,6 +34,8 @@ class FdInput final : public ByteInput {
   std::size_t read(char* dst, std::size_t n) override;
   // Size of a regular file, or -1 for pipes and devices.
   long long regular_size() const;
+  // The open file, for pread at any offset (a regular file's readers on several threads).
+  int descriptor() const { return fd_; }
 
  private:
   std::string path_;

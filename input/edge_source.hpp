@@ -20,9 +20,10 @@ struct RawEdge {
   friend bool operator==(const RawEdge&, const RawEdge&) = default;
 };
 
-// Edges that are each a function of their index alone (the generators): how many there are,
-// and any range of them on any thread, so that a reader can split the index range between
-// its threads and get the stream's edges without a sequential pass.
+// Edges that are each a function of their index alone (the generators; an uncompressed
+// binary file, edge k at byte k times the pair's size): how many there are, and any range of
+// them on any thread, so that a reader can split the index range between its threads and get
+// the stream's edges without a sequential pass.
 class IndexedEdges {
  public:
   virtual ~IndexedEdges() = default;
@@ -46,7 +47,8 @@ class EdgeSource {
   // "" for a stream that has none.
   virtual std::string input_md5() { return ""; }
   // The same edges by index, when each is a function of its index (a generator's stream,
-  // which gives them in index order); null for a file. For a stream not yet read from.
+  // which gives them in index order; an uncompressed regular bin32/bin64 file); null for text,
+  // gzip, WebGraph and pipes. For a stream not yet read from.
   virtual const IndexedEdges* indexed() const { return nullptr; }
 };
 

@@ -12,7 +12,7 @@ namespace tricount::pipeline {
 
 class CountCache {
  public:
-  explicit CountCache(std::vector<std::uint32_t>& counters) : counters_(counters), slots_(kSlots, Slot{kEmpty, 0}) {}
+  explicit CountCache(std::uint32_t* counters) : counters_(counters), slots_(kSlots, Slot{kEmpty, 0}) {}
   ~CountCache() { flush(); }
   void inc(std::uint32_t x) {
     Slot& s = slots_[x & (kSlots - 1)];
@@ -36,7 +36,7 @@ class CountCache {
   struct Slot {
     std::uint32_t key, count;
   };
-  std::vector<std::uint32_t>& counters_;
+  std::uint32_t* counters_;
   std::vector<Slot> slots_;
 };
 

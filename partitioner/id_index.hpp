@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "partitioner/vertex_array.hpp"
 #include "src/types.hpp"
 
 namespace tricount::pipeline {
@@ -14,9 +16,10 @@ namespace tricount::pipeline {
 class IdIndex {
  public:
   // A direct table made elsewhere (the clean stage's degree counters turned into compact ids).
-  explicit IdIndex(std::vector<vid_t> direct) : ids_(nullptr), direct_(std::move(direct)) {}
-  // An index over `ids` (sorted, distinct; kept by the caller while the index is in use).
-  IdIndex(const std::vector<raw_id_t>& ids, std::uint64_t direct_bytes);
+  explicit IdIndex(VertexArray<vid_t> direct) : ids_(nullptr), direct_(std::move(direct)) {}
+  // An index over `ids` (sorted, distinct; kept by the caller while the index is in use),
+  // built on up to `threads` threads.
+  IdIndex(std::span<const raw_id_t> ids, std::uint64_t direct_bytes, unsigned threads);
   vid_t operator()(raw_id_t id) const {
     if (!direct_.empty()) return direct_[id];
     const std::uint64_t b = id >> shift_;
@@ -31,14 +34,14 @@ class IdIndex {
     return direct() ? direct_.size() * sizeof(vid_t) : table_.size() * 4 + id_count_ * sizeof(raw_id_t);
   }
   // Direct table only: entries become new_id[entry], so that one load gives the new id.
-  void compose(const std::vector<vid_t>& new_id, unsigned threads);
+  void compose(std::span<const vid_t> new_id, unsigned threads);
 
  private:
   const raw_id_t* ids_;
   std::uint64_t id_count_ = 0;
   unsigned shift_ = 0;
-  std::vector<std::uint32_t> table_;
-  std::vector<vid_t> direct_;
+  VertexArray<std::uint32_t> table_;
+  VertexArray<vid_t> direct_;
 };
 
 }  // namespace tricount::pipeline

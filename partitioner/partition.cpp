@@ -74,14 +74,15 @@ void raise_open_file_limit() {
   }
 }
 
-// An HDF5 block file (temporary name + rename at commit).
+// An HDF5 block file (temporary name + rename at commit); a block's checksum is computed on
+// `threads` threads.
 class FileOutput final : public BlockOutput {
  public:
-  explicit FileOutput(std::string path) : path_(std::move(path)) {}
+  FileOutput(std::string path, unsigned threads) : path_(std::move(path)), threads_(threads) {}
   void open(const GraphHeader& header) override { writer_.emplace(path_, header); }
   void vertex_map(std::vector<raw_id_t> map) override { writer_->write_vertex_map(map); }
   void degrees(std::vector<std::uint32_t> degrees) override { writer_->write_degrees(degrees); }
-  void block(CsrBlock block) override { writer_->write_block(block); }
+  void block(CsrBlock block) override { writer_->write_block(block, threads_); }
   BlockFileWriter* file() override { return &*writer_; }
   void task_work(std::vector<std::uint64_t> work) override { writer_->write_task_work(work); }
   void commit(std::uint64_t max_degree) override {
@@ -91,6 +92,7 @@ class FileOutput final : public BlockOutput {
 
  private:
   std::string path_;
+  unsigned threads_;
   std::optional<BlockFileWriter> writer_;
 };
 
@@ -121,7 +123,7 @@ PipelineReport run_pipeline(EdgeSource& source, BlockOutput& out, const Partitio
 PipelineReport partition_source(EdgeSource& source, const std::string& output, const PartitionOptions& options,
                                 const std::string& source_file, std::uint64_t source_size,
                                 const PipelineTuning& tuning, bool runs_in_memory) {
-  FileOutput out(output);
+  FileOutput out(output, options.threads ? options.threads : usable_cores());
   return run_pipeline(source, out, options, runs_in_memory && !options.runs_on_disk, source_file, source_size, tuning);
 }
 

@@ -21,8 +21,9 @@
 // Stages (threads = PartitionOptions::threads), one file each (see pipeline_state.hpp):
 //   read     one reader thread parses the input in batches; producer threads make canonical
 //            (min, max) pairs (self-loops dropped); sorter threads write them as sorted runs;
-//            a generator input has no reader: each thread computes, canonicalizes, sorts and
-//            writes its own chunks of the edge index range (EdgeSource::indexed);
+//            a generator input or an uncompressed binary file has no reader: each thread
+//            computes or preads, canonicalizes, sorts and writes its own chunks of the edge
+//            index range (EdgeSource::indexed);
 //   clean    the runs are merged (threads split the key range), dropping duplicates; the
 //            distinct input ids are collected (degree counters per input id when the ids are
 //            dense and small, a bitmap when they are small, else sorted id runs) and become

@@ -26,6 +26,7 @@
 #include "partitioner/pipeline.hpp"
 #include "partitioner/progress.hpp"
 #include "partitioner/run_files.hpp"
+#include "partitioner/vertex_array.hpp"
 
 namespace tricount::pipeline {
 
@@ -195,13 +196,13 @@ class Pipeline {
   // clean -> degrees, reorder, blocks
   Run unique_edges_;
   bool packed_ = false;  // unique_edges_ are packed keys (else pairs)
-  std::vector<std::uint32_t> raw_degree_;  // per input id, when counted in the clean stage
+  VertexArray<std::uint32_t> raw_degree_;  // per input id, when counted in the clean stage
   std::uint64_t vertices_ = 0, edges_ = 0;
-  std::vector<raw_id_t> input_id_;
+  VertexArray<raw_id_t> input_id_;
   // degrees -> reorder, map, blocks
   std::optional<IdIndex> index_;  // input id -> compact id (composed: -> new id)
   std::string ids_file_;          // the input ids, on disk until the vertex map is written
-  std::vector<vid_t> degree_, new_id_;
+  VertexArray<vid_t> degree_, new_id_;
   std::vector<std::uint32_t> new_degree_;  // reorder -> map: the degrees by new id, stored in the file
   VertexOrder order_ = VertexOrder::Degree;
   // blocks -> write, estimate

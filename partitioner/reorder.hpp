@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "partitioner/vertex_array.hpp"
 #include "src/types.hpp"
 
 namespace tricount {
@@ -25,13 +27,15 @@ enum class VertexOrder {
 VertexOrder parse_vertex_order(std::string_view name);  // throws UsageError
 std::string_view to_string(VertexOrder order);
 
-// new_id[x] for ascending (degree[x], x): a stable counting sort, whose counts grow with the
-// largest degree (a hub's), up to 4 bytes a vertex.
-std::vector<vid_t> degree_order(const std::vector<vid_t>& degree);
+// new_id[x] for ascending (degree[x], x), on up to `threads` threads: a stable counting sort
+// of the degrees below a bound D (counts per thread and degree; D = max(4096, V / threads)
+// when the largest degree is higher, so about 4 bytes a vertex), then the vertices of degree D
+// and more, sorted (16 bytes each; at most 2|E| / 4096 of them).
+VertexArray<vid_t> degree_order(std::span<const vid_t> degree, unsigned threads);
 
 // new_id[x] for ascending (collective[x], out_degree[x], x): slices sorted on `threads`
-// threads, then merged while the ranks are handed out.
-std::vector<vid_t> collective_order(const std::vector<std::uint64_t>& collective, const std::vector<vid_t>& out_degree,
+// threads, then cut into key ranges that the threads merge, each handing out its ranks.
+VertexArray<vid_t> collective_order(std::span<const std::uint64_t> collective, std::span<const vid_t> out_degree,
                                     unsigned threads);
 
 }  // namespace tricount

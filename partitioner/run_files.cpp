@@ -178,6 +178,11 @@ void account_closed(const std::string& path, int fd) {
 }
 }  // namespace
 
+void close_scratch_file(const std::string& path, int fd) {
+  account_closed(path, fd);
+  if (::close(fd) != 0) throw_write_error(path, errno);
+}
+
 FileWriter::FileWriter(const std::string& path, std::size_t buffer_bytes)
     : fd_(create_file(path)), path_(path), buf_(std::max<std::size_t>(buffer_bytes, 64)) {}
 

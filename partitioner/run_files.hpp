@@ -118,6 +118,9 @@ void write_file(const std::string& path, const void* data, std::size_t bytes);
 // Creates (or truncates) a scratch file for writing and returns its descriptor: a file on
 // disk, or a memory file when `path` is inside a ScratchDir held in memory.
 int create_scratch_file(const std::string& path);
+// Closes a descriptor of create_scratch_file once written (a memory file's bytes are counted
+// then, as FileWriter::close counts them); throws naming `path` when the close fails.
+void close_scratch_file(const std::string& path, int fd);
 // Deletes a scratch file (on disk or in memory); a missing one is ignored.
 void remove_scratch_file(const std::string& path);
 // Bytes held in memory files now, and the most held at once so far (for statistics).
@@ -151,9 +154,9 @@ struct Span {
 // Frees a vector's memory. `v = {}` does not: it picks the initializer-list assignment,
 // which empties the vector and keeps its capacity (the pipeline held 12 bytes a
 // vertex past their use that way, 24 MB over --memory-budget for 2 million vertices).
-template <class T>
-void release(std::vector<T>& v) {
-  std::vector<T>().swap(v);
+template <class T, class Allocator>
+void release(std::vector<T, Allocator>& v) {
+  std::vector<T, Allocator>().swap(v);
 }
 
 // A sorted (non-decreasing) sequence of records stored as a concatenation of spans.

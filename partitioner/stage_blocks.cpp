@@ -90,7 +90,7 @@ void Pipeline::blocks() {
       out.close();
     });
   });
-  runs::remove_run_files({unique_edges_}, pool_);
+  runs::remove_run_files({unique_edges_}, pool_, threads_);
   unique_edges_ = {};
   index_.reset();
   runs::release(input_id_);

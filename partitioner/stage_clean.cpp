@@ -98,9 +98,9 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
   const std::uint64_t bitmap_words = (max_raw_id_ >> 6) + 1;
   const bool use_bitmap = !count_here && total > 0 && bitmap_words * 8 <= work_budget_ / 4;
   report_.id_collection = count_here ? "degree table" : use_bitmap ? "bitmap" : "runs";
-  std::vector<std::uint64_t> bitmap;
-  if (use_bitmap) bitmap.assign(bitmap_words, 0);
-  if (count_here) raw_degree_.assign(max_raw_id_ + 1, 0);
+  VertexArray<std::uint64_t> bitmap;
+  if (use_bitmap) assign_zeros(bitmap, bitmap_words, threads_);
+  if (count_here) assign_zeros(raw_degree_, max_raw_id_ + 1, threads_);
   const std::size_t id_buffer = std::max<std::size_t>(1024, work_budget_ / 4 / sizeof(raw_id_t) / threads_);
   std::vector<Span> unique_parts(threads_), first_id_parts(threads_);
   std::vector<std::vector<Run>> id_runs(threads_);
@@ -134,7 +134,7 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
         // Degrees: the first endpoints come in order (counted locally per run of equal
         // ones), the second through a per-thread cache of counters.
         std::optional<CountCache> second_degree;
-        if (count_here) second_degree.emplace(raw_degree_);
+        if (count_here) second_degree.emplace(raw_degree_.data());
         std::uint32_t pending = 0;
         auto flush_pending = [&](raw_id_t u) {
           if (pending) std::atomic_ref<std::uint32_t>(raw_degree_[u]).fetch_add(pending, std::memory_order_relaxed);
@@ -221,8 +221,7 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
       for (std::uint64_t k = a; k < b; ++k)
         for (std::uint64_t w = bitmap[k]; w; w &= w - 1) input_id_[p++] = (k << 6) | std::countr_zero(w);
     });
-    bitmap.clear();
-    bitmap.shrink_to_fit();
+    runs::release(bitmap);
   } else {
     std::vector<Run> ids;
     Run firsts;
@@ -242,7 +241,7 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
       RunCursor<raw_id_t> cur(pool_, merged, a, b, io_ / sizeof(raw_id_t));
       for (std::uint64_t p = a; p < b; ++p, cur.pop()) input_id_[p] = cur.head();
     });
-    runs::remove_run_files({merged}, pool_);
+    runs::remove_run_files({merged}, pool_, threads_);
   }
   progress_.add(vertices_);
   progress_.end("distinct ids by " + report_.id_collection);

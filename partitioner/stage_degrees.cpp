@@ -14,7 +14,7 @@ void Pipeline::degrees() {
     // Counted during the merge, per input id: pick the vertices' degrees, then the same table
     // becomes the direct index (input id -> compact id).
     progress_.begin("degrees", vertices_, "vertices");
-    degree_.resize(vertices_);
+    degree_.resize(vertices_);  // not zeroed: every entry is set below
     const auto cut = runs::even_cuts(vertices_, threads_);
     runs::parallel_for(threads_, [&](unsigned t) {
       for (std::uint64_t p = cut[t]; p < cut[t + 1]; ++p) {
@@ -29,14 +29,14 @@ void Pipeline::degrees() {
     progress_.begin("degrees", edges_, "edges");
     // The direct table takes at most a quarter of the stage's budget (the bitmap of the
     // clean stage had as much, in bits).
-    index_.emplace(input_id_, work_budget_ / 4);
-    degree_.assign(vertices_, 0);
+    index_.emplace(input_id_, work_budget_ / 4, threads_);
+    assign_zeros(degree_, vertices_, threads_);
     for_each_unique([&](auto tag) {
       using T = decltype(tag);
       const auto cut = runs::even_cuts(edges_, threads_);
       runs::parallel_for(threads_, [&](unsigned t) {
         RunCursor<T> cur(pool_, unique_edges_, cut[t], cut[t + 1], io_ / sizeof(T));
-        CountCache second_degree(degree_);
+        CountCache second_degree(degree_.data());
         raw_id_t last_u = 0;
         vid_t cu = 0;
         std::uint32_t pending = 0;  // degree of cu counted locally
@@ -77,8 +77,11 @@ void Pipeline::degrees() {
 void Pipeline::ensure_index() {
   if (index_) return;
   input_id_.resize(vertices_);
-  if (vertices_) runs::pread_all(pool_.fd(ids_file_), input_id_.data(), vertices_ * sizeof(raw_id_t), 0, ids_file_);
-  index_.emplace(input_id_, work_budget_ / 4);
+  const int fd = pool_.fd(ids_file_);
+  parallel_ranges(vertices_, fill_threads(vertices_ * sizeof(raw_id_t), threads_), [&](std::uint64_t a, std::uint64_t b) {
+    runs::pread_all(fd, input_id_.data() + a, (b - a) * sizeof(raw_id_t), a * sizeof(raw_id_t), ids_file_);
+  });
+  index_.emplace(input_id_, work_budget_ / 4, threads_);
 }
 
 std::uint64_t Pipeline::index_bytes() const {

@@ -1,8 +1,9 @@
 // Stage read: one reader parses the input in batches (text on several threads inside the
 // source); producer threads turn batches into canonical (min, max) pairs, self-loops dropped;
 // sorter threads sort full chunks and write them as sorted runs (packed 64-bit keys when the
-// chunk's ids are below 2^32, else pairs). A generated input (EdgeSource::indexed) skips the
-// reader: each thread computes chunks of the edge index range and sorts and writes them.
+// chunk's ids are below 2^32, else pairs). An input whose edges come by index
+// (EdgeSource::indexed: a generator, an uncompressed binary file) skips the reader: each
+// thread computes or preads chunks of the edge index range and sorts and writes them.
 #include "partitioner/pipeline_state.hpp"
 
 #include <algorithm>
@@ -20,14 +21,15 @@
 namespace tricount::pipeline {
 
 void Pipeline::read(EdgeSource& source, const std::string& source_file) {
-  const IndexedEdges* generated = source.indexed();
+  const IndexedEdges* generated = source.indexed();  // a generator's or a binary file's edges by index
   progress_.begin("read", generated ? generated->edge_count() : 0, "edges");
   if (!generated && !source_file.empty()) progress_.set_fraction(input_fraction(source_file));
   // Producers take batches from the source (one at a time: the source is sequential, and
   // text is parsed on several threads inside it) and turn them into canonical pairs in
   // their own buffers; sorters sort and write the full buffers as runs. One producer ran
-  // at 60-70 M edges/s on binary input, the read stage's limit on a 16-core host. Runs
-  // are sorted and merged later, so which producer takes which batch changes nothing.
+  // at 60-70 M edges/s on binary input (read sequentially then), the read stage's limit on a
+  // 16-core host; text parses slower than 4 of them. Runs are sorted and merged later, so
+  // which producer takes which batch changes nothing.
   const unsigned producers = std::clamp(threads_ / 4, 1u, 4u);
   // One buffer per sorter and per producer, and each sorter's radix scratch. Runs of at
   // most 2^22 edges (64 MiB): with a large budget, all sorters still get work (2^24 left
@@ -63,10 +65,11 @@ void Pipeline::read(EdgeSource& source, const std::string& source_file) {
     progress_.end(std::to_string(report_.runs) + " sorted runs");
   };
 
-  // A generated input: every thread takes chunks of the edge index range in turn, computes
-  // their edges, makes them canonical pairs in place and sorts and writes them as runs
-  // itself; no edge passes through a queue, and the reader is never the bottleneck. Which
-  // thread takes which chunk changes nothing, as with the producers below.
+  // Edges by index: every thread takes chunks of the edge index range in turn, computes (or,
+  // for a binary file, preads) their edges, makes them canonical pairs in place and sorts and
+  // writes them as runs itself; no edge passes through a queue, and neither one reader nor
+  // the few producers below bound the stage. Which thread takes which chunk changes nothing,
+  // as with the producers below.
   if (generated) {
     const std::uint64_t total = generated->edge_count();
     // At least one chunk per thread, so that a small graph is generated on every thread too.

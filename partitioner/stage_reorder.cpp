@@ -63,8 +63,9 @@ void Pipeline::reorder() {
     progress_.begin("reorder", V, "vertices");
     // Rank by (degree, compact id). This is also the orientation order, so oriented edges go
     // from the lower new id to the higher. The counting sort's counts, the degrees and the new
-    // ids take at most 12 bytes a vertex, within the 16 that the ids stage required of the budget.
-    new_id_ = degree_order(degree_);
+    // ids take about 12 bytes a vertex, within the 16 that the ids stage required of the budget
+    // (and 16 bytes for each vertex of degree 4096 or more: |E| / 128 bytes at most).
+    new_id_ = degree_order(degree_, threads_);
     progress_.add(V);
     keep_new_degrees();
     runs::release(degree_);
@@ -73,9 +74,13 @@ void Pipeline::reorder() {
   }
   // Collective (TRUST): orientation passes over the edges on disk, vertex arrays in memory.
   progress_.begin("orient", 2 * edges_, "edges");
-  std::vector<vid_t> outdeg(V, 0);
+  VertexArray<vid_t> outdeg;
+  assign_zeros(outdeg, V, threads_);
   for_each_oriented([&](vid_t x, vid_t) { atomic_inc(outdeg[x]); });
-  std::vector<std::uint64_t> collective(outdeg.begin(), outdeg.end());
+  VertexArray<std::uint64_t> collective(V);
+  parallel_ranges(V, fill_threads(8 * V, threads_), [&](std::uint64_t a, std::uint64_t b) {
+    std::copy(outdeg.begin() + a, outdeg.begin() + b, collective.begin() + a);
+  });
   for_each_oriented([&](vid_t x, vid_t y) {
     std::atomic_ref<std::uint64_t>(collective[x]).fetch_add(outdeg[y], std::memory_order_relaxed);
   });

@@ -21,14 +21,29 @@ namespace {
 
 struct BlockSink : CsrRangeBuilder::Sink {
   std::unique_ptr<CountCache> col_count;  // per thread, onto the block's column counts
+  // The range's row degrees go to the block's row-degree file at their rows' places, from
+  // every range's thread at once.
+  int degree_fd = -1;
+  std::string degree_path;
+  eoff_t previous = 0;  // offset before the first piece: the range's base
+  std::vector<std::uint32_t> degrees;
   void count_columns(const vid_t* data, std::size_t count) {
     for (std::size_t k = 0; k < count; ++k) col_count->inc(data[k]);
+  }
+  void row_degrees(std::uint64_t first, const eoff_t* data, std::size_t count) {
+    degrees.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      degrees[k] = static_cast<std::uint32_t>(data[k] - previous);
+      previous = data[k];
+    }
+    runs::pwrite_all(degree_fd, degrees.data(), count * 4, (first - 1) * 4, degree_path);
   }
 };
 struct ArraySink : BlockSink {
   CsrBlock* block = nullptr;
   void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) override {
     std::copy(data, data + count, block->offsets.begin() + first);
+    row_degrees(first, data, count);
   }
   void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) override {
     std::copy(data, data + count, block->neighbors.begin() + first);
@@ -37,23 +52,28 @@ struct ArraySink : BlockSink {
 };
 struct StreamSink : BlockSink {
   BlockFileWriter::BlockStream* stream = nullptr;
-  int degree_fd = -1;
-  std::string degree_path;
-  eoff_t previous = 0;  // offset before the first piece: the range's base
-  std::vector<std::uint32_t> degrees;
   void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) override {
     stream->write_offsets(first, data, count);
-    degrees.resize(count);
-    for (std::size_t k = 0; k < count; ++k) {
-      degrees[k] = static_cast<std::uint32_t>(data[k] - previous);
-      previous = data[k];
-    }
-    runs::pwrite_all(degree_fd, degrees.data(), count * 4, (first - 1) * 4, degree_path);
+    row_degrees(first, data, count);
   }
   void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) override {
     stream->write_neighbors(first, data, count);
     count_columns(data, count);
   }
+};
+
+// A block's row-degree file, open while its ranges write it; closed (and counted) by close(),
+// or without a word when an error is already on its way.
+struct DegreeFile {
+  std::string path;
+  int fd;
+  explicit DegreeFile(std::string p) : path(std::move(p)), fd(runs::create_scratch_file(path)) {}
+  ~DegreeFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  DegreeFile(const DegreeFile&) = delete;
+  DegreeFile& operator=(const DegreeFile&) = delete;
+  void close() { runs::close_scratch_file(path, std::exchange(fd, -1)); }
 };
 
 }  // namespace
@@ -71,7 +91,8 @@ void Pipeline::write_blocks(BlockOutput& out) {
       const std::uint64_t nnz = block_nnz_[b];
       auto [segs, mine] = reduce_fanin<std::uint64_t>(std::move(block_segments_[b]), false, false, "merge", KeyLess{});
       block_segments_[b].clear();
-      std::vector<std::uint32_t> col_count(cols, 0);
+      VertexArray<std::uint32_t> col_count;
+      assign_zeros(col_count, cols, threads_);
       const unsigned threads =
           static_cast<unsigned>(std::clamp<std::uint64_t>(nnz >> 20, 1, threads_));  // small blocks: one thread
       const std::size_t cursors = cursor_bytes(segs.size(), threads);
@@ -84,6 +105,23 @@ void Pipeline::write_blocks(BlockOutput& out) {
       std::mutex m;
       std::uint32_t block_max = 0;
       row_degree_files_[b] = scratch_.new_file("rowdeg");
+      DegreeFile degree_file(row_degree_files_[b]);
+      // Every range's thread builds its rows' CSR into `sink`'s destination and writes their
+      // degrees and counts their columns.
+      auto build = [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& stream,
+                       BlockSink& sink) {
+        sink.col_count = std::make_unique<CountCache>(col_count.data());
+        sink.degree_fd = degree_file.fd;
+        sink.degree_path = degree_file.path;
+        sink.previous = range.first;
+        CsrRangeBuilder builder(range.lo_key ? *range.lo_key >> 32 : 0, range.hi_key ? *range.hi_key >> 32 : rows,
+                                range.first, piece, sink);
+        for (std::uint64_t key; stream.next(key);) builder.add(key);
+        builder.finish();
+        sink.col_count->flush();
+        std::lock_guard lock(m);
+        block_max = std::max(block_max, builder.max_degree());
+      };
       if (in_memory) {
         // The blocks still being written count against the budget too.
         writer.wait_for_room(block_bytes, work_budget_);
@@ -91,26 +129,20 @@ void Pipeline::write_blocks(BlockOutput& out) {
         block.id = {i, j};
         block.rows = rows;
         block.cols = cols;
-        block.offsets.assign(rows + 1, 0);
+        // Not zero-filled: the ranges' threads write every offset after the first, and every
+        // neighbour, so the pages are first touched on those threads.
+        block.offsets.resize(rows + 1);
+        block.offsets[0] = 0;
         block.neighbors.resize(nnz);
         runs::parallel_merge<std::uint64_t>(
             pool_, segs, threads, cursors, KeyLess{}, RowStart{},
             [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& stream) {
               ArraySink sink;
               sink.block = &block;
-              sink.col_count = std::make_unique<CountCache>(col_count);
-              CsrRangeBuilder builder(range.lo_key ? *range.lo_key >> 32 : 0, range.hi_key ? *range.hi_key >> 32 : rows,
-                                      range.first, piece, sink);
-              for (std::uint64_t key; stream.next(key);) builder.add(key);
-              builder.finish();
-              std::lock_guard lock(m);
-              block_max = std::max(block_max, builder.max_degree());
+              build(range, stream, sink);
             });
         block.max_degree = block_max;
-        FileWriter deg(row_degree_files_[b], io_);
-        for (std::uint64_t r = 0; r < rows; ++r)
-          deg.put(static_cast<std::uint32_t>(block.offsets[r + 1] - block.offsets[r]));
-        deg.close();
+        degree_file.close();
         writer.push(std::move(block));
       } else {
         ++report_.streamed_blocks;
@@ -118,28 +150,15 @@ void Pipeline::write_blocks(BlockOutput& out) {
         BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
         const eoff_t zero = 0;
         stream.write_offsets(0, &zero, 1);
-        const int fd = runs::create_scratch_file(row_degree_files_[b]);
-        try {
-          runs::parallel_merge<std::uint64_t>(
-              pool_, segs, threads, cursors, KeyLess{}, RowStart{},
-              [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& merged) {
-                StreamSink sink;
-                sink.stream = &stream;
-                sink.col_count = std::make_unique<CountCache>(col_count);
-                sink.degree_fd = fd;
-                sink.degree_path = row_degree_files_[b];
-                sink.previous = range.first;
-                CsrRangeBuilder builder(range.lo_key ? *range.lo_key >> 32 : 0,
-                                        range.hi_key ? *range.hi_key >> 32 : rows, range.first, piece, sink);
-                for (std::uint64_t key; merged.next(key);) builder.add(key);
-                builder.finish();
-              });
-        } catch (...) {
-          ::close(fd);
-          throw;
-        }
-        if (::close(fd) != 0) runs::throw_write_error(row_degree_files_[b], errno);
-        block_max = stream.finish().max_degree;
+        runs::parallel_merge<std::uint64_t>(
+            pool_, segs, threads, cursors, KeyLess{}, RowStart{},
+            [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& merged) {
+              StreamSink sink;
+              sink.stream = &stream;
+              build(range, merged, sink);
+            });
+        degree_file.close();
+        block_max = stream.finish(threads_).max_degree;
       }
       max_degree_ = std::max<std::uint64_t>(max_degree_, block_max);
       col_count_files_[b] = scratch_.new_file("colcount");
@@ -148,11 +167,10 @@ void Pipeline::write_blocks(BlockOutput& out) {
       progress_.add(nnz);
     }
   writer.drain();
-  // Every block is written: the bucket files go.
-  for (const std::string& p : bucket_files_) {
-    pool_.forget(p);
-    runs::remove_scratch_file(p);
-  }
+  // Every block is written: the bucket files go (their pages freed on the stage's threads).
+  std::vector<Run> buckets;
+  for (const std::string& p : bucket_files_) buckets.push_back(Run{{Span{p, 0, 0}}});
+  runs::remove_run_files(buckets, pool_, threads_);
   bucket_files_.clear();
   progress_.end(report_.streamed_blocks ? std::to_string(report_.streamed_blocks) + " blocks written in pieces" : "");
 }

@@ -19,9 +19,17 @@ std::string block_group_path(const BlockId& id) {
   return "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class);
 }
 
-std::uint64_t CsrBlock::rows_with_two() const {
+std::uint64_t CsrBlock::rows_with_two(unsigned threads) const {
+  // At least 2^20 rows a thread: starting one costs more than counting that many.
+  const unsigned t = static_cast<unsigned>(std::clamp<std::uint64_t>(rows >> 20, 1, std::max(1u, threads)));
+  std::vector<std::uint64_t> count(t, 0);
+  parallel_for(t, [&](unsigned k) {
+    std::uint64_t n = 0;
+    for (std::uint64_t r = rows * k / t; r < rows * (k + 1) / t; ++r) n += offsets[r + 1] - offsets[r] >= 2;
+    count[k] = n;
+  });
   std::uint64_t n = 0;
-  for (std::uint64_t r = 0; r < rows; ++r) n += offsets[r + 1] - offsets[r] >= 2;
+  for (std::uint64_t c : count) n += c;
   return n;
 }
 

@@ -63,7 +63,7 @@ struct CsrBlock {
   BlockArray<eoff_t> offsets;            // rows + 1 entries, offsets[0] == 0
   BlockArray<vid_t> neighbors;           // offsets[rows] entries
   std::uint64_t nnz() const { return neighbors.size(); }
-  std::uint64_t rows_with_two() const;  // rows with at least two neighbours
+  std::uint64_t rows_with_two(unsigned threads = 1) const;  // rows with at least two neighbours
   std::uint64_t checksum(unsigned threads = 1) const;  // of shape, offsets and neighbours (block_checksum)
   std::uint64_t bytes() const { return offsets.size() * sizeof(eoff_t) + neighbors.size() * sizeof(vid_t); }
   CsrSpan span() const;
@@ -109,7 +109,8 @@ class BlockFileWriter {
   // vertex class: what --per-vertex needs without a pass over every block. Optional: files
   // without it are read as before (the degrees are then counted from the blocks).
   void write_degrees(const std::vector<std::uint32_t>& degrees);
-  void write_block(const CsrBlock& block);
+  // Its checksum and row statistics are computed on up to `threads` threads.
+  void write_block(const CsrBlock& block, unsigned threads = 1);
   // Estimated work of each subtask (i, j, k), indexed (i * n + j) * n + k: the 2-hop probes
   // plus the table insertions. The scheduler hands out the costliest first.
   void write_task_work(const std::vector<std::uint64_t>& work);
@@ -135,10 +136,11 @@ class BlockFileWriter {
     // datasets exactly once.
     void write_offsets(std::uint64_t first, const eoff_t* data, std::size_t count);
     void write_neighbors(std::uint64_t first, const vid_t* data, std::size_t count);
-    // Reads both datasets back (in bounded pieces) to check the offsets and compute
-    // max_degree, rows_with_two and the checksum (equal to CsrBlock::checksum() of the same
-    // data), writes the attributes and counts the block as written.
-    StreamedBlockStats finish();
+    // Reads both datasets back (in bounded pieces, checked and summed on up to `threads`
+    // threads) to check the offsets and compute max_degree, rows_with_two and the checksum
+    // (equal to CsrBlock::checksum() of the same data), writes the attributes and counts the
+    // block as written.
+    StreamedBlockStats finish(unsigned threads = 1);
 
    private:
     friend class BlockFileWriter;
