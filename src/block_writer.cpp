@@ -140,7 +140,6 @@ void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input
 }
 
 void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
-  std::lock_guard lock(hdf5_mutex());
   auto& s = *impl_;
   const std::uint32_t n = s.header.parts;
   if (degrees.size() != s.header.vertices)
@@ -150,14 +149,18 @@ void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
   // BlockFileReader::read_degrees_class reads.
   std::vector<std::uint64_t> digests(n);
   const unsigned threads = std::min(n, usable_cores());
-  parallel_for(threads, [&](unsigned t) {
-    std::vector<std::uint32_t> mine;
-    for (std::uint32_t c = t; c < n; c += threads) {
-      mine.clear();
-      for (std::uint64_t v = c; v < degrees.size(); v += n) mine.push_back(degrees[v]);
-      digests[c] = array_digest(mine.data(), mine.size() * sizeof(std::uint32_t));
-    }
-  });
+  if (n == 1)  // the one class is the array itself: no copy, the digest on every core
+    digests[0] = array_digest(degrees.data(), degrees.size() * sizeof(std::uint32_t), usable_cores());
+  else
+    parallel_for(threads, [&](unsigned t) {
+      std::vector<std::uint32_t> mine;
+      for (std::uint32_t c = t; c < n; c += threads) {
+        mine.clear();
+        for (std::uint64_t v = c; v < degrees.size(); v += n) mine.push_back(degrees[v]);
+        digests[c] = array_digest(mine.data(), mine.size() * sizeof(std::uint32_t));
+      }
+    });
+  std::lock_guard lock(hdf5_mutex());  // the checksums above need no HDF5 call
   const std::string where = "'" + s.temp + "'";
   write_dataset(s.file.get(), "degrees", H5T_STD_U32LE, H5T_NATIVE_UINT32, degrees, where);
   write_dataset(s.file.get(), "degree_checksums", H5T_STD_U64LE, H5T_NATIVE_UINT64, digests, where);

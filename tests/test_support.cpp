@@ -402,35 +402,6 @@ std::vector<double> json_numbers(const std::string& json, const std::string& key
   return values;
 }
 
-void corrupt_block_neighbors(const std::string& path, const BlockId& id) {
-  // 1. A neighbour one above its row's previous one, which can go one down.
-  std::uint64_t entry = 0;
-  vid_t lowered = 0;
-  {
-    const CsrBlock b = BlockFileReader(path).read_block(id);
-    for (std::uint64_t r = 0; r < b.rows && entry == 0; ++r)
-      for (eoff_t x = b.offsets[r] + 1; x < b.offsets[r + 1] && entry == 0; ++x)
-        if (b.neighbors[x] > b.neighbors[x - 1] + 1) entry = x, lowered = b.neighbors[x] - 1;
-  }
-  if (entry == 0) throw std::runtime_error(path + ": block " + block_name(id) + " has no neighbour to lower");
-  // 2. Where the block's neighbours lie in the file (contiguous, as tricount-partition writes them).
-  const std::string dataset = "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class) + "/neighbors";
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) throw std::runtime_error("cannot open " + path);
-  const hid_t set = H5Dopen2(file, dataset.c_str(), H5P_DEFAULT);
-  const haddr_t at = set >= 0 ? H5Dget_offset(set) : HADDR_UNDEF;
-  if (set >= 0) H5Dclose(set);
-  H5Fclose(file);
-  if (at == HADDR_UNDEF) throw std::runtime_error(path + ": " + dataset + " is not contiguous");
-  // 3. The new value over the old.
-  const int fd = ::open(path.c_str(), O_WRONLY);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
-  const bool written =
-      ::pwrite(fd, &lowered, sizeof lowered, static_cast<off_t>(at + entry * sizeof(vid_t))) == ssize_t(sizeof lowered);
-  ::close(fd);
-  if (!written) throw std::runtime_error("cannot rewrite " + dataset + " of " + path);
-}
-
 namespace {
 
 // Where a contiguous dataset's elements start in the file.
@@ -446,6 +417,39 @@ haddr_t dataset_offset(const std::string& path, const std::string& dataset) {
 }
 
 }  // namespace
+
+void corrupt_block_neighbors(const std::string& path, const BlockId& id) {
+  // 1. A neighbour one above its row's previous one, which can go one down.
+  std::uint64_t entry = 0;
+  vid_t lowered = 0;
+  {
+    const CsrBlock b = BlockFileReader(path).read_block(id);
+    for (std::uint64_t r = 0; r < b.rows && entry == 0; ++r)
+      for (eoff_t x = b.offsets[r] + 1; x < b.offsets[r + 1] && entry == 0; ++x)
+        if (b.neighbors[x] > b.neighbors[x - 1] + 1) entry = x, lowered = b.neighbors[x] - 1;
+  }
+  if (entry == 0) throw std::runtime_error(path + ": block " + block_name(id) + " has no neighbour to lower");
+  // 2. Where the block's neighbours lie in the file (contiguous, as tricount-partition writes them).
+  const std::string dataset = "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class) + "/neighbors";
+  const haddr_t at = dataset_offset(path, dataset);
+  // 3. The new value over the old.
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
+  const bool written =
+      ::pwrite(fd, &lowered, sizeof lowered, static_cast<off_t>(at + entry * sizeof(vid_t))) == ssize_t(sizeof lowered);
+  ::close(fd);
+  if (!written) throw std::runtime_error("cannot rewrite " + dataset + " of " + path);
+}
+
+std::string table_rows(const std::string& text) {
+  std::string rows;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text[at] != '#') rows += text.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return rows;
+}
 
 void corrupt_stored_degree(const std::string& path, std::uint64_t v) {
   const off_t at = static_cast<off_t>(dataset_offset(path, "/degrees") + v * sizeof(std::uint32_t));

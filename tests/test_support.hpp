@@ -153,6 +153,9 @@ std::vector<double> json_numbers(const std::string& json, const std::string& key
 // sorted: the file opens and the block validates, but reading it fails its checksum.
 void corrupt_block_neighbors(const std::string& path, const BlockId& id);
 
+// A text table's rows without its '#' header lines (which name the input).
+std::string table_rows(const std::string& text);
+
 // Adds one to the stored degree of vertex `v` of a block file, in place: the file opens, but
 // reading v's class of degrees fails its checksum.
 void corrupt_stored_degree(const std::string& path, std::uint64_t v);

@@ -25,17 +25,6 @@ ProcessResult count(int ranks, const std::string& graph, const std::string& tabl
                      kTimeout);
 }
 
-// The table's rows without its header (which names the input).
-std::string rows_of(const std::string& text) {
-  std::string rows;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    if (text[at] != '#') rows += text.substr(at, end - at + 1);
-    at = end + 1;
-  }
-  return rows;
-}
-
 TEST(StoredDegreesCli, TheOlderFileGivesTheSameRowsAndTheReportSaysWhere) {
   TempDir dir;
   const PartitionedGraph g = partition_graph(random_graph(2000, 12000, 23), 2);
@@ -49,9 +38,9 @@ TEST(StoredDegreesCli, TheOlderFileGivesTheSameRowsAndTheReportSaysWhere) {
     ASSERT_EQ(b.exit_code, 0) << describe(b);
     EXPECT_TRUE(contains(a.out, "\"per_vertex_degrees\": \"file\"")) << a.out;
     EXPECT_TRUE(contains(b.out, "\"per_vertex_degrees\": \"blocks\"")) << b.out;
-    const std::string rows = rows_of(read_file(dir.file("new.tsv")));
+    const std::string rows = table_rows(read_file(dir.file("new.tsv")));
     EXPECT_GT(rows.size(), 10000u);
-    EXPECT_EQ(rows, rows_of(read_file(dir.file("old.tsv"))));
+    EXPECT_EQ(rows, table_rows(read_file(dir.file("old.tsv"))));
   }
 }
 

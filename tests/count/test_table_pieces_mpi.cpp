@@ -123,17 +123,6 @@ TEST(TablePiecesMpi, PerVertexPiecesOfAFewRowsWriteTheSameTableFromDegreeShares)
   expect_pieces_write_the_same_table(false);
 }
 
-// A text table's rows without its header (which names the input).
-std::string rows_of(const std::string& text) {
-  std::string rows;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    if (text[at] != '#') rows += text.substr(at, end - at + 1);
-    at = end + 1;
-  }
-  return rows;
-}
-
 // The degrees stored in the file (rank 0 reads them) and the workers' degree shares counted
 // from the blocks of a file without them give the same table; a stored degree changed on the
 // disk ends the step on every rank, naming the file and the class, and leaves no table.
@@ -152,7 +141,7 @@ TEST(TablePiecesMpi, StoredDegreesGiveTheTableOfTheDegreeShares) {
     }
     if (world_rank() != 0) continue;
     if (name.ends_with(".tsv")) {
-      EXPECT_EQ(rows_of(read_file(stored.file(name))), rows_of(read_file(shares.file(name))));
+      EXPECT_EQ(table_rows(read_file(stored.file(name))), table_rows(read_file(shares.file(name))));
       continue;
     }
     const VertexRows a = read_per_vertex_hdf5(stored.file(name)), b = read_per_vertex_hdf5(shares.file(name));
