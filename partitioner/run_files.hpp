@@ -53,16 +53,35 @@ void write_all(int fd, const void* data, std::size_t bytes, const std::string& p
 void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 
+// Pages of `bytes`, all mapped by one call (the kernel faults them in at once), freed with
+// unmap_pages. 64 threads touching fresh buffers page by page wait on the process's memory
+// map lock at every fault, behind every other thread's mmap and munmap (bench/notes/partitioner-passes.md).
+void* map_populated_pages(std::size_t bytes);
+void unmap_pages(void* data, std::size_t bytes) noexcept;
+
 // An I/O buffer whose records are not zero-filled: a writer or cursor touches only the pages
 // it fills (zero-filling 4 MB per writer and cursor took 80% of a 4-edge partition's 1.1 CPU
-// seconds at --parts 4).
+// seconds at --parts 4). `populate` (for a buffer that will be filled whole, of 64 KiB or
+// more): its pages mapped at once instead (map_populated_pages).
 template <class T>
 class IoBuffer {
   static_assert(std::is_trivially_copyable_v<T>);
+  static constexpr std::size_t kPopulateMin = std::size_t{64} << 10;
+  struct Free {
+    std::size_t mapped_bytes = 0;  // 0: from new[]
+    void operator()(T* p) const noexcept {
+      if (mapped_bytes) unmap_pages(p, mapped_bytes);
+      else delete[] p;
+    }
+  };
 
  public:
   IoBuffer() = default;
-  explicit IoBuffer(std::size_t records) : data_(std::make_unique_for_overwrite<T[]>(records)), size_(records) {}
+  explicit IoBuffer(std::size_t records, bool populate = false) : size_(records) {
+    const std::size_t bytes = records * sizeof(T);
+    if (populate && bytes >= kPopulateMin) data_ = {static_cast<T*>(map_populated_pages(bytes)), Free{bytes}};
+    else data_ = {new T[records], Free{}};
+  }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   std::size_t size() const { return size_; }
@@ -74,7 +93,7 @@ class IoBuffer {
   }
 
  private:
-  std::unique_ptr<T[]> data_;
+  std::unique_ptr<T[], Free> data_;
   std::size_t size_ = 0;
 };
 
@@ -222,8 +241,18 @@ std::uint64_t run_lower_bound(FilePool& pool, const Run& run, std::uint64_t lo, 
 template <class T>
 class RunCursor {
  public:
+  // A buffer of its own, no larger than the range.
   RunCursor(FilePool& pool, const Run& run, std::uint64_t begin, std::uint64_t end, std::size_t buffer_records)
-      : pool_(&pool), run_(&run), left_(end - begin), buf_(std::max<std::size_t>(1, buffer_records)) {
+      : RunCursor(pool, run, begin, end, nullptr, buffer_records) {}
+  // Reads through `storage` (records of the caller's, at least one; null: its own).
+  RunCursor(FilePool& pool, const Run& run, std::uint64_t begin, std::uint64_t end, T* storage, std::size_t buffer_records)
+      : pool_(&pool), run_(&run), left_(end - begin),
+        cap_(static_cast<std::size_t>(std::clamp<std::uint64_t>(end - begin, 1, std::max<std::size_t>(1, buffer_records)))) {
+    if (storage) buf_ = storage;
+    else {
+      own_ = IoBuffer<T>(cap_);
+      buf_ = own_.data();
+    }
     std::uint64_t skip = begin;
     while (span_ < run.spans.size() && skip >= run.spans[span_].count) skip -= run.spans[span_++].count;
     in_span_ = skip;
@@ -238,7 +267,7 @@ class RunCursor {
   std::size_t take(const T*& data, std::size_t max) {
     if (pos_ == len_) return 0;
     const std::size_t n = std::min(max, len_ - pos_);
-    data = buf_.data() + pos_;
+    data = buf_ + pos_;
     pos_ += n;
     if (pos_ == len_) pending_refill_ = true;
     return n;
@@ -262,8 +291,8 @@ class RunCursor {
         in_span_ = 0;
         continue;
       }
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>({buf_.size(), s.count - in_span_, left_}));
-      pread_all(pool_->fd(s.path), buf_.data(), n * sizeof(T), (s.first + in_span_) * sizeof(T), s.path);
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>({cap_, s.count - in_span_, left_}));
+      pread_all(pool_->fd(s.path), buf_, n * sizeof(T), (s.first + in_span_) * sizeof(T), s.path);
       in_span_ += n;
       left_ -= n;
       len_ = n;
@@ -275,7 +304,9 @@ class RunCursor {
   std::uint64_t left_;
   std::size_t span_ = 0;
   std::uint64_t in_span_ = 0;
-  IoBuffer<T> buf_;
+  std::size_t cap_;  // records of buf_
+  IoBuffer<T> own_;
+  T* buf_ = nullptr;  // own_'s, or the caller's
   std::size_t pos_ = 0, len_ = 0;
   bool pending_refill_ = false;
 };
@@ -453,11 +484,21 @@ void parallel_merge(FilePool& pool, const std::vector<Run>& runs, unsigned threa
     }
     range.lo_key = t > 0 ? &cuts.keys[t - 1] : nullptr;
     range.hi_key = t + 1 < threads ? &cuts.keys[t] : nullptr;
+    // The cursors' buffers, each no larger than its range, in one allocation mapped at once.
+    auto buffer_of = [&](std::size_t r) {
+      return std::min<std::uint64_t>(cursor_records, cuts.bounds[t + 1][r] - cuts.bounds[t][r]);
+    };
+    std::uint64_t arena_records = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r) arena_records += buffer_of(r);
+    IoBuffer<T> arena(static_cast<std::size_t>(arena_records), true);
+    T* next_buffer = arena.data();
     std::vector<RunCursor<T>> cursors;
     cursors.reserve(runs.size());
     for (std::size_t r = 0; r < runs.size(); ++r)
-      if (cuts.bounds[t + 1][r] > cuts.bounds[t][r])
-        cursors.emplace_back(pool, runs[r], cuts.bounds[t][r], cuts.bounds[t + 1][r], cursor_records);
+      if (const std::size_t records = static_cast<std::size_t>(buffer_of(r))) {
+        cursors.emplace_back(pool, runs[r], cuts.bounds[t][r], cuts.bounds[t + 1][r], next_buffer, records);
+        next_buffer += records;
+      }
     MergeStream<T, Less> stream(std::move(cursors), less);
     body(range, stream);
   });
