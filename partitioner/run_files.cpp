@@ -280,6 +280,12 @@ FilePool::~FilePool() {
 }
 
 int FilePool::fd(const std::string& path) {
+  {
+    // Every probe of a merge's cuts asks here: the threads share the lookup.
+    std::shared_lock lock(m_);
+    auto it = fds_.find(path);
+    if (it != fds_.end()) return it->second;
+  }
   std::lock_guard lock(m_);
   auto it = fds_.find(path);
   if (it != fds_.end()) return it->second;

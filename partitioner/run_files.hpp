@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -157,7 +158,7 @@ class FilePool {
   void forget(const std::string& path);  // closes it (before the file is deleted)
 
  private:
-  std::mutex m_;
+  std::shared_mutex m_;
   std::unordered_map<std::string, int> fds_;
 };
 
