@@ -1,8 +1,15 @@
 #include "partitioner/block_writer_thread.hpp"
 
+#include <chrono>
 #include <utility>
 
 namespace tricount::pipeline {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
 
 BlockWriterThread::~BlockWriterThread() {
   {
@@ -15,8 +22,10 @@ BlockWriterThread::~BlockWriterThread() {
 }
 
 void BlockWriterThread::wait_for_room(std::uint64_t bytes, std::uint64_t limit) {
+  const auto start = std::chrono::steady_clock::now();
   std::unique_lock lock(m_);
   cv_.wait(lock, [&] { return error_ || in_flight_ == 0 || in_flight_ + bytes <= limit; });
+  waited_seconds_ += seconds_since(start);
   rethrow();
 }
 
@@ -30,8 +39,10 @@ void BlockWriterThread::push(CsrBlock block) {
 }
 
 void BlockWriterThread::drain() {
+  const auto start = std::chrono::steady_clock::now();
   std::unique_lock lock(m_);
   cv_.wait(lock, [&] { return error_ || in_flight_ == 0; });
+  waited_seconds_ += seconds_since(start);
   rethrow();
 }
 
@@ -48,13 +59,16 @@ void BlockWriterThread::loop() {
     queue_.pop_front();
     const std::uint64_t bytes = block.bytes();
     lock.unlock();
+    const auto start = std::chrono::steady_clock::now();
     std::exception_ptr error;
     try {
       out_.block(std::move(block));
     } catch (...) {
       error = std::current_exception();
     }
+    const double busy = seconds_since(start);
     lock.lock();
+    busy_seconds_ += busy;
     in_flight_ -= bytes;
     if (error && !error_) error_ = error;
     if (error) {

@@ -23,6 +23,16 @@ class BlockWriterThread {
   void push(CsrBlock block);
   // Waits until every block pushed is written (the caller may use the file then).
   void drain();
+  // Seconds the thread spent writing blocks, and callers spent waiting for it (in
+  // wait_for_room and drain): the write stage's line says which side bounds it.
+  double busy_seconds() {
+    std::lock_guard lock(m_);
+    return busy_seconds_;
+  }
+  double waited_seconds() {
+    std::lock_guard lock(m_);
+    return waited_seconds_;
+  }
 
  private:
   void rethrow();
@@ -34,6 +44,7 @@ class BlockWriterThread {
   std::uint64_t in_flight_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;
+  double busy_seconds_ = 0, waited_seconds_ = 0;  // under m_
   std::thread thread_;
 };
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -167,12 +168,19 @@ void Pipeline::write_blocks(BlockOutput& out) {
       progress_.add(nnz);
     }
   writer.drain();
+  // Which side bounded the stage: the writer (and the disk behind it) or the builds.
+  char timing[160];
+  const auto [write_s, writeback_s] = out.file() ? out.file()->block_write_seconds() : std::pair<double, double>{0, 0};
+  std::snprintf(timing, sizeof timing, "writer thread busy %.2f s (HDF5 writes %.2f s, of them starting writeback %.2f s), builds waited %.2f s",
+                writer.busy_seconds(), write_s, writeback_s, writer.waited_seconds());
   // Every block is written: the bucket files go (their pages freed on the stage's threads).
   std::vector<Run> buckets;
   for (const std::string& p : bucket_files_) buckets.push_back(Run{{Span{p, 0, 0}}});
   runs::remove_run_files(buckets, pool_, threads_);
   bucket_files_.clear();
-  progress_.end(report_.streamed_blocks ? std::to_string(report_.streamed_blocks) + " blocks written in pieces" : "");
+  std::string detail(timing);
+  if (report_.streamed_blocks) detail.insert(0, std::to_string(report_.streamed_blocks) + " blocks written in pieces, ");
+  progress_.end(detail);
 }
 
 }  // namespace tricount::pipeline

@@ -117,6 +117,8 @@ class BlockFileWriter {
   void commit();  // checks every block was written, flushes, closes, renames
 
   const std::string& temp_path() const;
+  // Seconds write_block has spent writing blocks, and of those, starting the disk's writeback.
+  std::pair<double, double> block_write_seconds() const;
 
   // --- Streaming writes, for blocks too large for memory (runs on disk) ---
   // The same group, datasets and attributes as write_block, filled in pieces.

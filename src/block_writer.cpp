@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -35,21 +36,24 @@ constexpr std::string_view kHdf5Signature{"\x89HDF\r\n\x1a\n", 8};
 // commit()'s fsync finds most of them written: the disk works while the rest of the file is
 // made, not after it (commit was the fsync of the whole output). Best effort: the fsync
 // checks. The writer's files use HDF5's default (sec2) driver, whose handle is the descriptor.
-void start_writeback(hid_t file) {
+// `seconds` gains the time the call took (the block layer may hold it back: writeback throttling).
+void start_writeback(hid_t file, double& seconds) {
+  const auto start = std::chrono::steady_clock::now();
   void* handle = nullptr;
   if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return;
   ::sync_file_range(*static_cast<int*>(handle), 0, 0, SYNC_FILE_RANGE_WRITE);
+  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // write_dataset of `count` entries at `data`, in slabs of 64 MiB with the file's writeback
 // started after each, so that a block of GBs reaches the disk while it is copied.
 void write_dataset_in_slabs(hid_t file, hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* data,
-                            std::uint64_t count, std::size_t width, const std::string& where) {
+                            std::uint64_t count, std::size_t width, const std::string& where, double& writeback_seconds) {
   const Handle set = create_sized_dataset(loc, name, file_type, count, where);
   const std::uint64_t slab = (std::uint64_t{64} << 20) / width;
   for (std::uint64_t at = 0; at < count; at += slab) {
     write_slab(set.get(), mem_type, at, static_cast<const char*>(data) + at * width, std::min(slab, count - at), where, name);
-    start_writeback(file);
+    start_writeback(file, writeback_seconds);
   }
 }
 
@@ -64,6 +68,7 @@ struct BlockFileWriter::Impl {
   std::vector<std::uint64_t> checksums;
   bool vertex_map_written = false;
   bool committed = false;
+  double write_seconds = 0, writeback_seconds = 0;  // in write_block (under the library's lock)
 };
 
 BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& header) : impl_(std::make_unique<Impl>()) {
@@ -129,6 +134,11 @@ BlockFileWriter::~BlockFileWriter() {
 
 const std::string& BlockFileWriter::temp_path() const { return impl_->temp; }
 
+std::pair<double, double> BlockFileWriter::block_write_seconds() const {
+  std::lock_guard lock(hdf5_mutex());
+  return {impl_->write_seconds, impl_->writeback_seconds};
+}
+
 void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input) {
   std::lock_guard lock(hdf5_mutex());
   auto& s = *impl_;
@@ -186,10 +196,12 @@ void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
   write_attribute_u64(g.get(), "rows_with_two", rows_with_two, where);
   write_attribute_u64(g.get(), "checksum", checksum, where);
   s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
+  const auto start = std::chrono::steady_clock::now();
   write_dataset_in_slabs(s.file.get(), g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets.data(),
-                         b.offsets.size(), sizeof(eoff_t), where);
+                         b.offsets.size(), sizeof(eoff_t), where, s.writeback_seconds);
   write_dataset_in_slabs(s.file.get(), g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors.data(),
-                         b.neighbors.size(), sizeof(vid_t), where);
+                         b.neighbors.size(), sizeof(vid_t), where, s.writeback_seconds);
+  s.write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
 }
 
@@ -395,7 +407,7 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
   b.offsets.reset();
   b.neighbors.reset();
   b.group.reset();
-  start_writeback(s.file.get());
+  start_writeback(s.file.get(), s.writeback_seconds);
   return st;
 }
 
