@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
+#include <thread>
+#include <condition_variable>
 #include <limits>
 #include <mutex>
 #include <string_view>
@@ -34,26 +36,75 @@ constexpr std::string_view kHdf5Signature{"\x89HDF\r\n\x1a\n", 8};
 
 // Starts the disk's writes of the file's dirty pages now, without waiting for them, so that
 // commit()'s fsync finds most of them written: the disk works while the rest of the file is
-// made, not after it (commit was the fsync of the whole output). Best effort: the fsync
-// checks. The writer's files use HDF5's default (sec2) driver, whose handle is the descriptor.
-// `seconds` gains the time the call took (the block layer may hold it back: writeback throttling).
-void start_writeback(hid_t file, double& seconds) {
-  const auto start = std::chrono::steady_clock::now();
-  void* handle = nullptr;
-  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return;
-  ::sync_file_range(*static_cast<int*>(handle), 0, 0, SYNC_FILE_RANGE_WRITE);
-  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+// made, not after it (commit was the fsync of the whole output). On a thread of its own:
+// sync_file_range can be held back by the block layer (writeback throttling), and the
+// writer, whose next block waits, would be held with it. Best effort: the fsync checks.
+class Writeback {
+ public:
+  Writeback() = default;
+  Writeback(const Writeback&) = delete;
+  Writeback& operator=(const Writeback&) = delete;
+  ~Writeback() { stop(); }
+  // The writer's files use HDF5's default (sec2) driver, whose handle is the descriptor.
+  void start(hid_t file) {
+    void* handle = nullptr;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return;
+    {
+      std::lock_guard lock(m_);
+      if (stop_) return;
+      fd_ = *static_cast<int*>(handle);
+      pending_ = true;
+      if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    }
+    cv_.notify_one();
+  }
+  // Before the descriptor is closed.
+  void stop() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+  double seconds() {
+    std::lock_guard lock(m_);
+    return seconds_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(m_);
+    while (true) {
+      cv_.wait(lock, [&] { return stop_ || pending_; });
+      if (stop_) return;
+      pending_ = false;
+      const int fd = fd_;
+      lock.unlock();
+      const auto start = std::chrono::steady_clock::now();
+      ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      lock.lock();
+      seconds_ += took;
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  int fd_ = -1;
+  bool pending_ = false, stop_ = false;
+  double seconds_ = 0;
+  std::thread thread_;
+};
 
 // write_dataset of `count` entries at `data`, in slabs of 64 MiB with the file's writeback
 // started after each, so that a block of GBs reaches the disk while it is copied.
 void write_dataset_in_slabs(hid_t file, hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* data,
-                            std::uint64_t count, std::size_t width, const std::string& where, double& writeback_seconds) {
+                            std::uint64_t count, std::size_t width, const std::string& where, Writeback& writeback) {
   const Handle set = create_sized_dataset(loc, name, file_type, count, where);
   const std::uint64_t slab = (std::uint64_t{64} << 20) / width;
   for (std::uint64_t at = 0; at < count; at += slab) {
     write_slab(set.get(), mem_type, at, static_cast<const char*>(data) + at * width, std::min(slab, count - at), where, name);
-    start_writeback(file, writeback_seconds);
+    writeback.start(file);
   }
 }
 
@@ -68,7 +119,8 @@ struct BlockFileWriter::Impl {
   std::vector<std::uint64_t> checksums;
   bool vertex_map_written = false;
   bool committed = false;
-  double write_seconds = 0, writeback_seconds = 0;  // in write_block (under the library's lock)
+  double write_seconds = 0;  // in write_block (under the library's lock)
+  Writeback writeback;       // stopped before the file is closed
 };
 
 BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& header) : impl_(std::make_unique<Impl>()) {
@@ -126,6 +178,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
 
 BlockFileWriter::~BlockFileWriter() {
   if (!impl_ || impl_->committed) return;
+  impl_->writeback.stop();
   std::lock_guard lock(hdf5_mutex());
   impl_->blocks.reset();
   impl_->file.reset();
@@ -136,7 +189,7 @@ const std::string& BlockFileWriter::temp_path() const { return impl_->temp; }
 
 std::pair<double, double> BlockFileWriter::block_write_seconds() const {
   std::lock_guard lock(hdf5_mutex());
-  return {impl_->write_seconds, impl_->writeback_seconds};
+  return {impl_->write_seconds, impl_->writeback.seconds()};
 }
 
 void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input) {
@@ -198,9 +251,9 @@ void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
   s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
   const auto start = std::chrono::steady_clock::now();
   write_dataset_in_slabs(s.file.get(), g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets.data(),
-                         b.offsets.size(), sizeof(eoff_t), where, s.writeback_seconds);
+                         b.offsets.size(), sizeof(eoff_t), where, s.writeback);
   write_dataset_in_slabs(s.file.get(), g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors.data(),
-                         b.neighbors.size(), sizeof(vid_t), where, s.writeback_seconds);
+                         b.neighbors.size(), sizeof(vid_t), where, s.writeback);
   s.write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
 }
@@ -226,6 +279,7 @@ void BlockFileWriter::commit() {
                     " was never written");
     if (!s.vertex_map_written) throw Error("'" + s.temp + "': vertex map was never written");
     s.blocks.reset();
+    s.writeback.stop();
     if (H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error("cannot flush '" + s.temp + "' (disk full?)");
     if (H5Fclose(s.file.release()) < 0) throw Error("cannot close '" + s.temp + "' (disk full?)");
   }
@@ -407,7 +461,7 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
   b.offsets.reset();
   b.neighbors.reset();
   b.group.reset();
-  start_writeback(s.file.get(), s.writeback_seconds);
+  s.writeback.start(s.file.get());
   return st;
 }
 
