@@ -93,33 +93,27 @@ void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offse
   write_fully(fd, data, bytes, offset, path);
 }
 
-namespace {
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-std::size_t mapped_length(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage + kHugePage; }
-}  // namespace
-
-// Transparent huge pages where the system offers them (madvise mode): a 2 MiB page is one
-// fault instead of 512. The mapping is cut to a 2 MiB boundary so that the pages can be huge.
-void* map_populated_pages(std::size_t bytes) {
-  const std::size_t length = mapped_length(bytes);
-  void* raw = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
-  // The header word before the data keeps the mapping's start for unmap_pages.
-  char* data = reinterpret_cast<char*>(aligned == base ? aligned + kHugePage : aligned);
-  const std::size_t usable = length - static_cast<std::size_t>(data - static_cast<char*>(raw));
-  ::madvise(data, usable, MADV_HUGEPAGE);  // best effort
-#ifdef MADV_POPULATE_WRITE
-  if (::madvise(data, bytes, MADV_POPULATE_WRITE) != 0)
-#endif
-    for (std::size_t at = 0; at < bytes; at += 4096) data[at] = 0;
-  reinterpret_cast<void**>(data)[-1] = raw;
-  return data;
+void* map_pages(std::size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
 }
 
 void unmap_pages(void* data, std::size_t bytes) noexcept {
-  if (data) ::munmap(static_cast<void**>(data)[-1], mapped_length(bytes));
+  if (data) ::munmap(data, bytes);
+}
+
+void populate_pages(void* data, std::size_t bytes) {
+  if (bytes == 0) return;
+#ifdef MADV_POPULATE_WRITE
+  if (::madvise(data, bytes, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  // Older kernels: a write a page (each a fault, as before, but only here).
+  for (std::size_t at = 0; at < bytes; at += kPageBytes) static_cast<volatile char*>(data)[at] = 0;
+}
+
+void release_pages(void* data, std::size_t bytes) noexcept {
+  if (bytes) ::madvise(data, bytes, MADV_DONTNEED);
 }
 
 void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path) {

@@ -54,20 +54,25 @@ void write_all(int fd, const void* data, std::size_t bytes, const std::string& p
 void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 
-// Pages of `bytes`, all mapped by one call (the kernel faults them in at once), freed with
-// unmap_pages. 64 threads touching fresh buffers page by page wait on the process's memory
-// map lock at every fault, behind every other thread's mmap and munmap (bench/notes/partitioner-passes.md).
-void* map_populated_pages(std::size_t bytes);
+// Page-aligned memory of its own mapping (map_pages), freed with unmap_pages; a thread fills
+// in its part's pages with one call (populate_pages) and gives them back with another
+// (release_pages). 64 threads touching fresh buffers page by page waited on the process's
+// memory-map lock at every fault, behind every other thread's mmap and munmap
+// (bench/notes/partitioner-passes.md); a merge now maps once, before its threads start.
+// No huge pages asked for: see src/block_memory.hpp.
+inline constexpr std::size_t kPageBytes = 4096;
+void* map_pages(std::size_t bytes);
 void unmap_pages(void* data, std::size_t bytes) noexcept;
+void populate_pages(void* data, std::size_t bytes);       // data page-aligned
+void release_pages(void* data, std::size_t bytes) noexcept;  // data page-aligned
 
 // An I/O buffer whose records are not zero-filled: a writer or cursor touches only the pages
 // it fills (zero-filling 4 MB per writer and cursor took 80% of a 4-edge partition's 1.1 CPU
-// seconds at --parts 4). `populate` (for a buffer that will be filled whole, of 64 KiB or
-// more): its pages mapped at once instead (map_populated_pages).
+// seconds at --parts 4). `mapped`: a mapping of its own (map_pages), page-aligned, its pages
+// filled in by whoever uses them (populate_pages).
 template <class T>
 class IoBuffer {
   static_assert(std::is_trivially_copyable_v<T>);
-  static constexpr std::size_t kPopulateMin = std::size_t{64} << 10;
   struct Free {
     std::size_t mapped_bytes = 0;  // 0: from new[]
     void operator()(T* p) const noexcept {
@@ -78,9 +83,9 @@ class IoBuffer {
 
  public:
   IoBuffer() = default;
-  explicit IoBuffer(std::size_t records, bool populate = false) : size_(records) {
-    const std::size_t bytes = records * sizeof(T);
-    if (populate && bytes >= kPopulateMin) data_ = {static_cast<T*>(map_populated_pages(bytes)), Free{bytes}};
+  explicit IoBuffer(std::size_t records, bool mapped = false) : size_(records) {
+    const std::size_t bytes = std::max<std::size_t>(1, records) * sizeof(T);
+    if (mapped) data_ = {static_cast<T*>(map_pages(bytes)), Free{bytes}};
     else data_ = {new T[records], Free{}};
   }
   T* data() { return data_.get(); }
@@ -476,6 +481,20 @@ void parallel_merge(FilePool& pool, const std::vector<Run>& runs, unsigned threa
   threads = std::max(1u, threads);
   const MergeCuts<T> cuts = cut_runs<T>(pool, runs, threads, less, adjust);
   const std::size_t cursor_records = std::max<std::size_t>(1, cursor_bytes / sizeof(T));
+  // The cursors' buffers, each no larger than its range: one mapping for all threads, mapped
+  // before they start; thread t's part starts on a page of its own.
+  auto buffer_of = [&](unsigned t, std::size_t r) {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(cursor_records, cuts.bounds[t + 1][r] - cuts.bounds[t][r]));
+  };
+  constexpr std::size_t kPageRecords = std::max<std::size_t>(1, kPageBytes / sizeof(T));
+  static_assert(kPageBytes % sizeof(T) == 0, "records must not straddle pages");
+  std::vector<std::size_t> arena_first(threads + 1, 0);
+  for (unsigned t = 0; t < threads; ++t) {
+    std::size_t records = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r) records += buffer_of(t, r);
+    arena_first[t + 1] = arena_first[t] + (records + kPageRecords - 1) / kPageRecords * kPageRecords;
+  }
+  IoBuffer<T> arena(arena_first[threads], true);
   parallel_for(threads, [&](unsigned t) {
     MergeRange<T> range;
     range.part = t;
@@ -485,23 +504,20 @@ void parallel_merge(FilePool& pool, const std::vector<Run>& runs, unsigned threa
     }
     range.lo_key = t > 0 ? &cuts.keys[t - 1] : nullptr;
     range.hi_key = t + 1 < threads ? &cuts.keys[t] : nullptr;
-    // The cursors' buffers, each no larger than its range, in one allocation mapped at once.
-    auto buffer_of = [&](std::size_t r) {
-      return std::min<std::uint64_t>(cursor_records, cuts.bounds[t + 1][r] - cuts.bounds[t][r]);
-    };
-    std::uint64_t arena_records = 0;
-    for (std::size_t r = 0; r < runs.size(); ++r) arena_records += buffer_of(r);
-    IoBuffer<T> arena(static_cast<std::size_t>(arena_records), true);
-    T* next_buffer = arena.data();
+    T* const mine = arena.data() + arena_first[t];
+    const std::size_t mine_bytes = (arena_first[t + 1] - arena_first[t]) * sizeof(T);
+    populate_pages(mine, mine_bytes);
+    T* next_buffer = mine;
     std::vector<RunCursor<T>> cursors;
     cursors.reserve(runs.size());
     for (std::size_t r = 0; r < runs.size(); ++r)
-      if (const std::size_t records = static_cast<std::size_t>(buffer_of(r))) {
+      if (const std::size_t records = buffer_of(t, r)) {
         cursors.emplace_back(pool, runs[r], cuts.bounds[t][r], cuts.bounds[t + 1][r], next_buffer, records);
         next_buffer += records;
       }
     MergeStream<T, Less> stream(std::move(cursors), less);
     body(range, stream);
+    release_pages(mine, mine_bytes);  // freed on this thread, not by the one munmap after
   });
 }
 

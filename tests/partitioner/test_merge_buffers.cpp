@@ -1,13 +1,14 @@
-// The merge's buffers (partitioner/run_files.hpp): a populated IoBuffer (pages mapped at once,
-// huge where the system allows) holds what is written to it and survives a move; a parallel
-// merge whose cursors read through one arena per thread, each buffer no larger than its
-// range, gives every record in order at 1, 2, 3 and 7 threads, with buffers of 64 KiB and more
-// (the populated path) and of a few records (refills mid-merge), over runs of two spans.
+// The merge's buffers (partitioner/run_files.hpp): a mapped IoBuffer holds what is written to
+// it, its pages filled in at once (populate_pages) or by first touch, survives a move, and its
+// released pages read back as zeros; a parallel merge whose cursors read through one mapping
+// (a page-aligned part per thread, each buffer no larger than its range) gives every record in
+// order at 1, 2, 3 and 7 threads, with large buffers and with buffers of a few records
+// (refills mid-merge), over runs of two spans.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
-#include <mutex>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <utility>
@@ -19,22 +20,27 @@
 using namespace tricount;
 using namespace tricount::testing;
 
-TEST(MergeBuffers, PopulatedBufferHoldsItsRecordsAndMoves) {
-  for (std::size_t records : {std::size_t{8192}, std::size_t{3} << 18, (std::size_t{2} << 20) / 8 + 1}) {
+TEST(MergeBuffers, MappedBufferHoldsItsRecordsAndMoves) {
+  for (std::size_t records : {std::size_t{0}, std::size_t{10}, std::size_t{8192}, std::size_t{3} << 18}) {
     runs::IoBuffer<std::uint64_t> buf(records, true);
     ASSERT_EQ(buf.size(), records);
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(buf.data()) % runs::kPageBytes, 0u);
+    if (records % 2 == 0) runs::populate_pages(buf.data(), records * 8);  // else first touch below
     for (std::size_t k = 0; k < records; ++k) buf[k] = k * 2654435761u;
     runs::IoBuffer<std::uint64_t> moved(std::move(buf));
     EXPECT_EQ(moved.size(), records);
     bool same = true;
     for (std::size_t k = 0; k < records; ++k) same = same && moved[k] == k * 2654435761u;
     EXPECT_TRUE(same) << records << " records";
+    if (records >= 8192) {
+      runs::release_pages(moved.data(), 8192 * 8);
+      EXPECT_EQ(moved[0], 0u);
+      EXPECT_EQ(moved[8191], 0u);
+      EXPECT_EQ(moved[8192 % records], records > 8192 ? std::uint64_t{8192} * 2654435761u : 0u);
+    }
     moved.release();
     EXPECT_EQ(moved.size(), 0u);
   }
-  runs::IoBuffer<std::uint32_t> small(10, true);  // below the populated size: from new[]
-  small[9] = 7;
-  EXPECT_EQ(small[9], 7u);
 }
 
 TEST(MergeBuffers, ParallelMergeThroughArenasGivesEveryRecordInOrder) {
