@@ -38,6 +38,11 @@ void BlockWriterThread::push(CsrBlock block) {
   cv_.notify_all();
 }
 
+CsrBlock BlockWriterThread::take_spare() {
+  std::lock_guard lock(m_);
+  return std::exchange(spare_, CsrBlock{});
+}
+
 void BlockWriterThread::drain() {
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock lock(m_);
@@ -62,13 +67,16 @@ void BlockWriterThread::loop() {
     const auto start = std::chrono::steady_clock::now();
     std::exception_ptr error;
     try {
-      out_.block(std::move(block));
+      out_.block(block);
     } catch (...) {
       error = std::current_exception();
     }
     const double busy = seconds_since(start);
     lock.lock();
     busy_seconds_ += busy;
+    if (!error && block.neighbors.capacity() + block.offsets.capacity() >
+                      spare_.neighbors.capacity() + spare_.offsets.capacity())
+      spare_ = std::move(block);
     in_flight_ -= bytes;
     if (error && !error_) error_ = error;
     if (error) {

@@ -21,6 +21,10 @@ class BlockWriterThread {
   // Waits until `bytes` more fit under `limit` beside the blocks not yet written (or none is left).
   void wait_for_room(std::uint64_t bytes, std::uint64_t limit);
   void push(CsrBlock block);
+  // A written block's storage to build the next block in (empty arrays when there is none):
+  // its pages are mapped already, where a new block's would fault in one by one. At most one
+  // is kept.
+  CsrBlock take_spare();
   // Waits until every block pushed is written (the caller may use the file then).
   void drain();
   // Seconds the thread spent writing blocks, and callers spent waiting for it (in
@@ -41,6 +45,7 @@ class BlockWriterThread {
   std::mutex m_;
   std::condition_variable cv_;
   std::deque<CsrBlock> queue_;
+  CsrBlock spare_;
   std::uint64_t in_flight_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;

@@ -46,7 +46,7 @@ class GraphOutput final : public BlockOutput {
   }
   void vertex_map(std::vector<raw_id_t> map) override { graph_.vertex_map = std::move(map); }
   void degrees(std::vector<std::uint32_t> degrees) override { graph_.degrees = std::move(degrees); }
-  void block(CsrBlock block) override { graph_.blocks.push_back(std::move(block)); }
+  void block(CsrBlock& block) override { graph_.blocks.push_back(std::move(block)); }
   BlockFileWriter* file() override { return nullptr; }
   void task_work(std::vector<std::uint64_t> work) override { graph_.task_work = std::move(work); }
   void commit(std::uint64_t max_degree) override { graph_.header.max_degree = max_degree; }
@@ -82,7 +82,7 @@ class FileOutput final : public BlockOutput {
   void open(const GraphHeader& header) override { writer_.emplace(path_, header); }
   void vertex_map(std::vector<raw_id_t> map) override { writer_->write_vertex_map(map); }
   void degrees(std::vector<std::uint32_t> degrees) override { writer_->write_degrees(degrees); }
-  void block(CsrBlock block) override { writer_->write_block(block, threads_); }
+  void block(CsrBlock& block) override { writer_->write_block(block, threads_); }
   BlockFileWriter* file() override { return &*writer_; }
   void task_work(std::vector<std::uint64_t> work) override { writer_->write_task_work(work); }
   void commit(std::uint64_t max_degree) override {

@@ -106,7 +106,9 @@ class BlockOutput {
   virtual void open(const GraphHeader& header) = 0;
   virtual void vertex_map(std::vector<raw_id_t> map) = 0;
   virtual void degrees(std::vector<std::uint32_t> degrees) = 0;  // by new id, after cleaning
-  virtual void block(CsrBlock block) = 0;
+  // A block built in memory. What the output leaves in it (a file's writer leaves its arrays)
+  // is storage the pipeline may build the next block in.
+  virtual void block(CsrBlock& block) = 0;
   // The file, for blocks written in pieces; null: every block is built whole in memory.
   virtual BlockFileWriter* file() = 0;
   virtual void task_work(std::vector<std::uint64_t> work) = 0;

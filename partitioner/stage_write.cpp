@@ -128,12 +128,15 @@ void Pipeline::write_blocks(BlockOutput& out) {
       if (in_memory) {
         // The blocks still being written count against the budget too.
         writer.wait_for_room(block_bytes, work_budget_);
-        CsrBlock block;
+        CsrBlock block = writer.take_spare();
         block.id = {i, j};
         block.rows = rows;
         block.cols = cols;
         // Not zero-filled: the ranges' threads write every offset after the first, and every
-        // neighbour, so the pages are first touched on those threads.
+        // neighbour, so the pages are first touched on those threads (a spare's are touched
+        // already). clear() first: growing keeps nothing of the old contents.
+        block.offsets.clear();
+        block.neighbors.clear();
         block.offsets.resize(rows + 1);
         block.offsets[0] = 0;
         block.neighbors.resize(nnz);
@@ -149,7 +152,8 @@ void Pipeline::write_blocks(BlockOutput& out) {
         writer.push(std::move(block));
       } else {
         ++report_.streamed_blocks;
-        writer.drain();  // the file is ours alone again
+        writer.drain();       // the file is ours alone again
+        writer.take_spare();  // and the memory: a block that does not fit streams
         BlockFileWriter::BlockStream stream = file->begin_block({i, j}, rows, cols, nnz);
         const eoff_t zero = 0;
         stream.write_offsets(0, &zero, 1);

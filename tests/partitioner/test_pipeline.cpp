@@ -163,7 +163,7 @@ TEST(Pipeline, BlockWriteErrorFromTheWriterThreadComesBack) {
     void open(const GraphHeader&) override {}
     void vertex_map(std::vector<raw_id_t>) override {}
     void degrees(std::vector<std::uint32_t>) override {}
-    void block(CsrBlock) override {
+    void block(CsrBlock&) override {
       if (++blocks == 3) throw Error("cannot write block 3: disk full (test)");
     }
     BlockFileWriter* file() override { return nullptr; }
