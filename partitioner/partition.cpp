@@ -236,7 +236,8 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
   if (ec) source_size = 0;
   PartitionOptions o = options;
   o.memory_budget = options.memory_budget ? options.memory_budget : default_memory_budget();
-  const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(estimated_input_edges(input, format), o.memory_budget);
+  o.expected_input_edges = estimated_input_edges(input, format);
+  const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(o.expected_input_edges, o.memory_budget);
   // Text is parsed on as many threads as sorting uses.
   EdgeFileOptions read_options{.threads = options.threads ? options.threads : usable_cores(), .progress = options.progress};
   // Parallel parsing holds about four blocks of text and their edges: under a small budget,

@@ -69,6 +69,9 @@ struct PartitionOptions {
   // The input's counts known in advance (its FILE.known; partition_file reads it): the
   // cleaned graph must have these vertices and edges, and the block file gets the triangles.
   std::optional<KnownCounts> known;
+  // The input's edges as estimated from its size (partition_file sets it; 0: unknown): a
+  // small input is read in smaller sorted runs (stage_read.cpp).
+  std::uint64_t expected_input_edges = 0;
 };
 
 // Checks the cleaned graph's vertices and edges in `header` against options.known, if any,

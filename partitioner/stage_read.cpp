@@ -34,10 +34,17 @@ void Pipeline::read(EdgeSource& source, const std::string& source_file) {
   // One buffer per sorter and per producer, and each sorter's radix scratch. Runs of at
   // most 2^22 edges (64 MiB): with a large budget, all sorters still get work (2^24 left
   // Kronecker 20 in one run, sorted on one thread).
+  // A small input (o_.expected_input_edges) gets about 32 runs at most from its size: the
+  // sorters then work while the text is parsed instead of after it, on buffers used again
+  // instead of fresh pages (bench/notes/partitioner-passes.md); inputs of 2^27 edges and more
+  // are not affected.
   const std::uint64_t chunk =
       tune_.run_edges ? tune_.run_edges
-                      : std::clamp<std::uint64_t>(work_budget_ * 3 / 4 / sizeof(RawEdge) / (2 * threads_ + producers),
-                                                  4096, std::uint64_t{1} << 22);
+                      : std::clamp<std::uint64_t>(
+                            std::min(work_budget_ * 3 / 4 / sizeof(RawEdge) / (2 * threads_ + producers),
+                                     o_.expected_input_edges ? std::max<std::uint64_t>(o_.expected_input_edges / 32, 1 << 16)
+                                                             : std::uint64_t(-1)),
+                            4096, std::uint64_t{1} << 22);
   const std::size_t batch_max = static_cast<std::size_t>(std::clamp<std::uint64_t>(chunk / 4, 1024, 1u << 18));
 
   std::mutex m;
