@@ -38,6 +38,10 @@ void Pipeline::blocks() {
       threads = static_cast<unsigned>(std::clamp<std::uint64_t>(avail / 8 / ((nb + 1) * 4096), 1, threads_));
       cap = std::max<std::uint64_t>(avail / 8 / ((nb + 1) * threads), 256);
     }
+    // At most about an eighth of a block's edges per buffer: under 8 threads a thread flushes
+    // a few segments and refills the same pages instead of touching fresh ones for its whole
+    // share (bench/notes/partitioner-passes.md); from 8 threads on, a share is below it anyway.
+    cap = std::min(cap, std::max<std::uint64_t>(edges_ / (8 * nb), std::uint64_t{1} << 16));
   }
   std::vector<std::vector<std::vector<Span>>> segs(threads, std::vector<std::vector<Span>>(nb));
   const auto cut = runs::even_cuts(edges_, threads);
