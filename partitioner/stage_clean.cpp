@@ -17,6 +17,10 @@ namespace tricount::pipeline {
 
 namespace {
 
+// Degree tables whose copies, one per thread, take at most this much are counted per thread
+// during the merge (2 threads: up to 2 Mi input ids).
+constexpr std::uint64_t kPrivateCountBytes = std::uint64_t{16} << 20;
+
 // Threads for a scan of `n` items: one per 64 Ki items at most (starting one costs more).
 unsigned scan_threads(std::uint64_t n, unsigned threads) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>(n >> 16, 1, std::max(1u, threads)));
@@ -101,6 +105,12 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
   VertexArray<std::uint64_t> bitmap;
   if (use_bitmap) assign_zeros(bitmap, bitmap_words, threads_);
   if (count_here) assign_zeros(raw_degree_, max_raw_id_ + 1, threads_);
+  // A small table is counted into one copy per thread, summed after the merge: the second
+  // endpoints fall all over the table, and the shared counters' atomic adds bounced their
+  // lines between the cores on almost every edge (bench/notes/partitioner-passes.md).
+  const bool private_counts = count_here && threads_ > 1 && raw_table_bytes * threads_ <= kPrivateCountBytes &&
+                              raw_table_bytes * threads_ <= work_budget_ / 4;
+  std::vector<std::vector<std::uint32_t>> thread_degree(private_counts ? threads_ : 0);
   const std::size_t id_buffer = std::max<std::size_t>(1024, work_budget_ / 4 / sizeof(raw_id_t) / threads_);
   std::vector<Span> unique_parts(threads_), first_id_parts(threads_);
   std::vector<std::vector<Run>> id_runs(threads_);
@@ -132,9 +142,16 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
             std::atomic_ref<std::uint64_t>(w).fetch_or(bit, std::memory_order_relaxed);
         };
         // Degrees: the first endpoints come in order (counted locally per run of equal
-        // ones), the second through a per-thread cache of counters.
+        // ones), the second into the thread's copy of a small table, else through a
+        // per-thread cache of counters.
         std::optional<CountCache> second_degree;
-        if (count_here) second_degree.emplace(raw_degree_.data());
+        std::uint32_t* own_degree = nullptr;
+        if (private_counts) {
+          thread_degree[t].assign(raw_degree_.size(), 0);
+          own_degree = thread_degree[t].data();
+        } else if (count_here) {
+          second_degree.emplace(raw_degree_.data());
+        }
         std::uint32_t pending = 0;
         auto flush_pending = [&](raw_id_t u) {
           if (pending) std::atomic_ref<std::uint32_t>(raw_degree_[u]).fetch_add(pending, std::memory_order_relaxed);
@@ -156,7 +173,8 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
           if (count_here) {
             if (new_first && have) flush_pending(first_of(last));
             ++pending;
-            second_degree->inc(static_cast<std::uint32_t>(v));
+            if (own_degree) ++own_degree[v];
+            else second_degree->inc(static_cast<std::uint32_t>(v));
           } else if (use_bitmap) {
             if (new_first) set_bit(u);
             set_bit(v);
@@ -173,7 +191,7 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
         }
         if (count_here) {
           if (have) flush_pending(first_of(last));
-          second_degree->flush();
+          if (second_degree) second_degree->flush();
         }
         progress_.add(since);
         out.close();
@@ -185,6 +203,12 @@ void Pipeline::clean_as(std::vector<Run> input_runs) {
         }
       });
   remove_mine(runs, mine);
+  if (private_counts)
+    parallel_ranges(raw_degree_.size(), scan_threads(raw_degree_.size(), threads_), [&](std::uint64_t a, std::uint64_t b) {
+      for (const std::vector<std::uint32_t>& d : thread_degree)
+        for (std::uint64_t id = a; id < b; ++id) raw_degree_[id] += d[id];
+    });
+  thread_degree.clear();
   for (Span& s : unique_parts) unique_edges_.append(std::move(s));
   edges_ = unique_edges_.size();
   check_parts_for_graph(o_.parts, edges_);
