@@ -28,7 +28,13 @@ Pipeline::Pipeline(const PartitionOptions& options, const PipelineTuning& tuning
       threads_(options.threads ? options.threads : usable_cores()),
       budget_(options.memory_budget ? options.memory_budget : default_memory_budget()),
       work_budget_(runs_in_memory ? std::max<std::uint64_t>(budget_ / 2, 1) : budget_),
-      io_(std::clamp<std::size_t>(work_budget_ / (64 * threads_), kMinIo, kMaxIo)),
+      // A reader's or writer's buffer is at most 1/1024 of a small input's edges (fresh pages,
+      // each used once, cost more than the system calls they save); from 2^28 edges, as before.
+      io_(std::clamp<std::size_t>(std::min<std::uint64_t>(work_budget_ / (64 * threads_),
+                                                          options.expected_input_edges
+                                                              ? options.expected_input_edges * sizeof(RawEdge) / 1024
+                                                              : std::uint64_t(-1)),
+                                  kMinIo, kMaxIo)),
       scratch_(options.tmpdir, runs_in_memory) {
   report_.memory_budget = budget_;
   report_.runs_in_memory = runs_in_memory;
