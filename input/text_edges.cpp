@@ -46,6 +46,8 @@ constexpr std::size_t kMinBlockBytes = std::size_t{2} << 20;
 constexpr std::size_t kMaxBlockBytes = std::size_t{16} << 20;
 constexpr std::size_t kBlocksInFlight = 4;
 constexpr std::size_t kMinPieceBytes = std::size_t{256} << 10;
+// Several threads: what the reader reads on its own before the blocks (grown for a longer line).
+constexpr std::size_t kFirstReadBytes = std::size_t{64} << 10;
 
 class TextEdgeSource final : public EdgeSource {
  public:
@@ -61,7 +63,10 @@ class TextEdgeSource final : public EdgeSource {
     } else {
       block_bytes_ = std::clamp<std::size_t>(std::size_t{threads_} * kBlockBytesPerThread, kMinBlockBytes, kMaxBlockBytes);
     }
-    buf_.resize(kChunkBytes + 1);  // +1: room for the '\n' appended to an unterminated last line
+    // +1: room for the '\n' appended to an unterminated last line. With several threads this
+    // buffer only holds the start (the first line, a Matrix Market header) before the blocks
+    // take over: 4 MiB here were zero-filled and copied into the first block on one thread.
+    buf_.resize((threads_ > 1 ? kFirstReadBytes : kChunkBytes) + 1);
     // A UTF-8 byte-order mark (left by some Windows tools) is not part of the first line.
     if (refill() && lines_end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
     // Auto: sniffed from the bytes this reader goes on to parse, so a pipe or FIFO (read
