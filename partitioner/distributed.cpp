@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <numeric>
 #include <span>
 
 #include "input/known_counts.hpp"
 #include "input/kronecker_product.hpp"
+#include "partitioner/id_index.hpp"
 #include "partitioner/partition.hpp"
 #include "partitioner/progress.hpp"
 #include "partitioner/radix_sort.hpp"
@@ -307,12 +309,14 @@ class Distributed {
   // The share's records (about 32 bytes an edge at the exchanges) and the table over the
   // input ids (4 bytes each up to the largest) must fit this rank's budget.
   void check_memory(std::uint64_t edges, raw_id_t max_id) const {
-    const unsigned __int128 need = static_cast<unsigned __int128>(edges) * 32 + static_cast<unsigned __int128>(max_id) * 4;
+    const unsigned __int128 need =
+        static_cast<unsigned __int128>(edges) * 32 + (dense_ids(max_id) ? static_cast<unsigned __int128>(max_id) * 4 : 0);
     if (need <= budget_) return;
     throw Error("rank " + std::to_string(c_.rank) + " of " + std::to_string(c_.size) + " needs more than its memory budget " +
-                mib(budget_) + " for its share of " + std::to_string(edges) + " edges (32 bytes each) and a table over the " +
-                "input ids up to " + std::to_string(max_id) + " (4 bytes each): run more ranks (on more nodes), give each " +
-                "more --memory-budget, or partition with one process, whose runs go to disk");
+                mib(budget_) + " for its share of " + std::to_string(edges) + " edges (32 bytes each)" +
+                (dense_ids(max_id) ? " and a table over the input ids up to " + std::to_string(max_id) + " (4 bytes each)" : "") +
+                ": run more ranks (on more nodes), give each more --memory-budget, or partition with one process, whose "
+                "runs go to disk");
   }
 
   template <class T>
@@ -327,55 +331,116 @@ class Distributed {
     progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks");
 
     progress_.begin("degrees", 0, "vertices");
-    // Degrees per input id, summed over the ranks; the compact ids are the ids of degree > 0,
-    // ascending, and index_ maps an input id to its compact id (in place of its degree).
-    const std::uint64_t M = max_id + 1;
-    if (M > std::uint64_t{1} << 40)
-      throw Error("input ids go up to " + std::to_string(max_id) + ": partitioning on several ranks needs a table of 4 "
-                  "bytes per id up to the largest; renumber the ids densely or partition with one process");
-    assign_zeros(index_, M, threads_);
-    parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
-      for (std::uint64_t i = a; i < b; ++i) {
-        std::atomic_ref<std::uint32_t>(index_[first_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
-        std::atomic_ref<std::uint32_t>(index_[second_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
-      }
-    });
-    ranks::allreduce(c_, index_.data(), M);
-    const unsigned t = threads_for(M, threads_);
-    std::vector<std::uint64_t> at(t + 1, 0);
-    parallel_for(t, [&](unsigned k) {
-      std::uint64_t v = 0;
-      for (std::uint64_t id = M * k / t; id < M * (k + 1) / t; ++id) v += index_[id] != 0;
-      at[k + 1] = v;
-    });
-    for (unsigned k = 0; k < t; ++k) at[k + 1] += at[k];
-    vertices_ = at[t];
-    if (vertices_ > kMaxVertices)
-      throw Error("the graph has " + std::to_string(vertices_) + " non-isolated vertices; at most " +
-                  std::to_string(kMaxVertices) + " (32-bit ids) are supported");
-    input_id_.resize(vertices_);
-    degree_.resize(vertices_);
-    parallel_for(t, [&](unsigned k) {
-      std::uint64_t p = at[k];
-      for (std::uint64_t id = M * k / t; id < M * (k + 1) / t; ++id)
-        if (const std::uint32_t d = index_[id]) {
-          input_id_[p] = id;
-          degree_[p] = d;
-          index_[id] = static_cast<std::uint32_t>(p++);
+    std::optional<pipeline::IdIndex> search;
+    if (dense_ids(max_id)) {
+      // Degrees per input id, summed over the ranks; the compact ids are the ids of degree > 0,
+      // ascending, and index_ maps an input id to its compact id (in place of its degree).
+      const std::uint64_t M = max_id + 1;
+      assign_zeros(index_, M, threads_);
+      parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t i = a; i < b; ++i) {
+          std::atomic_ref<std::uint32_t>(index_[first_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
+          std::atomic_ref<std::uint32_t>(index_[second_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
         }
-    });
+      });
+      ranks::allreduce(c_, index_.data(), M);
+      const unsigned t = threads_for(M, threads_);
+      std::vector<std::uint64_t> at(t + 1, 0);
+      parallel_for(t, [&](unsigned k) {
+        std::uint64_t v = 0;
+        for (std::uint64_t id = M * k / t; id < M * (k + 1) / t; ++id) v += index_[id] != 0;
+        at[k + 1] = v;
+      });
+      for (unsigned k = 0; k < t; ++k) at[k + 1] += at[k];
+      vertices_ = at[t];
+      check_vertex_count();
+      input_id_.resize(vertices_);
+      degree_.resize(vertices_);
+      parallel_for(t, [&](unsigned k) {
+        std::uint64_t p = at[k];
+        for (std::uint64_t id = M * k / t; id < M * (k + 1) / t; ++id)
+          if (const std::uint32_t d = index_[id]) {
+            input_id_[p] = id;
+            degree_[p] = d;
+            index_[id] = static_cast<std::uint32_t>(p++);
+          }
+      });
+    } else {
+      // Sparse ids: every rank's ids with their degrees on this rank (id, degree) ...
+      Array<RawEdge> ends;
+      ends.resize(2 * mine.size());
+      parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t i = a; i < b; ++i) {
+          ends[2 * i] = {first_of(mine[i]), 1};
+          ends[2 * i + 1] = {second_of(mine[i]), 1};
+        }
+      });
+      parallel_sort(ends, threads_);
+      fold_degrees(ends);
+      std::vector<std::uint64_t> sizes(c_.size, 0);
+      sizes[c_.rank] = ends.size();
+      ranks::allreduce(c_, sizes.data(), sizes.size());
+      Array<RawEdge> all;
+      std::uint64_t total = 0;
+      for (std::uint64_t x : sizes) total += x;
+      all.resize(total);
+      for (int r = 0; r < c_.size; ++r) {
+        const std::uint64_t at = std::accumulate(sizes.begin(), sizes.begin() + r, std::uint64_t{0});
+        if (r == c_.rank) std::copy(ends.begin(), ends.end(), all.begin() + static_cast<std::ptrdiff_t>(at));
+        ranks::broadcast(c_, all.data() + at, sizes[r], r);
+      }
+      release(ends);
+      // ... then summed per id, in id order: the compact ids.
+      parallel_sort(all, threads_);
+      fold_degrees(all);
+      vertices_ = all.size();
+      check_vertex_count();
+      input_id_.resize(vertices_);
+      degree_.resize(vertices_);
+      parallel_ranges(vertices_, threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t x = a; x < b; ++x) {
+          input_id_[x] = all[x].u;
+          degree_[x] = static_cast<vid_t>(all[x].v);
+        }
+      });
+      release(all);
+      search.emplace(std::span<const raw_id_t>(input_id_.data(), vertices_), 0, threads_);
+    }
+    auto compact = [&](raw_id_t id) { return search ? (*search)(id) : index_[id]; };
     // Each rank's unique edges in compact ids, oriented: from lower to higher (degree, id).
     oriented_.resize(mine.size());
     parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
       for (std::uint64_t i = a; i < b; ++i) {
-        const vid_t x = index_[first_of(mine[i])], y = index_[second_of(mine[i])];
+        const vid_t x = compact(first_of(mine[i])), y = compact(second_of(mine[i]));
         oriented_[i] = lower(x, y) ? (std::uint64_t{x} << 32 | y) : (std::uint64_t{y} << 32 | x);
       }
     });
     release(mine);
     release(index_);
     progress_.add(vertices_);
-    progress_.end();
+    progress_.end(search ? "ids gathered from every rank" : "degree table over the input ids");
+  }
+
+  // Whether the ids are counted in a table over [0, max_id] (4 bytes an id, within a quarter
+  // of the budget), else gathered from every rank and searched.
+  bool dense_ids(raw_id_t max_id) const {
+    return max_id < (raw_id_t{1} << 40) && (max_id + 1) * 4 <= budget_ / 4;
+  }
+
+  // Sorted (id, count) records -> one record per id with the counts summed.
+  void fold_degrees(Array<RawEdge>& records) {
+    std::uint64_t p = 0;
+    for (std::uint64_t i = 0; i < records.size(); ++i) {
+      if (p > 0 && records[p - 1].u == records[i].u) records[p - 1].v += records[i].v;
+      else records[p++] = records[i];
+    }
+    records.resize(p);
+  }
+
+  void check_vertex_count() const {
+    if (vertices_ > kMaxVertices)
+      throw Error("the graph has " + std::to_string(vertices_) + " non-isolated vertices; at most " +
+                  std::to_string(kMaxVertices) + " (32-bit ids) are supported");
   }
 
   bool lower(vid_t a, vid_t b) const { return degree_[a] != degree_[b] ? degree_[a] < degree_[b] : a < b; }
