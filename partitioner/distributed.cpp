@@ -125,18 +125,19 @@ void parallel_unique(Array<T>& data, unsigned threads) {
   data.swap(out);
 }
 
-// Sends each record to rank dest(record), on `threads` threads; `items` is emptied.
-template <class T, class Dest>
-Array<T> route(const Comm& c, Array<T>& items, Dest dest, unsigned threads, std::uint64_t& sent_bytes) {
+// Sends convert(record) to rank dest(record) for each record, on `threads` threads, and drops
+// the records whose dest is c.size; `items` is emptied.
+template <class To, class From, class Dest, class Convert>
+Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, unsigned threads, std::uint64_t& sent_bytes) {
   const std::uint64_t n = items.size();
   const unsigned t = threads_for(n, threads);
   const auto R = static_cast<std::size_t>(c.size);
-  std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(R, 0));
+  std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(R + 1, 0));
   parallel_for(t, [&](unsigned k) {
     for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++count[k][dest(items[i])];
   });
   std::vector<std::uint64_t> counts(R, 0);
-  std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(R, 0));
+  std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(R + 1, 0));
   std::uint64_t p = 0;
   for (std::size_t r = 0; r < R; ++r)
     for (unsigned k = 0; k < t; ++k) {
@@ -144,14 +145,17 @@ Array<T> route(const Comm& c, Array<T>& items, Dest dest, unsigned threads, std:
       p += count[k][r];
       counts[r] += count[k][r];
     }
-  Array<T> send;
-  send.resize(n);
+  Array<To> send;
+  send.resize(p);
   parallel_for(t, [&](unsigned k) {
-    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) send[pos[k][dest(items[i])]++] = items[i];
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) {
+      const std::size_t r = dest(items[i]);
+      if (r < R) send[pos[k][r]++] = convert(items[i]);
+    }
   });
   release(items);
-  sent_bytes += (n - counts[c.rank]) * sizeof(T);
-  return ranks::exchange<T>(c, send, counts);
+  sent_bytes += (p - counts[c.rank]) * sizeof(To);
+  return ranks::exchange<To>(c, send, counts);
 }
 
 // ---- the steps ----------------------------------------------------------------------------
@@ -189,17 +193,10 @@ class Distributed {
                   " edges read on one");
 
     // 2. clean, 3. degrees
-    if (max_id < (raw_id_t{1} << 32)) {
-      Array<std::uint64_t> keys;
-      keys.resize(pairs.size());
-      parallel_ranges(pairs.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
-        for (std::uint64_t i = a; i < b; ++i) keys[i] = (pairs[i].u << 32) | pairs[i].v;
-      });
-      release(pairs);
-      clean_and_count(keys, max_id);
-    } else {
-      clean_and_count(pairs, max_id);
-    }
+    if (max_id < (raw_id_t{1} << 32))
+      clean_and_count<std::uint64_t>(pairs, max_id, [](const RawEdge& e) { return (e.u << 32) | e.v; });
+    else
+      clean_and_count<RawEdge>(pairs, max_id, [](const RawEdge& e) { return e; });
 
     // 4. orient, reorder, blocks
     reorder();
@@ -249,8 +246,8 @@ class Distributed {
   }
 
  private:
-  // Reads this rank's share as canonical pairs (a < b; self-loops dropped); returns the
-  // largest id.
+  // Reads this rank's share as canonical pairs (a <= b: the clean step drops self-loops);
+  // returns the largest id.
   raw_id_t read(EdgeSource& source, Array<RawEdge>& out) {
     raw_id_t max_id = 0;
     if (const IndexedEdges* indexed = source.indexed()) {
@@ -260,34 +257,22 @@ class Distributed {
       read_edges_ = last - first;
       out.resize(read_edges_);
       const unsigned t = threads_for(read_edges_, threads_);
-      std::vector<std::uint64_t> kept(t, 0);
       std::vector<raw_id_t> most(t, 0);
       parallel_for(t, [&](unsigned k) {
         const std::uint64_t a = read_edges_ * k / t, b = read_edges_ * (k + 1) / t;
         constexpr std::uint64_t kBatch = 1 << 16;
-        std::uint64_t p = a;
         for (std::uint64_t at = a; at < b; at += kBatch) {
           const std::uint64_t m = std::min(kBatch, b - at);
           indexed->edges_at(first + at, m, out.data() + at);
           for (std::uint64_t i = at; i < at + m; ++i) {
             const RawEdge e = out[i];
-            if (e.u == e.v) continue;
-            out[p++] = e.u < e.v ? e : RawEdge{e.v, e.u};
+            if (e.u > e.v) out[i] = RawEdge{e.v, e.u};
             most[k] = std::max({most[k], e.u, e.v});
           }
         }
-        kept[k] = p - a;
       });
-      // Close the gaps the self-loops left.
-      std::uint64_t p = kept[0];
-      for (unsigned k = 1; k < t; ++k) {
-        const std::uint64_t a = read_edges_ * k / t;
-        std::memmove(static_cast<void*>(out.data() + p), out.data() + a, kept[k] * sizeof(RawEdge));
-        p += kept[k];
-      }
-      out.resize(p);
       for (raw_id_t m : most) max_id = std::max(max_id, m);
-      check_memory(p, max_id);
+      check_memory(read_edges_, max_id);
       return max_id;
     }
     // A stream: every rank parses all of it and keeps every R-th batch.
@@ -296,7 +281,6 @@ class Distributed {
       if (b % std::uint64_t(c_.size) != std::uint64_t(c_.rank)) continue;
       read_edges_ += batch.size();
       for (const RawEdge& e : batch) {
-        if (e.u == e.v) continue;
         out.push_back(e.u < e.v ? e : RawEdge{e.v, e.u});
         max_id = std::max({max_id, e.u, e.v});
       }
@@ -319,10 +303,14 @@ class Distributed {
                 "runs go to disk");
   }
 
-  template <class T>
-  void clean_and_count(Array<T>& records, raw_id_t max_id) {
+  // `pairs`: canonical, a self-loop where the input had one (dropped here).
+  template <class T, class Convert>
+  void clean_and_count(Array<RawEdge>& pairs, raw_id_t max_id, Convert convert) {
     progress_.begin("clean", input_edges_, "edges");
-    Array<T> mine = route(c_, records, [&](const T& x) { return hash_of(x) % std::uint64_t(c_.size); }, threads_, sent_bytes_);
+    const auto R = static_cast<std::size_t>(c_.size);
+    Array<T> mine = route<T>(
+        c_, pairs, [&](const RawEdge& e) { return e.u == e.v ? R : static_cast<std::size_t>(hash_of(convert(e)) % R); },
+        convert, threads_, sent_bytes_);
     parallel_sort(mine, threads_);
     parallel_unique(mine, threads_);
     local_edges_ = mine.size();
@@ -337,10 +325,15 @@ class Distributed {
       // ascending, and index_ maps an input id to its compact id (in place of its degree).
       const std::uint64_t M = max_id + 1;
       assign_zeros(index_, M, threads_);
+      // The records are sorted by their first id: one add per run of it (a hub's thousands of
+      // edges would otherwise be thousands of atomic adds to one counter from every thread).
       parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
-        for (std::uint64_t i = a; i < b; ++i) {
-          std::atomic_ref<std::uint32_t>(index_[first_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
-          std::atomic_ref<std::uint32_t>(index_[second_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
+        for (std::uint64_t i = a; i < b;) {
+          const raw_id_t first = first_of(mine[i]);
+          std::uint32_t run = 0;
+          for (; i < b && first_of(mine[i]) == first; ++i, ++run)
+            std::atomic_ref<std::uint32_t>(index_[second_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
+          std::atomic_ref<std::uint32_t>(index_[first]).fetch_add(run, std::memory_order_relaxed);
         }
       });
       ranks::allreduce(c_, index_.data(), M);
@@ -496,7 +489,16 @@ class Distributed {
     const std::uint64_t buckets = std::clamp<std::uint64_t>(V, 1, std::uint64_t{1} << 16);
     const std::uint64_t width = std::max<std::uint64_t>(1, (V + buckets - 1) / buckets);
     std::vector<std::uint64_t> per_bucket(buckets, 0);
-    for (std::uint64_t key : oriented_) ++per_bucket[(key >> 32) / width];
+    {
+      const unsigned t = threads_for(oriented_.size(), threads_);
+      std::vector<std::vector<std::uint64_t>> mine(t, std::vector<std::uint64_t>(buckets, 0));
+      parallel_for(t, [&](unsigned k) {
+        const std::uint64_t n_ = oriented_.size();
+        for (std::uint64_t e = n_ * k / t; e < n_ * (k + 1) / t; ++e) ++mine[k][(oriented_[e] >> 32) / width];
+      });
+      for (const auto& m : mine)
+        for (std::uint64_t b = 0; b < buckets; ++b) per_bucket[b] += m[b];
+    }
     ranks::allreduce(c_, per_bucket.data(), buckets);
     std::vector<int> owner(buckets);
     lo_.assign(c_.size + 1, V);
@@ -512,8 +514,9 @@ class Distributed {
       before += per_bucket[b];
     }
     for (int q = r + 1; q < c_.size; ++q) lo_[q] = V;
-    Array<std::uint64_t> rows = route(c_, oriented_, [&](std::uint64_t key) { return owner[(key >> 32) / width]; }, threads_,
-                                      sent_bytes_);
+    Array<std::uint64_t> rows = route<std::uint64_t>(
+        c_, oriented_, [&](std::uint64_t key) { return static_cast<std::size_t>(owner[(key >> 32) / width]); },
+        [](std::uint64_t key) { return key; }, threads_, sent_bytes_);
     parallel_sort(rows, threads_);
     // This rank's rows of every block: neighbours in (row, column) order, the sort's.
     const std::uint64_t lo = lo_[c_.rank], hi = lo_[c_.rank + 1];
@@ -569,12 +572,15 @@ class Distributed {
     const std::uint64_t n = o_.parts, V = vertices_;
     Array<std::uint32_t> length;  // length[y * n + k]: row y's neighbours of class k
     length.resize(V * n);
-    for (std::uint64_t i = 0; i < n; ++i)
-      for (std::uint64_t k = 0; k < n; ++k) {
-        const Slice& s = slices_[i * n + k];
-        for (std::uint64_t r = 0; r + 1 < s.offsets.size(); ++r)
+    parallel_for(threads_, [&](unsigned t) {
+      for (std::uint64_t b = 0; b < n * n; ++b) {
+        const std::uint64_t i = b / n, k = b % n;
+        const Slice& s = slices_[b];
+        const std::uint64_t rows = s.offsets.size() - 1;
+        for (std::uint64_t r = rows * t / threads_; r < rows * (t + 1) / threads_; ++r)
           length[((s.first_row + r) * n + i) * n + k] = static_cast<std::uint32_t>(s.offsets[r + 1] - s.offsets[r]);
       }
+    });
     for (int r = 0; r < c_.size; ++r)
       ranks::broadcast(c_, length.data() + lo_[r] * n, (lo_[r + 1] - lo_[r]) * n, r);
     std::vector<std::uint64_t> work(n * n * n, 0);
