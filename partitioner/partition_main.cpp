@@ -8,7 +8,11 @@
 #include <optional>
 #include <unistd.h>
 
+#include <mpi.h>
+
+#include "partitioner/distributed.hpp"
 #include "partitioner/partition.hpp"
+#include "partitioner/rank_exchange.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/cli.hpp"
 
@@ -19,6 +23,20 @@ int main(int argc, char** argv) {
   using namespace tricount;
   // Before any thread starts: SIGTERM/SIGINT/SIGHUP remove the temporary files and exit.
   runs::install_signal_cleanup("tricount-partition");
+  // Under mpirun or srun the ranks partition together (partitioner/distributed.hpp); rank 0
+  // prints, the others only fail with it.
+  const bool mpi = started_by_mpi_launcher();
+  int rank = 0, rank_count = 1;
+  if (mpi) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &rank_count);
+    if (rank != 0) {
+      std::cerr.setstate(std::ios::failbit);
+      std::cout.setstate(std::ios::failbit);
+    }
+  }
+  bool partitioning = false;  // an error before it is the same on every rank
   const int rc = cli::run_main("tricount-partition", [&] {
     cli::po::options_description opts("options");
     std::string input, output, format, order, budget, tmpdir;
@@ -74,13 +92,18 @@ int main(int argc, char** argv) {
     const std::optional<GeneratorArgs> generated = generator_input(input);
     if (generated && format != "auto")
       throw UsageError("--format " + format + " applies to files; '" + printable(input) + "' is a generator input");
-    const bool quiet = vm.count("quiet") > 0;
+    const bool quiet = vm.count("quiet") > 0 || rank != 0;
     options.progress = !quiet;
     const auto t0 = std::chrono::steady_clock::now();
     GraphHeader h;
+    partitioning = true;
     try {
-      h = generated ? partition_generated(*generated, output, options)
-                    : partition_file(input, parse_input_format(format), output, options);
+      if (rank_count > 1)
+        h = partition_distributed(MPI_COMM_WORLD, {.path = input, .format = parse_input_format(format), .generator = generated},
+                                  output, options).header;
+      else
+        h = generated ? partition_generated(*generated, output, options)
+                      : partition_file(input, parse_input_format(format), output, options);
     } catch (const std::bad_alloc&) {
       runs::wait_if_interrupted();
       throw Error("out of memory partitioning '" + printable(input) + "': give a smaller --memory-budget (the graph is then "
@@ -91,9 +114,10 @@ int main(int argc, char** argv) {
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!quiet) {
-      std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s -> %s",
+      std::printf("partitioned %s: %llu vertices, %llu edges (%llu read) into %u x %u blocks in %.3f s%s -> %s",
                   printable(input).c_str(), static_cast<unsigned long long>(h.vertices), static_cast<unsigned long long>(h.edges),
-                  static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s, printable(output).c_str());
+                  static_cast<unsigned long long>(h.input_edges), h.parts, h.parts, s,
+                  rank_count > 1 ? (" on " + std::to_string(rank_count) + " ranks").c_str() : "", printable(output).c_str());
       // The file's bytes per edge: what every GPU of a run loads, offsets and all (issue 28 compares formats by it).
       std::error_code size_error;
       const std::uintmax_t bytes = std::filesystem::file_size(output, size_error);
@@ -113,7 +137,9 @@ int main(int argc, char** argv) {
       std::printf("input MD5 (compare with the publisher's checksums, e.g. NAME.md5sums):\n%s", h.source_md5.c_str());
     return cli::kExitOk;
   });
+  if (mpi && (rc == cli::kExitOk || !partitioning || ranks::failed_on_every_rank())) MPI_Finalize();
   if (rc != cli::kExitOk) {
+    // A rank that failed alone leaves without MPI_Finalize: the launcher then ends the others.
     // The temporary files are gone already. After a failed write (disk full), HDF5's exit
     // handler can crash closing the file whose close failed: leave without running it.
     std::cout.flush();

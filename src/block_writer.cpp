@@ -141,12 +141,13 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   if (!fapl.valid() || H5Pset_alignment(fapl.get(), 4096, 4096) < 0 ||
       H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110) < 0)
     throw Error("cannot set up HDF5 file access properties");
+  const Handle fcpl = untimed(H5P_FILE_CREATE, "'" + path + "'");
   // A killed writer's temporary is removed when provably stale (this host, a dead pid, an
   // HDF5 file); ours is created exclusively (H5F_ACC_EXCL is O_EXCL: no planted symlink).
   output::remove_stale_temps(path, kHdf5Signature);
   s.out = std::make_unique<output::OutputFile>(path, "output", [&](const std::string& temp) {
     errno = 0;
-    s.file = Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose);
+    s.file = Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, fcpl.get(), fapl.get()), H5Fclose);
     if (s.file.valid()) return true;
     const int err = errno;
     struct stat st {};
@@ -169,7 +170,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   if (!header.source_md5.empty()) write_attribute_string(f, "source_md5", header.source_md5, where);
   write_attribute_string(f, "creator", std::string("tricount-partition ") + TRICOUNT_VERSION, where);
   if (header.known_triangles) write_attribute_u64(f, "known_triangles", *header.known_triangles, where);
-  s.blocks = Handle(h5_check(H5Gcreate2(f, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create /blocks"),
+  s.blocks = Handle(h5_check(H5Gcreate2(f, "blocks", H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(), H5P_DEFAULT), where + ": cannot create /blocks"),
                     H5Gclose);
   // The superblock on disk now: the HDF5 signature at offset 0 marks the temporary as a block
   // file's, which is what lets a later run remove it if this one is killed.
@@ -238,7 +239,7 @@ void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
   if (b.id.row_class >= n || b.id.col_class >= n) throw Error("block " + block_name(b.id) + " outside the n x n grid");
   const std::string where = "'" + s.temp + "' block " + block_name(b.id);
   const std::string name = block_group_path(b.id);
-  Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + ": cannot create group"),
+  Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(), H5P_DEFAULT), where + ": cannot create group"),
            H5Gclose);
   write_attribute_u64(g.get(), "row_class", b.id.row_class, where);
   write_attribute_u64(g.get(), "col_class", b.id.col_class, where);
@@ -322,7 +323,8 @@ BlockFileWriter::BlockStream BlockFileWriter::begin_block(const BlockId& id, std
   b->cols = cols;
   b->nnz = nnz;
   b->where = "'" + s.temp + "' block " + block_name(id);
-  b->group = Handle(h5_check(H5Gcreate2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  b->group = Handle(h5_check(H5Gcreate2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT,
+                                           untimed(H5P_GROUP_CREATE, b->where).get(), H5P_DEFAULT),
                           b->where + ": cannot create group"),
                     H5Gclose);
   b->offsets = create_sized_dataset(b->group.get(), "offsets", H5T_STD_U64LE, rows + 1, b->where);

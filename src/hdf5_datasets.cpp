@@ -27,10 +27,17 @@ std::pair<Hdf5Handle, Hdf5Handle> slab_spaces(hid_t set, std::uint64_t first, st
 
 }  // namespace
 
+Hdf5Handle untimed(hid_t cls, const std::string& where) {
+  Hdf5Handle plist(h5_check(H5Pcreate(cls), where + ": H5Pcreate"), H5Pclose);
+  h5_check_status(H5Pset_obj_track_times(plist.get(), false), where + ": H5Pset_obj_track_times");
+  return plist;
+}
+
 Hdf5Handle create_sized_dataset(hid_t loc, const char* name, hid_t file_type, std::uint64_t length, const std::string& where) {
   const hsize_t dims[1] = {static_cast<hsize_t>(length)};
   Hdf5Handle space(h5_check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
-  return Hdf5Handle(h5_check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  const Hdf5Handle dcpl = untimed(H5P_DATASET_CREATE, where);
+  return Hdf5Handle(h5_check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                              where + ": cannot create dataset '" + name + "'"),
                     H5Dclose);
 }
@@ -38,7 +45,7 @@ Hdf5Handle create_sized_dataset(hid_t loc, const char* name, hid_t file_type, st
 Hdf5Handle create_extendible_dataset(hid_t loc, const char* name, hid_t file_type, hsize_t chunk_rows, const std::string& where) {
   const hsize_t dims[1] = {0}, max_dims[1] = {H5S_UNLIMITED}, chunk[1] = {chunk_rows};
   Hdf5Handle space(h5_check(H5Screate_simple(1, dims, max_dims), where + ": H5Screate_simple"), H5Sclose);
-  Hdf5Handle dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), where + ": H5Pcreate"), H5Pclose);
+  Hdf5Handle dcpl = untimed(H5P_DATASET_CREATE, where);
   h5_check_status(H5Pset_chunk(dcpl.get(), 1, chunk), where + ": H5Pset_chunk");
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
     h5_check_status(H5Pset_shuffle(dcpl.get()), where + ": H5Pset_shuffle");

@@ -15,12 +15,18 @@
 
 namespace tricount {
 
+// A creation property list of class `cls` (H5P_FILE_CREATE, H5P_GROUP_CREATE,
+// H5P_DATASET_CREATE) that records no modification times: a file written twice from the same
+// data, by one process or by several ranks, is then the same bytes.
+Hdf5Handle untimed(hid_t cls, const std::string& where);
+
 // A new dataset `name` of `file_type` holding `data` (any contiguous array of mem_type).
 template <class Array>
 void write_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const Array& data, const std::string& where) {
   const hsize_t dims[1] = {static_cast<hsize_t>(data.size())};
   Hdf5Handle space(h5_check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
-  Hdf5Handle set(h5_check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  const Hdf5Handle dcpl = untimed(H5P_DATASET_CREATE, where);
+  Hdf5Handle set(h5_check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                           where + ": cannot create dataset '" + name + "'"),
                  H5Dclose);
   if (!data.empty())

@@ -295,6 +295,23 @@ TEST_F(Slurm, PartitionScriptWritesTheBlockFile) {
   EXPECT_EQ(top_uint(count.out, "parts"), 3u);
 }
 
+// Two ranks on the node (sbatch --ntasks-per-node=2): the script starts them with srun, and
+// they write the file one process writes, byte for byte (issue 30).
+TEST_F(Slurm, PartitionScriptOnTwoRanks) {
+  const std::string one = work_ + "/k12p3-one.h5", two = work_ + "/k12p3-two.h5", log = work_ + "/partition2.out";
+  const auto single = run_process({bin_dir() + "/tricount-partition", "--input", work_ + "/k12.bin64", "--output", one,
+                                   "--parts", "3", "-q"});
+  ASSERT_EQ(single.exit_code, 0) << show(single);
+  const ProcessResult r = sbatch({"--ntasks-per-node=2"}, "partition.sbatch", {work_ + "/k12.bin64", two, "--parts", "3"}, log);
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const std::string out = read_file(log);
+  EXPECT_NE(out.find("2 ranks on 1 node(s)"), std::string::npos) << out;
+  EXPECT_NE(out.find("on 2 ranks"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 rank(s) per node"), std::string::npos) << out;
+  ASSERT_TRUE(fs::exists(two)) << out;
+  EXPECT_TRUE(read_file(one) == read_file(two)) << "2 ranks under srun wrote another file than one process";
+}
+
 // A python3 that has matplotlib: the one on PATH, else Debian's.
 std::string python_with_matplotlib() {
   for (const std::string py : {"python3", "/usr/bin/python3"})

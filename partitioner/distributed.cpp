@@ -1,0 +1,759 @@
+// partition_distributed (distributed.hpp): the steps in order, each rank's share in memory.
+#include "partitioner/distributed.hpp"
+
+#include <atomic>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <numeric>
+#include <span>
+
+#include "input/known_counts.hpp"
+#include "input/kronecker_product.hpp"
+#include "partitioner/id_index.hpp"
+#include "partitioner/partition.hpp"
+#include "partitioner/progress.hpp"
+#include "partitioner/radix_sort.hpp"
+#include "partitioner/rank_exchange.hpp"
+#include "partitioner/reorder.hpp"
+#include "partitioner/vertex_array.hpp"
+#include "src/block_format.hpp"
+#include "src/output_file.hpp"
+#include "src/threads.hpp"
+
+namespace tricount {
+namespace {
+
+using ranks::agreed;
+using ranks::Comm;
+template <class T>
+using Array = VertexArray<T>;
+
+// ---- records: packed keys a << 32 | b when every id is below 2^32, else pairs ------------
+
+inline raw_id_t first_of(const RawEdge& e) { return e.u; }
+inline raw_id_t second_of(const RawEdge& e) { return e.v; }
+inline raw_id_t first_of(std::uint64_t key) { return key >> 32; }
+inline raw_id_t second_of(std::uint64_t key) { return key & 0xFFFFFFFFu; }
+inline bool less(const RawEdge& a, const RawEdge& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; }
+inline bool less(std::uint64_t a, std::uint64_t b) { return a < b; }
+template <class T>
+using DigitsOf = std::conditional_t<std::is_same_v<T, RawEdge>, RawEdgeDigits, KeyDigits>;
+
+inline std::uint64_t mix(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+inline std::uint64_t hash_of(std::uint64_t key) { return mix(key); }
+inline std::uint64_t hash_of(const RawEdge& e) { return mix(e.u * 0x9E3779B97F4A7C15ULL ^ e.v); }
+
+template <class T>
+void release(Array<T>& a) {
+  Array<T>().swap(a);
+}
+
+// Threads for n records: a chunk of at least 64 Ki records each.
+unsigned threads_for(std::uint64_t n, unsigned threads) {
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(n >> 16, 1, std::max(1u, threads)));
+}
+
+// Sorts data on `threads` threads: cut into key ranges by a sample (one scatter pass), then
+// each range radix-sorted on its own thread.
+template <class T>
+void parallel_sort(Array<T>& data, unsigned threads) {
+  const std::uint64_t n = data.size();
+  Array<T> scratch;
+  scratch.resize(n);
+  const unsigned t = threads_for(n, threads);
+  if (t == 1) {
+    radix_sort<T, DigitsOf<T>>(data.data(), scratch.data(), n);
+    return;
+  }
+  std::vector<T> sample;
+  const std::uint64_t samples = std::uint64_t{64} * t;
+  for (std::uint64_t s = 0; s < samples; ++s) sample.push_back(data[n * s / samples]);
+  std::sort(sample.begin(), sample.end(), [](const T& a, const T& b) { return less(a, b); });
+  std::vector<T> splitters;
+  for (unsigned b = 1; b < t; ++b) splitters.push_back(sample[samples * b / t]);
+  auto bucket = [&](const T& x) {
+    return static_cast<unsigned>(std::upper_bound(splitters.begin(), splitters.end(), x,
+                                                  [](const T& a, const T& b) { return less(a, b); }) -
+                                 splitters.begin());
+  };
+  // Where chunk k's records of range b go: ranges in order, chunks in order within each.
+  std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(t, 0));
+  parallel_for(t, [&](unsigned k) {
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++pos[k][bucket(data[i])];
+  });
+  std::vector<std::uint64_t> start(t + 1, 0);
+  for (unsigned b = 0; b < t; ++b) {
+    std::uint64_t p = start[b];
+    for (unsigned k = 0; k < t; ++k) p += std::exchange(pos[k][b], p);
+    start[b + 1] = p;
+  }
+  parallel_for(t, [&](unsigned k) {
+    std::vector<std::uint64_t>& p = pos[k];
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) scratch[p[bucket(data[i])]++] = data[i];
+  });
+  parallel_for(t, [&](unsigned b) {
+    radix_sort<T, DigitsOf<T>>(scratch.data() + start[b], data.data() + start[b], start[b + 1] - start[b]);
+  });
+  data.swap(scratch);
+}
+
+// Drops repeated records of sorted data, on `threads` threads.
+template <class T>
+void parallel_unique(Array<T>& data, unsigned threads) {
+  const std::uint64_t n = data.size();
+  const unsigned t = threads_for(n, threads);
+  std::vector<std::uint64_t> kept(t + 1, 0);
+  auto keep = [&](std::uint64_t i) { return i == 0 || less(data[i - 1], data[i]); };
+  parallel_for(t, [&](unsigned k) {
+    std::uint64_t c = 0;
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) c += keep(i);
+    kept[k + 1] = c;
+  });
+  for (unsigned k = 0; k < t; ++k) kept[k + 1] += kept[k];
+  Array<T> out;
+  out.resize(kept[t]);
+  parallel_for(t, [&](unsigned k) {
+    std::uint64_t p = kept[k];
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i)
+      if (keep(i)) out[p++] = data[i];
+  });
+  data.swap(out);
+}
+
+// Sends convert(record) to rank dest(record) for each record, on `threads` threads, and drops
+// the records whose dest is c.size; `items` is emptied.
+template <class To, class From, class Dest, class Convert>
+Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, unsigned threads, std::uint64_t& sent_bytes) {
+  const std::uint64_t n = items.size();
+  const unsigned t = threads_for(n, threads);
+  const auto R = static_cast<std::size_t>(c.size);
+  std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(R + 1, 0));
+  parallel_for(t, [&](unsigned k) {
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++count[k][dest(items[i])];
+  });
+  std::vector<std::uint64_t> counts(R, 0);
+  std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(R + 1, 0));
+  std::uint64_t p = 0;
+  for (std::size_t r = 0; r < R; ++r)
+    for (unsigned k = 0; k < t; ++k) {
+      pos[k][r] = p;
+      p += count[k][r];
+      counts[r] += count[k][r];
+    }
+  Array<To> send;
+  send.resize(p);
+  parallel_for(t, [&](unsigned k) {
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) {
+      const std::size_t r = dest(items[i]);
+      if (r < R) send[pos[k][r]++] = convert(items[i]);
+    }
+  });
+  release(items);
+  sent_bytes += (p - counts[c.rank]) * sizeof(To);
+  return ranks::exchange<To>(c, send, counts);
+}
+
+// ---- the steps ----------------------------------------------------------------------------
+
+struct Totals {  // summed over the ranks, for the progress lines
+  std::uint64_t read = 0, sent = 0;
+};
+
+class Distributed {
+ public:
+  Distributed(MPI_Comm comm, const PartitionOptions& options, Progress& progress)
+      : c_(comm), o_(options), progress_(progress) {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, c_.rank, MPI_INFO_NULL, &node);
+    int on_node = 1;
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    // The node's cores and memory, shared by its ranks.
+    threads_ = o_.threads ? o_.threads : std::max(1u, usable_cores() / static_cast<unsigned>(on_node));
+    budget_ = o_.memory_budget ? o_.memory_budget : default_memory_budget() / static_cast<std::uint64_t>(on_node);
+  }
+
+  DistributedReport run(EdgeSource& source, const std::string& source_file, std::uint64_t source_size,
+                        const std::string& output) {
+    // 1. read
+    progress_.begin("read", 0, "edges");
+    Array<RawEdge> pairs;
+    raw_id_t max_id = 0;
+    agreed(c_, [&] { max_id = read(source, pairs); });
+    input_edges_ = ranks::sum(c_, read_edges_);
+    max_id = ranks::max(c_, max_id);
+    const std::string md5 = source.input_md5();
+    progress_.add(input_edges_);
+    progress_.end(std::to_string(c_.size) + " ranks, at most " + human_count(double(ranks::max(c_, read_edges_))) +
+                  " edges read on one");
+
+    // 2. clean, 3. degrees
+    if (max_id < (raw_id_t{1} << 32))
+      clean_and_count<std::uint64_t>(pairs, max_id, [](const RawEdge& e) { return (e.u << 32) | e.v; });
+    else
+      clean_and_count<RawEdge>(pairs, max_id, [](const RawEdge& e) { return e; });
+
+    // 4. orient, reorder, blocks
+    reorder();
+    GraphHeader header;
+    header.parts = o_.parts;
+    header.vertices = vertices_;
+    header.edges = edges_;
+    header.ordering = std::string(to_string(o_.order));
+    header.source_file = source_file;
+    header.source_size = source_size;
+    header.source_md5 = md5;
+    header.input_edges = input_edges_;
+    agreed(c_, [&] { carry_known_counts(o_, header); });
+    std::optional<BlockFileWriter> writer;
+    agreed(c_, [&] {
+      if (c_.rank != 0) return;
+      writer.emplace(output, header);
+      std::vector<raw_id_t> map(vertices_);
+      std::vector<std::uint32_t> degrees(vertices_);
+      parallel_ranges(vertices_, threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t x = a; x < b; ++x) {
+          map[new_id_[x]] = input_id_[x];
+          degrees[new_id_[x]] = degree_[x];
+        }
+      });
+      writer->write_vertex_map(map);
+      writer->write_degrees(degrees);
+    });
+    release(input_id_);
+    blocks();
+
+    // 5. write
+    std::vector<std::uint64_t> work = estimate();
+    std::uint64_t max_degree = 0;
+    write(writer ? &*writer : nullptr, max_degree);
+    agreed(c_, [&] {
+      if (!writer) return;
+      writer->write_task_work(work);
+      writer->set_max_degree(max_degree);
+      writer->commit();
+    });
+    header.max_degree = max_degree;
+    DistributedReport report;
+    report.header = header;
+    report.ranks = c_.size;
+    return report;
+  }
+
+ private:
+  // Reads this rank's share as canonical pairs (a <= b: the clean step drops self-loops);
+  // returns the largest id.
+  raw_id_t read(EdgeSource& source, Array<RawEdge>& out) {
+    raw_id_t max_id = 0;
+    if (const IndexedEdges* indexed = source.indexed()) {
+      const std::uint64_t E = indexed->edge_count();
+      const std::uint64_t first = E * std::uint64_t(c_.rank) / std::uint64_t(c_.size);
+      const std::uint64_t last = E * std::uint64_t(c_.rank + 1) / std::uint64_t(c_.size);
+      read_edges_ = last - first;
+      out.resize(read_edges_);
+      const unsigned t = threads_for(read_edges_, threads_);
+      std::vector<raw_id_t> most(t, 0);
+      parallel_for(t, [&](unsigned k) {
+        const std::uint64_t a = read_edges_ * k / t, b = read_edges_ * (k + 1) / t;
+        constexpr std::uint64_t kBatch = 1 << 16;
+        for (std::uint64_t at = a; at < b; at += kBatch) {
+          const std::uint64_t m = std::min(kBatch, b - at);
+          indexed->edges_at(first + at, m, out.data() + at);
+          for (std::uint64_t i = at; i < at + m; ++i) {
+            const RawEdge e = out[i];
+            if (e.u > e.v) out[i] = RawEdge{e.v, e.u};
+            most[k] = std::max({most[k], e.u, e.v});
+          }
+        }
+      });
+      for (raw_id_t m : most) max_id = std::max(max_id, m);
+      check_memory(read_edges_, max_id);
+      return max_id;
+    }
+    // A stream: every rank parses all of it and keeps every R-th batch.
+    std::vector<RawEdge> batch;
+    for (std::uint64_t b = 0; source.next_batch(batch, std::size_t{1} << 20); ++b) {
+      if (b % std::uint64_t(c_.size) != std::uint64_t(c_.rank)) continue;
+      read_edges_ += batch.size();
+      for (const RawEdge& e : batch) {
+        out.push_back(e.u < e.v ? e : RawEdge{e.v, e.u});
+        max_id = std::max({max_id, e.u, e.v});
+      }
+      check_memory(out.size(), 0);
+    }
+    check_memory(out.size(), max_id);
+    return max_id;
+  }
+
+  // The share's records (about 32 bytes an edge at the exchanges) and the table over the
+  // input ids (4 bytes each up to the largest) must fit this rank's budget.
+  void check_memory(std::uint64_t edges, raw_id_t max_id) const {
+    const unsigned __int128 need =
+        static_cast<unsigned __int128>(edges) * 32 + (dense_ids(max_id) ? static_cast<unsigned __int128>(max_id) * 4 : 0);
+    if (need <= budget_) return;
+    throw Error("rank " + std::to_string(c_.rank) + " of " + std::to_string(c_.size) + " needs more than its memory budget " +
+                mib(budget_) + " for its share of " + std::to_string(edges) + " edges (32 bytes each)" +
+                (dense_ids(max_id) ? " and a table over the input ids up to " + std::to_string(max_id) + " (4 bytes each)" : "") +
+                ": run more ranks (on more nodes), give each more --memory-budget, or partition with one process, whose "
+                "runs go to disk");
+  }
+
+  // `pairs`: canonical, a self-loop where the input had one (dropped here).
+  template <class T, class Convert>
+  void clean_and_count(Array<RawEdge>& pairs, raw_id_t max_id, Convert convert) {
+    progress_.begin("clean", input_edges_, "edges");
+    const auto R = static_cast<std::size_t>(c_.size);
+    Array<T> mine = route<T>(
+        c_, pairs, [&](const RawEdge& e) { return e.u == e.v ? R : static_cast<std::size_t>(hash_of(convert(e)) % R); },
+        convert, threads_, sent_bytes_);
+    parallel_sort(mine, threads_);
+    parallel_unique(mine, threads_);
+    local_edges_ = mine.size();
+    edges_ = ranks::sum(c_, local_edges_);
+    progress_.add(input_edges_);
+    progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks");
+
+    progress_.begin("degrees", 0, "vertices");
+    std::optional<pipeline::IdIndex> search;
+    if (dense_ids(max_id)) {
+      // Degrees per input id, summed over the ranks; the compact ids are the ids of degree > 0,
+      // ascending, and index_ maps an input id to its compact id (in place of its degree).
+      const std::uint64_t M = max_id + 1;
+      assign_zeros(index_, M, threads_);
+      // The records are sorted by their first id: one add per run of it (a hub's thousands of
+      // edges would otherwise be thousands of atomic adds to one counter from every thread).
+      parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t i = a; i < b;) {
+          const raw_id_t first = first_of(mine[i]);
+          std::uint32_t run = 0;
+          for (; i < b && first_of(mine[i]) == first; ++i, ++run)
+            std::atomic_ref<std::uint32_t>(index_[second_of(mine[i])]).fetch_add(1, std::memory_order_relaxed);
+          std::atomic_ref<std::uint32_t>(index_[first]).fetch_add(run, std::memory_order_relaxed);
+        }
+      });
+      ranks::allreduce(c_, index_.data(), M);
+      const unsigned t = threads_for(M, threads_);
+      std::vector<std::uint64_t> at(t + 1, 0);
+      parallel_for(t, [&](unsigned k) {
+        std::uint64_t v = 0;
+        for (std::uint64_t id = M * k / t; id < M * (k + 1) / t; ++id) v += index_[id] != 0;
+        at[k + 1] = v;
+      });
+      for (unsigned k = 0; k < t; ++k) at[k + 1] += at[k];
+      vertices_ = at[t];
+      check_vertex_count();
+      input_id_.resize(vertices_);
+      degree_.resize(vertices_);
+      parallel_for(t, [&](unsigned k) {
+        std::uint64_t p = at[k];
+        for (std::uint64_t id = M * k / t; id < M * (k + 1) / t; ++id)
+          if (const std::uint32_t d = index_[id]) {
+            input_id_[p] = id;
+            degree_[p] = d;
+            index_[id] = static_cast<std::uint32_t>(p++);
+          }
+      });
+    } else {
+      // Sparse ids: every rank's ids with their degrees on this rank (id, degree) ...
+      Array<RawEdge> ends;
+      ends.resize(2 * mine.size());
+      parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t i = a; i < b; ++i) {
+          ends[2 * i] = {first_of(mine[i]), 1};
+          ends[2 * i + 1] = {second_of(mine[i]), 1};
+        }
+      });
+      parallel_sort(ends, threads_);
+      fold_degrees(ends);
+      std::vector<std::uint64_t> sizes(c_.size, 0);
+      sizes[c_.rank] = ends.size();
+      ranks::allreduce(c_, sizes.data(), sizes.size());
+      Array<RawEdge> all;
+      std::uint64_t total = 0;
+      for (std::uint64_t x : sizes) total += x;
+      all.resize(total);
+      for (int r = 0; r < c_.size; ++r) {
+        const std::uint64_t at = std::accumulate(sizes.begin(), sizes.begin() + r, std::uint64_t{0});
+        if (r == c_.rank) std::copy(ends.begin(), ends.end(), all.begin() + static_cast<std::ptrdiff_t>(at));
+        ranks::broadcast(c_, all.data() + at, sizes[r], r);
+      }
+      release(ends);
+      // ... then summed per id, in id order: the compact ids.
+      parallel_sort(all, threads_);
+      fold_degrees(all);
+      vertices_ = all.size();
+      check_vertex_count();
+      input_id_.resize(vertices_);
+      degree_.resize(vertices_);
+      parallel_ranges(vertices_, threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t x = a; x < b; ++x) {
+          input_id_[x] = all[x].u;
+          degree_[x] = static_cast<vid_t>(all[x].v);
+        }
+      });
+      release(all);
+      search.emplace(std::span<const raw_id_t>(input_id_.data(), vertices_), 0, threads_);
+    }
+    auto compact = [&](raw_id_t id) { return search ? (*search)(id) : index_[id]; };
+    // Each rank's unique edges in compact ids, oriented: from lower to higher (degree, id).
+    oriented_.resize(mine.size());
+    parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+      for (std::uint64_t i = a; i < b; ++i) {
+        const vid_t x = compact(first_of(mine[i])), y = compact(second_of(mine[i]));
+        oriented_[i] = lower(x, y) ? (std::uint64_t{x} << 32 | y) : (std::uint64_t{y} << 32 | x);
+      }
+    });
+    release(mine);
+    release(index_);
+    progress_.add(vertices_);
+    progress_.end(search ? "ids gathered from every rank" : "degree table over the input ids");
+  }
+
+  // Whether the ids are counted in a table over [0, max_id] (4 bytes an id, within a quarter
+  // of the budget), else gathered from every rank and searched.
+  bool dense_ids(raw_id_t max_id) const {
+    return max_id < (raw_id_t{1} << 40) && (max_id + 1) * 4 <= budget_ / 4;
+  }
+
+  // Sorted (id, count) records -> one record per id with the counts summed.
+  void fold_degrees(Array<RawEdge>& records) {
+    std::uint64_t p = 0;
+    for (std::uint64_t i = 0; i < records.size(); ++i) {
+      if (p > 0 && records[p - 1].u == records[i].u) records[p - 1].v += records[i].v;
+      else records[p++] = records[i];
+    }
+    records.resize(p);
+  }
+
+  void check_vertex_count() const {
+    if (vertices_ > kMaxVertices)
+      throw Error("the graph has " + std::to_string(vertices_) + " non-isolated vertices; at most " +
+                  std::to_string(kMaxVertices) + " (32-bit ids) are supported");
+  }
+
+  bool lower(vid_t a, vid_t b) const { return degree_[a] != degree_[b] ? degree_[a] < degree_[b] : a < b; }
+
+  void reorder() {
+    progress_.begin("reorder", vertices_, "vertices");
+    const std::uint64_t V = vertices_;
+    if (o_.order == VertexOrder::Degree) {
+      new_id_ = degree_order(std::span<const vid_t>(degree_.data(), V), threads_);
+    } else {
+      // TRUST's collective order: out-degrees and collective degrees summed over the ranks.
+      Array<vid_t> outdeg;
+      assign_zeros(outdeg, V, threads_);
+      parallel_ranges(oriented_.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t i = a; i < b; ++i)
+          std::atomic_ref<vid_t>(outdeg[oriented_[i] >> 32]).fetch_add(1, std::memory_order_relaxed);
+      });
+      ranks::allreduce(c_, outdeg.data(), V);
+      Array<std::uint64_t> collective;
+      assign_zeros(collective, V, threads_);
+      parallel_ranges(oriented_.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t i = a; i < b; ++i)
+          std::atomic_ref<std::uint64_t>(collective[oriented_[i] >> 32])
+              .fetch_add(outdeg[oriented_[i] & 0xFFFFFFFFu], std::memory_order_relaxed);
+      });
+      ranks::allreduce(c_, collective.data(), V);
+      parallel_ranges(V, threads_, [&](std::uint64_t a, std::uint64_t b) {
+        for (std::uint64_t x = a; x < b; ++x) collective[x] += outdeg[x];
+      });
+      new_id_ = collective_order(collective, outdeg, threads_);
+    }
+    progress_.add(V);
+    progress_.end(std::string(to_string(o_.order)) + " order");
+  }
+
+  // Rows of class i in new ids [lo, hi): local rows [first, last).
+  std::pair<std::uint64_t, std::uint64_t> rows_of(std::uint64_t lo, std::uint64_t hi, std::uint64_t i) const {
+    const std::uint64_t n = o_.parts;
+    auto first_at = [&](std::uint64_t x) { return x <= i ? 0 : (x - i + n - 1) / n; };
+    return {first_at(lo), first_at(hi)};
+  }
+
+  void blocks() {
+    progress_.begin("blocks", edges_, "edges");
+    const std::uint64_t V = vertices_, n = o_.parts;
+    // New ids, then the rows' owners: ranges of buckets of new ids holding about |E| / R edges.
+    parallel_ranges(oriented_.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
+      for (std::uint64_t i = a; i < b; ++i)
+        oriented_[i] = std::uint64_t{new_id_[oriented_[i] >> 32]} << 32 | new_id_[oriented_[i] & 0xFFFFFFFFu];
+    });
+    release(new_id_);
+    release(degree_);
+    const std::uint64_t buckets = std::clamp<std::uint64_t>(V, 1, std::uint64_t{1} << 16);
+    const std::uint64_t width = std::max<std::uint64_t>(1, (V + buckets - 1) / buckets);
+    std::vector<std::uint64_t> per_bucket(buckets, 0);
+    {
+      const unsigned t = threads_for(oriented_.size(), threads_);
+      std::vector<std::vector<std::uint64_t>> mine(t, std::vector<std::uint64_t>(buckets, 0));
+      parallel_for(t, [&](unsigned k) {
+        const std::uint64_t n_ = oriented_.size();
+        for (std::uint64_t e = n_ * k / t; e < n_ * (k + 1) / t; ++e) ++mine[k][(oriented_[e] >> 32) / width];
+      });
+      for (const auto& m : mine)
+        for (std::uint64_t b = 0; b < buckets; ++b) per_bucket[b] += m[b];
+    }
+    ranks::allreduce(c_, per_bucket.data(), buckets);
+    std::vector<int> owner(buckets);
+    lo_.assign(c_.size + 1, V);
+    lo_[0] = 0;
+    std::uint64_t before = 0;
+    int r = 0;
+    for (std::uint64_t b = 0; b < buckets; ++b) {
+      while (r + 1 < c_.size && before >= edges_ * std::uint64_t(r + 1) / std::uint64_t(c_.size)) {
+        ++r;
+        lo_[r] = std::min(V, b * width);
+      }
+      owner[b] = r;
+      before += per_bucket[b];
+    }
+    for (int q = r + 1; q < c_.size; ++q) lo_[q] = V;
+    Array<std::uint64_t> rows = route<std::uint64_t>(
+        c_, oriented_, [&](std::uint64_t key) { return static_cast<std::size_t>(owner[(key >> 32) / width]); },
+        [](std::uint64_t key) { return key; }, threads_, sent_bytes_);
+    parallel_sort(rows, threads_);
+    // This rank's rows of every block: neighbours in (row, column) order, the sort's.
+    const std::uint64_t lo = lo_[c_.rank], hi = lo_[c_.rank + 1];
+    slices_.assign(n * n, {});
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (std::uint64_t j = 0; j < n; ++j) {
+        Slice& s = slices_[i * n + j];
+        const auto [first, last] = rows_of(lo, hi, i);
+        s.first_row = first;
+        assign_zeros(s.offsets, last - first + 1, 1);
+      }
+    const std::uint64_t m = rows.size();
+    const unsigned t = threads_for(m, threads_);
+    std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(n * n, 0));
+    parallel_for(t, [&](unsigned k) {
+      for (std::uint64_t e = m * k / t; e < m * (k + 1) / t; ++e) {
+        const std::uint64_t x = rows[e] >> 32, y = rows[e] & 0xFFFFFFFFu;
+        Slice& s = slices_[(x % n) * n + y % n];
+        ++count[k][(x % n) * n + y % n];
+        std::atomic_ref<eoff_t>(s.offsets[x / n - s.first_row + 1]).fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+    std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(n * n, 0));
+    for (std::uint64_t b = 0; b < n * n; ++b) {
+      std::uint64_t p = 0;
+      for (unsigned k = 0; k < t; ++k) pos[k][b] = std::exchange(p, p + count[k][b]);
+      slices_[b].neighbors.resize(p);
+    }
+    parallel_for(t, [&](unsigned k) {
+      for (std::uint64_t e = m * k / t; e < m * (k + 1) / t; ++e) {
+        const std::uint64_t x = rows[e] >> 32, y = rows[e] & 0xFFFFFFFFu, b = (x % n) * n + y % n;
+        slices_[b].neighbors[pos[k][b]++] = static_cast<vid_t>(y / n);
+      }
+    });
+    release(rows);
+    parallel_for(threads_for(n * n << 16, threads_), [&](unsigned k) {
+      for (std::uint64_t b = k; b < n * n; b += threads_for(n * n << 16, threads_)) {
+        Slice& s = slices_[b];
+        for (std::uint64_t r = 1; r < s.offsets.size(); ++r) {
+          s.max_degree = std::max<std::uint64_t>(s.max_degree, s.offsets[r]);
+          s.offsets[r] += s.offsets[r - 1];
+        }
+      }
+    });
+    progress_.add(edges_);
+    progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks in all");
+  }
+
+  // The task work of every (i, j, k), as estimate_task_work computes it from whole blocks:
+  // each rank sums over its rows, with every row's length per class from the ranks that own them.
+  std::vector<std::uint64_t> estimate() {
+    progress_.begin("estimate", 0, "tasks");
+    const std::uint64_t n = o_.parts, V = vertices_;
+    Array<std::uint32_t> length;  // length[y * n + k]: row y's neighbours of class k
+    length.resize(V * n);
+    parallel_for(threads_, [&](unsigned t) {
+      for (std::uint64_t b = 0; b < n * n; ++b) {
+        const std::uint64_t i = b / n, k = b % n;
+        const Slice& s = slices_[b];
+        const std::uint64_t rows = s.offsets.size() - 1;
+        for (std::uint64_t r = rows * t / threads_; r < rows * (t + 1) / threads_; ++r)
+          length[((s.first_row + r) * n + i) * n + k] = static_cast<std::uint32_t>(s.offsets[r + 1] - s.offsets[r]);
+      }
+    });
+    for (int r = 0; r < c_.size; ++r)
+      ranks::broadcast(c_, length.data() + lo_[r] * n, (lo_[r + 1] - lo_[r]) * n, r);
+    std::vector<std::uint64_t> work(n * n * n, 0);
+    std::mutex m;
+    parallel_for(threads_, [&](unsigned t) {
+      std::vector<std::uint64_t> mine(n * n * n, 0);
+      for (std::uint64_t b = 0; b < n * n; ++b) {
+        const std::uint64_t i = b / n, j = b % n;
+        const Slice& s = slices_[b];
+        const std::uint64_t nnz = s.neighbors.size();
+        for (std::uint64_t e = nnz * t / threads_; e < nnz * (t + 1) / threads_; ++e) {
+          const std::uint64_t y = std::uint64_t{s.neighbors[e]} * n + j;
+          for (std::uint64_t k = 0; k < n; ++k) mine[(i * n + j) * n + k] += length[y * n + k];
+        }
+      }
+      std::lock_guard lock(m);
+      for (std::size_t w = 0; w < work.size(); ++w) work[w] += mine[w];
+    });
+    release(length);
+    std::vector<std::uint64_t> nnz(n * n);
+    for (std::uint64_t b = 0; b < n * n; ++b) nnz[b] = slices_[b].neighbors.size();
+    ranks::allreduce(c_, work.data(), work.size());
+    ranks::allreduce(c_, nnz.data(), nnz.size());
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (std::uint64_t j = 0; j < n; ++j)
+        for (std::uint64_t k = 0; k < n; ++k) work[(i * n + j) * n + k] += nnz[i * n + k];
+    progress_.add(n * n * n);
+    progress_.end();
+    return work;
+  }
+
+  // Every rank sends its rows of each block to rank 0, which writes the blocks in order,
+  // receiving the next while it writes one.
+  void write(BlockFileWriter* writer, std::uint64_t& max_degree) {
+    progress_.begin("write", edges_, "edges");
+    const std::uint64_t n = o_.parts, V = vertices_, R = static_cast<std::uint64_t>(c_.size);
+    // nnz[r * n * n + b]: rank r's neighbours in block b.
+    std::vector<std::uint64_t> nnz(R * n * n, 0);
+    for (std::uint64_t b = 0; b < n * n; ++b) nnz[std::uint64_t(c_.rank) * n * n + b] = slices_[b].neighbors.size();
+    ranks::allreduce(c_, nnz.data(), nnz.size());
+    std::uint64_t local_max = 0;
+    for (const Slice& s : slices_) local_max = std::max<std::uint64_t>(local_max, s.max_degree);
+    max_degree = ranks::max(c_, local_max);
+    constexpr int kTag = 7;  // one tag: a pair's messages match in the order they were posted
+    std::vector<MPI_Request> sends;
+    if (c_.rank != 0) {
+      for (std::uint64_t b = 0; b < n * n; ++b) {
+        Slice& s = slices_[b];
+        ranks::post(c_, true, s.offsets.data() + 1, s.offsets.size() - 1, 0, kTag, sends);
+        ranks::post(c_, true, s.neighbors.data(), s.neighbors.size(), 0, kTag, sends);
+      }
+    }
+    agreed(c_, [&] {
+      if (c_.rank != 0) return;
+      auto rows_of_class = [&](std::uint64_t i) { return V <= i ? 0 : (V - i + n - 1) / n; };
+      CsrBlock blocks[2];
+      std::vector<MPI_Request> receives[2];
+      // Posts block b's receives into blocks[b % 2].
+      auto receive = [&](std::uint64_t b) {
+        const std::uint64_t i = b / n, j = b % n;
+        CsrBlock& blk = blocks[b % 2];
+        blk.id = {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)};
+        blk.rows = rows_of_class(i);
+        blk.cols = rows_of_class(j);
+        std::uint64_t total = 0;
+        for (std::uint64_t r = 0; r < R; ++r) total += nnz[r * n * n + b];
+        blk.offsets.resize(blk.rows + 1);
+        blk.neighbors.resize(total);
+        for (std::uint64_t r = 1, base = nnz[b]; r < R; base += nnz[r * n * n + b], ++r) {
+          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
+          ranks::post(c_, false, blk.offsets.data() + first + 1, last - first, static_cast<int>(r), kTag, receives[b % 2]);
+          ranks::post(c_, false, blk.neighbors.data() + base, nnz[r * n * n + b], static_cast<int>(r), kTag, receives[b % 2]);
+        }
+      };
+      receive(0);
+      for (std::uint64_t b = 0; b < n * n; ++b) {
+        CsrBlock& blk = blocks[b % 2];
+        const Slice& own = slices_[b];
+        std::copy(own.offsets.begin(), own.offsets.end(), blk.offsets.begin() + own.first_row);
+        std::copy(own.neighbors.begin(), own.neighbors.end(), blk.neighbors.begin());
+        ranks::wait_all(receives[b % 2]);
+        if (b + 1 < n * n) receive(b + 1);
+        // The other ranks' offsets count from their first neighbour: add what comes before.
+        const std::uint64_t i = b / n;
+        std::uint32_t longest = own.max_degree;
+        for (std::uint64_t r = 1, base = nnz[b]; r < R; base += nnz[r * n * n + b], ++r) {
+          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
+          parallel_ranges(last - first, threads_, [&](std::uint64_t a, std::uint64_t z) {
+            for (std::uint64_t k = first + 1 + a; k < first + 1 + z; ++k) blk.offsets[k] += base;
+          });
+        }
+        for (std::uint64_t r = 1; r < R; ++r) {
+          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
+          for (std::uint64_t k = first; k < last; ++k)
+            longest = std::max<std::uint32_t>(longest, static_cast<std::uint32_t>(blk.offsets[k + 1] - blk.offsets[k]));
+        }
+        blk.max_degree = longest;
+        writer->write_block(blk, threads_);
+        progress_.add(blk.neighbors.size());
+      }
+    });
+    ranks::wait_all(sends);
+    slices_.clear();
+    progress_.end();
+  }
+
+  struct Slice {  // this rank's rows [first_row, first_row + offsets.size() - 1) of one block
+    std::uint64_t first_row = 0;
+    Array<eoff_t> offsets;  // from 0
+    Array<vid_t> neighbors;
+    std::uint32_t max_degree = 0;
+  };
+
+  Comm c_;
+  const PartitionOptions& o_;
+  Progress& progress_;
+  unsigned threads_ = 1;
+  std::uint64_t budget_ = 0;
+  std::uint64_t read_edges_ = 0, input_edges_ = 0, local_edges_ = 0, edges_ = 0, vertices_ = 0, sent_bytes_ = 0;
+  Array<std::uint32_t> index_;  // input id -> compact id
+  Array<raw_id_t> input_id_;    // compact id -> input id
+  Array<vid_t> degree_, new_id_;
+  Array<std::uint64_t> oriented_;  // this rank's unique edges: x << 32 | y, compact ids, then new ids
+  std::vector<std::uint64_t> lo_;  // rank r owns the rows of new ids [lo_[r], lo_[r + 1])
+  std::vector<Slice> slices_;      // row-major: slices_[i * n + j] is this rank's part of P(i,j)
+};
+
+}  // namespace
+
+bool started_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& input, const std::string& output,
+                                        const PartitionOptions& options) {
+  const Comm c(comm);
+  check_parts(options.parts);
+  PartitionOptions o = options;
+  std::unique_ptr<EdgeSource> source;
+  std::string source_file;
+  std::uint64_t source_size = 0;
+  Generator generator;
+  agreed(c, [&] {
+    if (input.generator) {
+      generator = make_generator(*input.generator, options.threads);
+      source_file = generator.spec;
+      if (generator.product) {
+        const ProductCounts& k = generator.product->counts();
+        o.known = KnownCounts{.vertex_ids = k.vertex_ids, .vertices = k.vertices, .edges = k.edges,
+                              .triangles = k.triangles, .generator = generator.product->description()};
+      }
+    } else {
+      if (c.rank == 0) output::refuse_same_file(output, "--output", {{input.path, "--input"}});
+      source_file = input.path;
+      std::error_code ec;
+      source_size = std::filesystem::file_size(input.path, ec);
+      if (ec) source_size = 0;
+      o.known = read_known_sidecar(input.path);
+    }
+    if (c.rank == 0) output::check_writable(output, "--output", /*needs_regular_file=*/true);
+    if (!input.generator) {
+      EdgeFileOptions read{.threads = options.threads ? options.threads : usable_cores(), .progress = false};
+      source = open_edge_file(input.path, input.format, read);
+    }
+  });
+  EdgeSource& edges = input.generator ? *generator.source : *source;
+  Progress progress(c.rank == 0 ? Progress::mode_for(options.progress) : Progress::Mode::Off, "[partition]",
+                    options.debug_memory);
+  Distributed job(comm, o, progress);
+  DistributedReport report = job.run(edges, source_file, source_size, output);
+  return report;
+}
+
+}  // namespace tricount

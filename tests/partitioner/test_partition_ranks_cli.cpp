@@ -1,0 +1,145 @@
+// tricount-partition under mpiexec (partitioner/distributed.hpp): 2 and 3 ranks write the
+// same file, byte for byte, as one process (whose content the pinned digests of
+// test_pipeline_same_file fix), for a generator input, binary and text files (sparse ids
+// above 2^32, duplicates both ways, self-loops, CRLF, gzip), both orders and several --parts;
+// the block file counts right; an error on any rank is one message, one exit code and no
+// output.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/test_support.hpp"
+
+using namespace tricount;
+using namespace tricount::testing;
+
+namespace {
+
+ProcessResult partition_on(int ranks, const std::vector<std::string>& args) {
+  std::vector<std::string> all = args;
+  if (ranks == 1) {
+    all.insert(all.begin(), bin_path("tricount-partition"));
+    return run_process(all, kProgramTimeout);
+  }
+  return run_process(mpi_command(ranks, bin_path("tricount-partition"), all), kProgramTimeout);
+}
+
+// A text edge list with sparse ids (some above 2^32), duplicates both ways, self-loops and CRLF.
+std::string messy_text(const TempDir& dir) {
+  std::mt19937_64 rng(11);
+  std::string text = "# a comment\r\n";
+  for (int k = 0; k < 6000; ++k) {
+    const std::uint64_t a = k % 9 == 0 ? (std::uint64_t{1} << 33) + rng() % 1000 : rng() % 900;
+    const std::uint64_t b = rng() % 900;
+    text += std::to_string(a) + " " + std::to_string(b) + "\r\n";
+    if (k % 5 == 0) text += std::to_string(b) + "\t" + std::to_string(a) + "\r\n";
+    if (k % 17 == 0) text += std::to_string(a) + " " + std::to_string(a) + "\r\n";
+  }
+  const std::string path = dir.file("messy.txt");
+  write_file(path, text);
+  return path;
+}
+
+struct Case {
+  const char* name;
+  std::string input;  // "MESSY", "MESSY_GZ", "BIN64" or a generator input
+  std::vector<std::string> options;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+class PartitionRanks : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PartitionRanks, SameFileAsOneProcess) {
+  const Case& c = GetParam();
+  TempDir dir;
+  std::string input = c.input;
+  if (input == "MESSY" || input == "MESSY_GZ") {
+    input = messy_text(dir);
+    if (c.input == "MESSY_GZ") {
+      ASSERT_EQ(run_process({"gzip", "-k", input}).exit_code, 0);
+      input += ".gz";
+    }
+  } else if (input == "BIN64") {
+    input = dir.file("k12.bin64");
+    const ProcessResult g = run_generate({"--kind", "kronecker", "--scale", "12", "--output", input});
+    ASSERT_EQ(g.exit_code, 0) << describe(g);
+  }
+  std::string one_process;
+  for (int ranks : {1, 2, 3}) {
+    const std::string out = dir.file("out" + std::to_string(ranks) + ".h5");
+    std::vector<std::string> args = {"--input", input, "--output", out, "--threads", "2"};
+    args.insert(args.end(), c.options.begin(), c.options.end());
+    const ProcessResult r = partition_on(ranks, args);
+    ASSERT_EQ(r.exit_code, 0) << ranks << " ranks: " << describe(r);
+    if (ranks > 1) EXPECT_TRUE(contains(r.out, "on " + std::to_string(ranks) + " ranks")) << r.out;
+    const std::string bytes = read_file(out);
+    ASSERT_FALSE(bytes.empty());
+    if (ranks == 1) one_process = bytes;
+    else EXPECT_TRUE(bytes == one_process) << ranks << " ranks wrote another file than one process";
+  }
+  EXPECT_TRUE(temp_files(dir.path()).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Inputs, PartitionRanks,
+    ::testing::Values(Case{"kronecker_n3", "kronecker:scale=12,seed=4", {"--parts", "3"}},
+                      Case{"kronecker_collective", "kronecker:12", {"--parts", "2", "--order", "collective"}},
+                      Case{"uniform_n5", "uniform:11", {"--parts", "5"}},
+                      Case{"product_known_count", "kronecker-product:K4,K4+loops,K3", {"--parts", "2"}},
+                      Case{"bin64_n4", "BIN64", {"--parts", "4"}},
+                      Case{"text_sparse_ids", "MESSY", {"--parts", "3"}},
+                      Case{"text_collective", "MESSY", {"--order", "collective"}},
+                      Case{"gzip_text", "MESSY_GZ", {"--parts", "2"}}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+// The file that 3 ranks wrote counts the triangles of the input, by tricount-count.
+TEST(PartitionRanksCount, CountsLikeOneProcess) {
+  TempDir dir;
+  const std::string input = graphs_dir() + "/CA-GrQc.txt";
+  if (!std::filesystem::exists(input)) GTEST_SKIP() << fetch_graphs_hint();
+  const std::string one = dir.file("one.h5"), three = dir.file("three.h5");
+  ASSERT_EQ(partition_on(1, {"-i", input, "-o", one, "-n", "2", "-q"}).exit_code, 0);
+  const ProcessResult r = partition_on(3, {"-i", input, "-o", three, "-n", "2", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(read_file(one) == read_file(three));
+  const ProcessResult count = mpi_count(2, {"-i", three, "--threads", "1"});
+  ASSERT_EQ(count.exit_code, 0) << describe(count);
+  EXPECT_TRUE(contains(count.out, "48260")) << count.out;  // CA-GrQc's published triangle count
+}
+
+// An error on one rank or all: one message from rank 0, the exit code of one process, no
+// output and no temporary.
+TEST(PartitionRanksErrors, OneMessageNoOutput) {
+  TempDir dir;
+  const std::string input = messy_text(dir), out = dir.file("out.h5");
+  struct Bad {
+    std::vector<std::string> args;
+    int code;
+    std::string mentions;
+  };
+  const std::vector<Bad> cases = {
+      {{"-i", dir.file("missing.txt"), "-o", out}, 1, "missing.txt"},
+      {{"-i", input, "-o", dir.file("no/such/dir/out.h5")}, 1, "does not exist"},
+      {{"-i", input, "-o", input}, 2, "same file"},
+      {{"-i", "kronecker:16", "-o", out, "--memory-budget", "1M", "--threads", "1"}, 1, "memory budget"},
+      {{"-i", "kronecker:scale=99", "-o", out}, 2, "scale"},
+  };
+  for (const Bad& b : cases) {
+    const ProcessResult r = partition_on(3, b.args);
+    EXPECT_EQ(r.exit_code, b.code) << describe(r);
+    EXPECT_TRUE(contains(r.err, b.mentions)) << r.err;
+    std::size_t messages = 0;
+    for (std::size_t at = r.err.find("tricount-partition: error:"); at != std::string::npos;
+         at = r.err.find("tricount-partition: error:", at + 1))
+      ++messages;
+    EXPECT_EQ(messages, 1u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    EXPECT_TRUE(temp_files(dir.path()).empty());
+  }
+}
+
+}  // namespace
