@@ -101,12 +101,9 @@ void Pipeline::write_blocks(BlockOutput& out) {
       // Each cursor's buffer is at most its range: at most the block's keys in all.
       const std::uint64_t merge_bytes = std::min<std::uint64_t>(std::uint64_t(cursors) * segs.size() * threads, nnz * 8);
       const std::uint64_t block_bytes = csr_bytes(rows, nnz) + cols * 4 + merge_bytes;
-      // A block is built whole in memory when it fits (always for an in-memory graph), and
-      // handed to the writer thread while the next one is built. A file's only block has no
-      // next one: it is written in pieces as it is built, instead of after, in no arrays of
-      // its own (bench/notes/partitioner-passes.md).
+      // A block is built whole in memory when it fits (always for an in-memory graph).
       BlockFileWriter* file = out.file();
-      const bool in_memory = !file || (!tune_.stream_blocks && n > 1 && block_bytes <= work_budget_);
+      const bool in_memory = !file || (!tune_.stream_blocks && block_bytes <= work_budget_);
       const std::size_t piece = std::clamp<std::size_t>(io_ / 8, 4096, std::size_t{1} << 20);
       std::mutex m;
       std::uint32_t block_max = 0;
