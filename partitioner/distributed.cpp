@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
@@ -31,14 +32,25 @@ using Array = VertexArray<T>;
 
 // ---- records: packed keys a << 32 | b when every id is below 2^32, else pairs ------------
 
-inline raw_id_t first_of(const RawEdge& e) { return e.u; }
-inline raw_id_t second_of(const RawEdge& e) { return e.v; }
+// A pair of input ids; unlike RawEdge trivially constructible, so that an Array of them is
+// sized without a zero fill on one thread.
+struct Pair {
+  raw_id_t u, v;
+};
+struct PairDigits {
+  static constexpr unsigned kDigits = 16;
+  static unsigned digit(const Pair& e, unsigned d) {
+    return d < 8 ? static_cast<unsigned>(e.v >> (8 * d)) & 0xFF : static_cast<unsigned>(e.u >> (8 * (d - 8))) & 0xFF;
+  }
+};
+inline raw_id_t first_of(const Pair& e) { return e.u; }
+inline raw_id_t second_of(const Pair& e) { return e.v; }
 inline raw_id_t first_of(std::uint64_t key) { return key >> 32; }
 inline raw_id_t second_of(std::uint64_t key) { return key & 0xFFFFFFFFu; }
-inline bool less(const RawEdge& a, const RawEdge& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; }
+inline bool less(const Pair& a, const Pair& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; }
 inline bool less(std::uint64_t a, std::uint64_t b) { return a < b; }
 template <class T>
-using DigitsOf = std::conditional_t<std::is_same_v<T, RawEdge>, RawEdgeDigits, KeyDigits>;
+using DigitsOf = std::conditional_t<std::is_same_v<T, Pair>, PairDigits, KeyDigits>;
 
 inline std::uint64_t mix(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -46,7 +58,7 @@ inline std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 inline std::uint64_t hash_of(std::uint64_t key) { return mix(key); }
-inline std::uint64_t hash_of(const RawEdge& e) { return mix(e.u * 0x9E3779B97F4A7C15ULL ^ e.v); }
+inline std::uint64_t hash_of(const Pair& e) { return mix(e.u * 0x9E3779B97F4A7C15ULL ^ e.v); }
 
 template <class T>
 void release(Array<T>& a) {
@@ -58,6 +70,27 @@ unsigned threads_for(std::uint64_t n, unsigned threads) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>(n >> 16, 1, std::max(1u, threads)));
 }
 
+// Named steps' seconds on this rank, in the order they ran (every rank runs the same steps):
+// lap(name) closes the step that began at the previous lap.
+class Laps {
+ public:
+  void lap(std::string name) {
+    const auto now = std::chrono::steady_clock::now();
+    steps_.emplace_back(std::move(name), std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+  const std::vector<std::pair<std::string, double>>& steps() const { return steps_; }
+
+ private:
+  std::vector<std::pair<std::string, double>> steps_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+Laps& laps() {
+  static Laps l;
+  return l;
+}
+void lap(std::string name) { laps().lap(std::move(name)); }
+
 // Sorts data on `threads` threads: cut into key ranges by a sample (one scatter pass), then
 // each range radix-sorted on its own thread.
 template <class T>
@@ -67,7 +100,9 @@ void parallel_sort(Array<T>& data, unsigned threads) {
   scratch.resize(n);
   const unsigned t = threads_for(n, threads);
   if (t == 1) {
+    lap("sort.cut");  // every rank runs the same laps, whatever its share
     radix_sort<T, DigitsOf<T>>(data.data(), scratch.data(), n);
+    lap("sort.radix");
     return;
   }
   std::vector<T> sample;
@@ -96,10 +131,12 @@ void parallel_sort(Array<T>& data, unsigned threads) {
     std::vector<std::uint64_t>& p = pos[k];
     for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) scratch[p[bucket(data[i])]++] = data[i];
   });
+  lap("sort.cut");
   parallel_for(t, [&](unsigned b) {
     radix_sort<T, DigitsOf<T>>(scratch.data() + start[b], data.data() + start[b], start[b + 1] - start[b]);
   });
   data.swap(scratch);
+  lap("sort.radix");
 }
 
 // Drops repeated records of sorted data, on `threads` threads.
@@ -145,6 +182,7 @@ Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, u
       p += count[k][r];
       counts[r] += count[k][r];
     }
+  lap("route.count");
   Array<To> send;
   send.resize(p);
   parallel_for(t, [&](unsigned k) {
@@ -155,7 +193,10 @@ Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, u
   });
   release(items);
   sent_bytes += (p - counts[c.rank]) * sizeof(To);
-  return ranks::exchange<To>(c, send, counts);
+  lap("route.scatter");
+  Array<To> received = ranks::exchange<To>(c, send, counts);
+  lap("route.exchange");
+  return received;
 }
 
 // ---- the steps ----------------------------------------------------------------------------
@@ -182,9 +223,11 @@ class Distributed {
                         const std::string& output) {
     // 1. read
     progress_.begin("read", 0, "edges");
-    Array<RawEdge> pairs;
+    Array<Pair> pairs;
     raw_id_t max_id = 0;
+    lap("start");
     agreed(c_, [&] { max_id = read(source, pairs); });
+    lap("read");
     input_edges_ = ranks::sum(c_, read_edges_);
     max_id = ranks::max(c_, max_id);
     const std::string md5 = source.input_md5();
@@ -194,9 +237,9 @@ class Distributed {
 
     // 2. clean, 3. degrees
     if (max_id < (raw_id_t{1} << 32))
-      clean_and_count<std::uint64_t>(pairs, max_id, [](const RawEdge& e) { return (e.u << 32) | e.v; });
+      clean_and_count<std::uint64_t>(pairs, max_id, [](const Pair& e) { return (e.u << 32) | e.v; });
     else
-      clean_and_count<RawEdge>(pairs, max_id, [](const RawEdge& e) { return e; });
+      clean_and_count<Pair>(pairs, max_id, [](const Pair& e) { return e; });
 
     // 4. orient, reorder, blocks
     reorder();
@@ -239,6 +282,8 @@ class Distributed {
       writer->commit();
     });
     header.max_degree = max_degree;
+    lap("commit");
+    report_steps();
     DistributedReport report;
     report.header = header;
     report.ranks = c_.size;
@@ -248,25 +293,27 @@ class Distributed {
  private:
   // Reads this rank's share as canonical pairs (a <= b: the clean step drops self-loops);
   // returns the largest id.
-  raw_id_t read(EdgeSource& source, Array<RawEdge>& out) {
+  raw_id_t read(EdgeSource& source, Array<Pair>& out) {
     raw_id_t max_id = 0;
     if (const IndexedEdges* indexed = source.indexed()) {
       const std::uint64_t E = indexed->edge_count();
       const std::uint64_t first = E * std::uint64_t(c_.rank) / std::uint64_t(c_.size);
       const std::uint64_t last = E * std::uint64_t(c_.rank + 1) / std::uint64_t(c_.size);
       read_edges_ = last - first;
+      check_memory(read_edges_, 0);
       out.resize(read_edges_);
       const unsigned t = threads_for(read_edges_, threads_);
       std::vector<raw_id_t> most(t, 0);
       parallel_for(t, [&](unsigned k) {
         const std::uint64_t a = read_edges_ * k / t, b = read_edges_ * (k + 1) / t;
         constexpr std::uint64_t kBatch = 1 << 16;
+        std::vector<RawEdge> batch(kBatch);
         for (std::uint64_t at = a; at < b; at += kBatch) {
           const std::uint64_t m = std::min(kBatch, b - at);
-          indexed->edges_at(first + at, m, out.data() + at);
-          for (std::uint64_t i = at; i < at + m; ++i) {
-            const RawEdge e = out[i];
-            if (e.u > e.v) out[i] = RawEdge{e.v, e.u};
+          indexed->edges_at(first + at, m, batch.data());
+          for (std::uint64_t i = 0; i < m; ++i) {
+            const RawEdge e = batch[i];
+            out[at + i] = e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u};
             most[k] = std::max({most[k], e.u, e.v});
           }
         }
@@ -281,7 +328,7 @@ class Distributed {
       if (b % std::uint64_t(c_.size) != std::uint64_t(c_.rank)) continue;
       read_edges_ += batch.size();
       for (const RawEdge& e : batch) {
-        out.push_back(e.u < e.v ? e : RawEdge{e.v, e.u});
+        out.push_back(e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u});
         max_id = std::max({max_id, e.u, e.v});
       }
       check_memory(out.size(), 0);
@@ -305,14 +352,15 @@ class Distributed {
 
   // `pairs`: canonical, a self-loop where the input had one (dropped here).
   template <class T, class Convert>
-  void clean_and_count(Array<RawEdge>& pairs, raw_id_t max_id, Convert convert) {
+  void clean_and_count(Array<Pair>& pairs, raw_id_t max_id, Convert convert) {
     progress_.begin("clean", input_edges_, "edges");
     const auto R = static_cast<std::size_t>(c_.size);
     Array<T> mine = route<T>(
-        c_, pairs, [&](const RawEdge& e) { return e.u == e.v ? R : static_cast<std::size_t>(hash_of(convert(e)) % R); },
+        c_, pairs, [&](const Pair& e) { return e.u == e.v ? R : static_cast<std::size_t>(hash_of(convert(e)) % R); },
         convert, threads_, sent_bytes_);
     parallel_sort(mine, threads_);
     parallel_unique(mine, threads_);
+    lap("clean.unique");
     local_edges_ = mine.size();
     edges_ = ranks::sum(c_, local_edges_);
     progress_.add(input_edges_);
@@ -336,7 +384,9 @@ class Distributed {
           std::atomic_ref<std::uint32_t>(index_[first]).fetch_add(run, std::memory_order_relaxed);
         }
       });
+      lap("degrees.count");
       ranks::allreduce(c_, index_.data(), M);
+      lap("degrees.allreduce");
       const unsigned t = threads_for(M, threads_);
       std::vector<std::uint64_t> at(t + 1, 0);
       parallel_for(t, [&](unsigned k) {
@@ -360,7 +410,7 @@ class Distributed {
       });
     } else {
       // Sparse ids: every rank's ids with their degrees on this rank (id, degree) ...
-      Array<RawEdge> ends;
+      Array<Pair> ends;
       ends.resize(2 * mine.size());
       parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
         for (std::uint64_t i = a; i < b; ++i) {
@@ -373,7 +423,7 @@ class Distributed {
       std::vector<std::uint64_t> sizes(c_.size, 0);
       sizes[c_.rank] = ends.size();
       ranks::allreduce(c_, sizes.data(), sizes.size());
-      Array<RawEdge> all;
+      Array<Pair> all;
       std::uint64_t total = 0;
       for (std::uint64_t x : sizes) total += x;
       all.resize(total);
@@ -400,6 +450,7 @@ class Distributed {
       search.emplace(std::span<const raw_id_t>(input_id_.data(), vertices_), 0, threads_);
     }
     auto compact = [&](raw_id_t id) { return search ? (*search)(id) : index_[id]; };
+    lap("degrees.ids");
     // Each rank's unique edges in compact ids, oriented: from lower to higher (degree, id).
     oriented_.resize(mine.size());
     parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
@@ -410,6 +461,7 @@ class Distributed {
     });
     release(mine);
     release(index_);
+    lap("degrees.orient");
     progress_.add(vertices_);
     progress_.end(search ? "ids gathered from every rank" : "degree table over the input ids");
   }
@@ -421,7 +473,7 @@ class Distributed {
   }
 
   // Sorted (id, count) records -> one record per id with the counts summed.
-  void fold_degrees(Array<RawEdge>& records) {
+  void fold_degrees(Array<Pair>& records) {
     std::uint64_t p = 0;
     for (std::uint64_t i = 0; i < records.size(); ++i) {
       if (p > 0 && records[p - 1].u == records[i].u) records[p - 1].v += records[i].v;
@@ -434,6 +486,23 @@ class Distributed {
     if (vertices_ > kMaxVertices)
       throw Error("the graph has " + std::to_string(vertices_) + " non-isolated vertices; at most " +
                   std::to_string(kMaxVertices) + " (32-bit ids) are supported");
+  }
+
+  // One line: each step's seconds on the slowest and the fastest rank (a collective).
+  void report_steps() {
+    const auto& steps = laps().steps();
+    std::vector<double> most(steps.size()), least(steps.size());
+    for (std::size_t k = 0; k < steps.size(); ++k) most[k] = least[k] = steps[k].second;
+    MPI_Allreduce(MPI_IN_PLACE, most.data(), static_cast<int>(most.size()), MPI_DOUBLE, MPI_MAX, c_.comm);
+    MPI_Allreduce(MPI_IN_PLACE, least.data(), static_cast<int>(least.size()), MPI_DOUBLE, MPI_MIN, c_.comm);
+    if (c_.rank != 0 || progress_.mode() == Progress::Mode::Off) return;
+    std::string line = "[partition] steps, s on the slowest / fastest rank:";
+    char buffer[96];
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      std::snprintf(buffer, sizeof buffer, " %s %.2f/%.2f", steps[k].first.c_str(), most[k], least[k]);
+      line += buffer;
+    }
+    progress_.message(line);
   }
 
   bool lower(vid_t a, vid_t b) const { return degree_[a] != degree_[b] ? degree_[a] < degree_[b] : a < b; }
@@ -465,6 +534,7 @@ class Distributed {
       });
       new_id_ = collective_order(collective, outdeg, threads_);
     }
+    lap("reorder");
     progress_.add(V);
     progress_.end(std::string(to_string(o_.order)) + " order");
   }
@@ -486,6 +556,7 @@ class Distributed {
     });
     release(new_id_);
     release(degree_);
+    lap("blocks.relabel");
     const std::uint64_t buckets = std::clamp<std::uint64_t>(V, 1, std::uint64_t{1} << 16);
     const std::uint64_t width = std::max<std::uint64_t>(1, (V + buckets - 1) / buckets);
     std::vector<std::uint64_t> per_bucket(buckets, 0);
@@ -500,6 +571,7 @@ class Distributed {
         for (std::uint64_t b = 0; b < buckets; ++b) per_bucket[b] += m[b];
     }
     ranks::allreduce(c_, per_bucket.data(), buckets);
+    lap("blocks.histogram");
     std::vector<int> owner(buckets);
     lo_.assign(c_.size + 1, V);
     lo_[0] = 0;
@@ -552,6 +624,7 @@ class Distributed {
       }
     });
     release(rows);
+    lap("blocks.rows");
     parallel_for(threads_for(n * n << 16, threads_), [&](unsigned k) {
       for (std::uint64_t b = k; b < n * n; b += threads_for(n * n << 16, threads_)) {
         Slice& s = slices_[b];
@@ -561,6 +634,7 @@ class Distributed {
         }
       }
     });
+    lap("blocks.offsets");
     progress_.add(edges_);
     progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks in all");
   }
@@ -581,8 +655,10 @@ class Distributed {
           length[((s.first_row + r) * n + i) * n + k] = static_cast<std::uint32_t>(s.offsets[r + 1] - s.offsets[r]);
       }
     });
+    lap("estimate.lengths");
     for (int r = 0; r < c_.size; ++r)
       ranks::broadcast(c_, length.data() + lo_[r] * n, (lo_[r + 1] - lo_[r]) * n, r);
+    lap("estimate.broadcast");
     std::vector<std::uint64_t> work(n * n * n, 0);
     std::mutex m;
     parallel_for(threads_, [&](unsigned t) {
@@ -600,6 +676,7 @@ class Distributed {
       for (std::size_t w = 0; w < work.size(); ++w) work[w] += mine[w];
     });
     release(length);
+    lap("estimate.sum");
     std::vector<std::uint64_t> nnz(n * n);
     for (std::uint64_t b = 0; b < n * n; ++b) nnz[b] = slices_[b].neighbors.size();
     ranks::allreduce(c_, work.data(), work.size());
@@ -684,6 +761,7 @@ class Distributed {
     });
     ranks::wait_all(sends);
     slices_.clear();
+    lap("write");
     progress_.end();
   }
 

@@ -78,8 +78,11 @@ TEST_P(PartitionRanks, SameFileAsOneProcess) {
     if (ranks > 1) EXPECT_TRUE(contains(r.out, "on " + std::to_string(ranks) + " ranks")) << r.out;
     const std::string bytes = read_file(out);
     ASSERT_FALSE(bytes.empty());
-    if (ranks == 1) one_process = bytes;
-    else EXPECT_TRUE(bytes == one_process) << ranks << " ranks wrote another file than one process";
+    if (ranks == 1) {
+      one_process = bytes;
+    } else {
+      EXPECT_TRUE(bytes == one_process) << ranks << " ranks wrote another file than one process";
+    }
   }
   EXPECT_TRUE(temp_files(dir.path()).empty());
 }
