@@ -1,8 +1,14 @@
 // partition_distributed (distributed.hpp): the steps in order, each rank's share in memory.
 #include "partitioner/distributed.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <tuple>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -18,7 +24,9 @@
 #include "partitioner/rank_exchange.hpp"
 #include "partitioner/reorder.hpp"
 #include "partitioner/vertex_array.hpp"
+#include "partitioner/run_files.hpp"
 #include "src/block_format.hpp"
+#include "src/checksum.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
 
@@ -689,79 +697,137 @@ class Distributed {
     return work;
   }
 
-  // Every rank sends its rows of each block to rank 0, which writes the blocks in order,
-  // receiving the next while it writes one.
+  // Rank 0 places every block in the file (its group and datasets, in block order); then every
+  // rank writes its rows of each block at their place itself, on its threads, and hashes the
+  // checksum pieces that lie within its bytes; rank 0 reads back the few pieces that straddle
+  // two ranks and records each block's figures. No rank holds a whole block.
   void write(BlockFileWriter* writer, std::uint64_t& max_degree) {
     progress_.begin("write", edges_, "edges");
-    const std::uint64_t n = o_.parts, V = vertices_, R = static_cast<std::uint64_t>(c_.size);
-    // nnz[r * n * n + b]: rank r's neighbours in block b.
-    std::vector<std::uint64_t> nnz(R * n * n, 0);
-    for (std::uint64_t b = 0; b < n * n; ++b) nnz[std::uint64_t(c_.rank) * n * n + b] = slices_[b].neighbors.size();
+    const std::uint64_t n = o_.parts, V = vertices_, R = static_cast<std::uint64_t>(c_.size), blocks = n * n;
+    const std::uint64_t me = static_cast<std::uint64_t>(c_.rank);
+    std::vector<std::uint64_t> nnz(R * blocks, 0);  // nnz[r * blocks + b]: rank r's neighbours in block b
+    for (std::uint64_t b = 0; b < blocks; ++b) nnz[me * blocks + b] = slices_[b].neighbors.size();
     ranks::allreduce(c_, nnz.data(), nnz.size());
-    std::uint64_t local_max = 0;
-    for (const Slice& s : slices_) local_max = std::max<std::uint64_t>(local_max, s.max_degree);
-    max_degree = ranks::max(c_, local_max);
-    constexpr int kTag = 7;  // one tag: a pair's messages match in the order they were posted
-    std::vector<MPI_Request> sends;
-    if (c_.rank != 0) {
-      for (std::uint64_t b = 0; b < n * n; ++b) {
-        Slice& s = slices_[b];
-        ranks::post(c_, true, s.offsets.data() + 1, s.offsets.size() - 1, 0, kTag, sends);
-        ranks::post(c_, true, s.neighbors.data(), s.neighbors.size(), 0, kTag, sends);
+    auto rows_of_class = [&](std::uint64_t i) { return V <= i ? 0 : (V - i + n - 1) / n; };
+    std::vector<std::uint64_t> total(blocks, 0), base(blocks, 0);  // base: the neighbours of lower ranks
+    for (std::uint64_t b = 0; b < blocks; ++b)
+      for (std::uint64_t r = 0; r < R; ++r) {
+        total[b] += nnz[r * blocks + b];
+        if (r < me) base[b] += nnz[r * blocks + b];
       }
-    }
+    // 1. Where each block's two arrays start in the file.
+    std::vector<std::uint64_t> address(2 * blocks, 0);
+    std::string temp;
     agreed(c_, [&] {
       if (c_.rank != 0) return;
-      auto rows_of_class = [&](std::uint64_t i) { return V <= i ? 0 : (V - i + n - 1) / n; };
-      CsrBlock blocks[2];
-      std::vector<MPI_Request> receives[2];
-      // Posts block b's receives into blocks[b % 2].
-      auto receive = [&](std::uint64_t b) {
-        const std::uint64_t i = b / n, j = b % n;
-        CsrBlock& blk = blocks[b % 2];
-        blk.id = {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)};
-        blk.rows = rows_of_class(i);
-        blk.cols = rows_of_class(j);
-        std::uint64_t total = 0;
-        for (std::uint64_t r = 0; r < R; ++r) total += nnz[r * n * n + b];
-        blk.offsets.resize(blk.rows + 1);
-        blk.neighbors.resize(total);
-        for (std::uint64_t r = 1, base = nnz[b]; r < R; base += nnz[r * n * n + b], ++r) {
-          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
-          ranks::post(c_, false, blk.offsets.data() + first + 1, last - first, static_cast<int>(r), kTag, receives[b % 2]);
-          ranks::post(c_, false, blk.neighbors.data() + base, nnz[r * n * n + b], static_cast<int>(r), kTag, receives[b % 2]);
+      for (std::uint64_t b = 0; b < blocks; ++b) {
+        const BlockId id{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
+        std::tie(address[2 * b], address[2 * b + 1]) =
+            writer->allocate_block(id, rows_of_class(b / n), rows_of_class(b % n), total[b]);
+      }
+      temp = writer->temp_path();
+    });
+    ranks::broadcast(c_, address.data(), address.size(), 0);
+    std::uint64_t length = temp.size();
+    ranks::broadcast(c_, &length, 1, 0);
+    temp.resize(length);
+    ranks::broadcast(c_, temp.data(), length, 0);
+    lap("write.place");
+    // 2. Each rank's rows at their place. Pieces: each block's offsets', then its neighbours'.
+    constexpr std::uint64_t P = kChecksumPieceBytes;
+    std::vector<std::uint64_t> first_piece(2 * blocks + 1, 0), bytes(2 * blocks, 0);
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      bytes[2 * b] = (rows_of_class(b / n) + 1) * sizeof(eoff_t);
+      bytes[2 * b + 1] = total[b] * sizeof(vid_t);
+      first_piece[2 * b + 1] = first_piece[2 * b] + (bytes[2 * b] + P - 1) / P;
+      first_piece[2 * b + 2] = first_piece[2 * b + 1] + (bytes[2 * b + 1] + P - 1) / P;
+    }
+    std::vector<std::uint64_t> pieces(first_piece.back(), 0), known(first_piece.back(), 0);
+    std::vector<std::uint64_t> with_two(blocks, 0), longest(blocks, 0);
+    agreed(c_, [&] {
+      const int fd = ::open(temp.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0)
+        throw Error("rank " + std::to_string(c_.rank) + " cannot open '" + temp + "' to write its rows: " +
+                    std::strerror(errno) + " (every rank's node must see the output's directory)");
+      struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+      } closer{fd};
+      std::atomic<std::uint64_t> next{0};
+      parallel_for(static_cast<unsigned>(std::min<std::uint64_t>(threads_, 2 * blocks)), [&](unsigned) {
+        for (std::uint64_t item; (item = next.fetch_add(1)) < 2 * blocks;) {
+          const std::uint64_t b = item / 2;
+          Slice& s = slices_[b];
+          const unsigned char* data = nullptr;
+          std::uint64_t at = 0, size = 0;  // this rank's bytes [at, at + size) of the array
+          if (item % 2 == 0) {
+            // Offsets: entry 0 from rank 0, then each rank's rows' ends, counted from the block's start.
+            const std::uint64_t rows = s.offsets.size() - 1;
+            for (std::uint64_t r = 0; r < rows; ++r) {
+              const std::uint64_t d = s.offsets[r + 1] - s.offsets[r];
+              with_two[b] += d >= 2;
+              longest[b] = std::max(longest[b], d);
+            }
+            for (eoff_t& o : s.offsets) o += base[b];
+            const std::uint64_t skip = c_.rank == 0 ? 0 : 1;
+            data = reinterpret_cast<const unsigned char*>(s.offsets.data() + skip);
+            at = (s.first_row + skip) * sizeof(eoff_t);
+            size = (s.offsets.size() - skip) * sizeof(eoff_t);
+          } else {
+            data = reinterpret_cast<const unsigned char*>(s.neighbors.data());
+            at = base[b] * sizeof(vid_t);
+            size = s.neighbors.size() * sizeof(vid_t);
+          }
+          if (size == 0) continue;
+          runs::pwrite_all(fd, data, size, address[item] + at, temp);
+          // The pieces wholly within [at, at + size).
+          for (std::uint64_t k = (at + P - 1) / P; k * P < at + size; ++k) {
+            const std::uint64_t end = std::min((k + 1) * P, bytes[item]);
+            if (end > at + size) break;
+            pieces[first_piece[item] + k] = checksum_piece(data + (k * P - at), end - k * P, k);
+            known[first_piece[item] + k] = 1;
+          }
         }
-      };
-      receive(0);
-      for (std::uint64_t b = 0; b < n * n; ++b) {
-        CsrBlock& blk = blocks[b % 2];
-        const Slice& own = slices_[b];
-        std::copy(own.offsets.begin(), own.offsets.end(), blk.offsets.begin() + own.first_row);
-        std::copy(own.neighbors.begin(), own.neighbors.end(), blk.neighbors.begin());
-        ranks::wait_all(receives[b % 2]);
-        if (b + 1 < n * n) receive(b + 1);
-        // The other ranks' offsets count from their first neighbour: add what comes before.
-        const std::uint64_t i = b / n;
-        std::uint32_t longest = own.max_degree;
-        for (std::uint64_t r = 1, base = nnz[b]; r < R; base += nnz[r * n * n + b], ++r) {
-          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
-          parallel_ranges(last - first, threads_, [&](std::uint64_t a, std::uint64_t z) {
-            for (std::uint64_t k = first + 1 + a; k < first + 1 + z; ++k) blk.offsets[k] += base;
-          });
+      });
+      if (::fdatasync(fd) != 0) runs::throw_write_error(temp, errno);
+    });
+    ranks::allreduce(c_, pieces.data(), pieces.size());
+    ranks::allreduce(c_, known.data(), known.size());
+    ranks::allreduce(c_, with_two.data(), with_two.size());
+    ranks::allreduce(c_, longest.data(), longest.size(), MPI_MAX);
+    lap("write.rows");
+    // 3. The pieces that straddle ranks, read back, and each block's checksum (rank 0).
+    agreed(c_, [&] {
+      if (c_.rank != 0) return;
+      const int fd = ::open(temp.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw Error("cannot read back '" + temp + "': " + std::strerror(errno));
+      struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+      } closer{fd};
+      std::vector<unsigned char> piece(P);
+      for (std::uint64_t item = 0; item < 2 * blocks; ++item)
+        for (std::uint64_t k = 0; first_piece[item] + k < first_piece[item + 1]; ++k) {
+          if (known[first_piece[item] + k]) continue;
+          const std::uint64_t size = std::min(P, bytes[item] - k * P);
+          runs::pread_all(fd, piece.data(), size, address[item] + k * P, temp);
+          pieces[first_piece[item] + k] = checksum_piece(piece.data(), size, k);
         }
-        for (std::uint64_t r = 1; r < R; ++r) {
-          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
-          for (std::uint64_t k = first; k < last; ++k)
-            longest = std::max<std::uint32_t>(longest, static_cast<std::uint32_t>(blk.offsets[k + 1] - blk.offsets[k]));
-        }
-        blk.max_degree = longest;
-        writer->write_block(blk, threads_);
-        progress_.add(blk.neighbors.size());
+      for (std::uint64_t b = 0; b < blocks; ++b) {
+        auto digest = [&](std::uint64_t item) {
+          return combine_pieces(bytes[item], std::vector<std::uint64_t>(pieces.begin() + first_piece[item],
+                                                                        pieces.begin() + first_piece[item + 1]));
+        };
+        const std::uint64_t checksum = block_checksum(rows_of_class(b / n), rows_of_class(b % n), digest(2 * b), digest(2 * b + 1));
+        writer->block_written({static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)},
+                              checked_cast<std::uint32_t>(longest[b], "max_degree"), with_two[b], checksum);
       }
     });
-    ranks::wait_all(sends);
+    max_degree = 0;
+    for (std::uint64_t d : longest) max_degree = std::max(max_degree, d);
     slices_.clear();
-    lap("write");
+    lap("write.checksums");
+    progress_.add(edges_);
     progress_.end();
   }
 
