@@ -1,8 +1,15 @@
 // partition_distributed (distributed.hpp): the steps in order, each rank's share in memory.
 #include "partitioner/distributed.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <tuple>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
@@ -17,7 +24,9 @@
 #include "partitioner/rank_exchange.hpp"
 #include "partitioner/reorder.hpp"
 #include "partitioner/vertex_array.hpp"
+#include "partitioner/run_files.hpp"
 #include "src/block_format.hpp"
+#include "src/checksum.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
 
@@ -31,14 +40,25 @@ using Array = VertexArray<T>;
 
 // ---- records: packed keys a << 32 | b when every id is below 2^32, else pairs ------------
 
-inline raw_id_t first_of(const RawEdge& e) { return e.u; }
-inline raw_id_t second_of(const RawEdge& e) { return e.v; }
+// A pair of input ids; unlike RawEdge trivially constructible, so that an Array of them is
+// sized without a zero fill on one thread.
+struct Pair {
+  raw_id_t u, v;
+};
+struct PairDigits {
+  static constexpr unsigned kDigits = 16;
+  static unsigned digit(const Pair& e, unsigned d) {
+    return d < 8 ? static_cast<unsigned>(e.v >> (8 * d)) & 0xFF : static_cast<unsigned>(e.u >> (8 * (d - 8))) & 0xFF;
+  }
+};
+inline raw_id_t first_of(const Pair& e) { return e.u; }
+inline raw_id_t second_of(const Pair& e) { return e.v; }
 inline raw_id_t first_of(std::uint64_t key) { return key >> 32; }
 inline raw_id_t second_of(std::uint64_t key) { return key & 0xFFFFFFFFu; }
-inline bool less(const RawEdge& a, const RawEdge& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; }
+inline bool less(const Pair& a, const Pair& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; }
 inline bool less(std::uint64_t a, std::uint64_t b) { return a < b; }
 template <class T>
-using DigitsOf = std::conditional_t<std::is_same_v<T, RawEdge>, RawEdgeDigits, KeyDigits>;
+using DigitsOf = std::conditional_t<std::is_same_v<T, Pair>, PairDigits, KeyDigits>;
 
 inline std::uint64_t mix(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -46,7 +66,7 @@ inline std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 inline std::uint64_t hash_of(std::uint64_t key) { return mix(key); }
-inline std::uint64_t hash_of(const RawEdge& e) { return mix(e.u * 0x9E3779B97F4A7C15ULL ^ e.v); }
+inline std::uint64_t hash_of(const Pair& e) { return mix(e.u * 0x9E3779B97F4A7C15ULL ^ e.v); }
 
 template <class T>
 void release(Array<T>& a) {
@@ -58,6 +78,27 @@ unsigned threads_for(std::uint64_t n, unsigned threads) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>(n >> 16, 1, std::max(1u, threads)));
 }
 
+// Named steps' seconds on this rank, in the order they ran (every rank runs the same steps):
+// lap(name) closes the step that began at the previous lap.
+class Laps {
+ public:
+  void lap(std::string name) {
+    const auto now = std::chrono::steady_clock::now();
+    steps_.emplace_back(std::move(name), std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+  const std::vector<std::pair<std::string, double>>& steps() const { return steps_; }
+
+ private:
+  std::vector<std::pair<std::string, double>> steps_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+Laps& laps() {
+  static Laps l;
+  return l;
+}
+void lap(std::string name) { laps().lap(std::move(name)); }
+
 // Sorts data on `threads` threads: cut into key ranges by a sample (one scatter pass), then
 // each range radix-sorted on its own thread.
 template <class T>
@@ -67,7 +108,9 @@ void parallel_sort(Array<T>& data, unsigned threads) {
   scratch.resize(n);
   const unsigned t = threads_for(n, threads);
   if (t == 1) {
+    lap("sort.cut");  // every rank runs the same laps, whatever its share
     radix_sort<T, DigitsOf<T>>(data.data(), scratch.data(), n);
+    lap("sort.radix");
     return;
   }
   std::vector<T> sample;
@@ -96,10 +139,12 @@ void parallel_sort(Array<T>& data, unsigned threads) {
     std::vector<std::uint64_t>& p = pos[k];
     for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) scratch[p[bucket(data[i])]++] = data[i];
   });
+  lap("sort.cut");
   parallel_for(t, [&](unsigned b) {
     radix_sort<T, DigitsOf<T>>(scratch.data() + start[b], data.data() + start[b], start[b + 1] - start[b]);
   });
   data.swap(scratch);
+  lap("sort.radix");
 }
 
 // Drops repeated records of sorted data, on `threads` threads.
@@ -145,6 +190,7 @@ Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, u
       p += count[k][r];
       counts[r] += count[k][r];
     }
+  lap("route.count");
   Array<To> send;
   send.resize(p);
   parallel_for(t, [&](unsigned k) {
@@ -155,7 +201,10 @@ Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, u
   });
   release(items);
   sent_bytes += (p - counts[c.rank]) * sizeof(To);
-  return ranks::exchange<To>(c, send, counts);
+  lap("route.scatter");
+  Array<To> received = ranks::exchange<To>(c, send, counts);
+  lap("route.exchange");
+  return received;
 }
 
 // ---- the steps ----------------------------------------------------------------------------
@@ -182,9 +231,11 @@ class Distributed {
                         const std::string& output) {
     // 1. read
     progress_.begin("read", 0, "edges");
-    Array<RawEdge> pairs;
+    Array<Pair> pairs;
     raw_id_t max_id = 0;
+    lap("start");
     agreed(c_, [&] { max_id = read(source, pairs); });
+    lap("read");
     input_edges_ = ranks::sum(c_, read_edges_);
     max_id = ranks::max(c_, max_id);
     const std::string md5 = source.input_md5();
@@ -194,9 +245,9 @@ class Distributed {
 
     // 2. clean, 3. degrees
     if (max_id < (raw_id_t{1} << 32))
-      clean_and_count<std::uint64_t>(pairs, max_id, [](const RawEdge& e) { return (e.u << 32) | e.v; });
+      clean_and_count<std::uint64_t>(pairs, max_id, [](const Pair& e) { return (e.u << 32) | e.v; });
     else
-      clean_and_count<RawEdge>(pairs, max_id, [](const RawEdge& e) { return e; });
+      clean_and_count<Pair>(pairs, max_id, [](const Pair& e) { return e; });
 
     // 4. orient, reorder, blocks
     reorder();
@@ -239,6 +290,8 @@ class Distributed {
       writer->commit();
     });
     header.max_degree = max_degree;
+    lap("commit");
+    report_steps();
     DistributedReport report;
     report.header = header;
     report.ranks = c_.size;
@@ -248,25 +301,27 @@ class Distributed {
  private:
   // Reads this rank's share as canonical pairs (a <= b: the clean step drops self-loops);
   // returns the largest id.
-  raw_id_t read(EdgeSource& source, Array<RawEdge>& out) {
+  raw_id_t read(EdgeSource& source, Array<Pair>& out) {
     raw_id_t max_id = 0;
     if (const IndexedEdges* indexed = source.indexed()) {
       const std::uint64_t E = indexed->edge_count();
       const std::uint64_t first = E * std::uint64_t(c_.rank) / std::uint64_t(c_.size);
       const std::uint64_t last = E * std::uint64_t(c_.rank + 1) / std::uint64_t(c_.size);
       read_edges_ = last - first;
+      check_memory(read_edges_, 0);
       out.resize(read_edges_);
       const unsigned t = threads_for(read_edges_, threads_);
       std::vector<raw_id_t> most(t, 0);
       parallel_for(t, [&](unsigned k) {
         const std::uint64_t a = read_edges_ * k / t, b = read_edges_ * (k + 1) / t;
         constexpr std::uint64_t kBatch = 1 << 16;
+        std::vector<RawEdge> batch(kBatch);
         for (std::uint64_t at = a; at < b; at += kBatch) {
           const std::uint64_t m = std::min(kBatch, b - at);
-          indexed->edges_at(first + at, m, out.data() + at);
-          for (std::uint64_t i = at; i < at + m; ++i) {
-            const RawEdge e = out[i];
-            if (e.u > e.v) out[i] = RawEdge{e.v, e.u};
+          indexed->edges_at(first + at, m, batch.data());
+          for (std::uint64_t i = 0; i < m; ++i) {
+            const RawEdge e = batch[i];
+            out[at + i] = e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u};
             most[k] = std::max({most[k], e.u, e.v});
           }
         }
@@ -281,7 +336,7 @@ class Distributed {
       if (b % std::uint64_t(c_.size) != std::uint64_t(c_.rank)) continue;
       read_edges_ += batch.size();
       for (const RawEdge& e : batch) {
-        out.push_back(e.u < e.v ? e : RawEdge{e.v, e.u});
+        out.push_back(e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u});
         max_id = std::max({max_id, e.u, e.v});
       }
       check_memory(out.size(), 0);
@@ -305,14 +360,15 @@ class Distributed {
 
   // `pairs`: canonical, a self-loop where the input had one (dropped here).
   template <class T, class Convert>
-  void clean_and_count(Array<RawEdge>& pairs, raw_id_t max_id, Convert convert) {
+  void clean_and_count(Array<Pair>& pairs, raw_id_t max_id, Convert convert) {
     progress_.begin("clean", input_edges_, "edges");
     const auto R = static_cast<std::size_t>(c_.size);
     Array<T> mine = route<T>(
-        c_, pairs, [&](const RawEdge& e) { return e.u == e.v ? R : static_cast<std::size_t>(hash_of(convert(e)) % R); },
+        c_, pairs, [&](const Pair& e) { return e.u == e.v ? R : static_cast<std::size_t>(hash_of(convert(e)) % R); },
         convert, threads_, sent_bytes_);
     parallel_sort(mine, threads_);
     parallel_unique(mine, threads_);
+    lap("clean.unique");
     local_edges_ = mine.size();
     edges_ = ranks::sum(c_, local_edges_);
     progress_.add(input_edges_);
@@ -336,7 +392,9 @@ class Distributed {
           std::atomic_ref<std::uint32_t>(index_[first]).fetch_add(run, std::memory_order_relaxed);
         }
       });
+      lap("degrees.count");
       ranks::allreduce(c_, index_.data(), M);
+      lap("degrees.allreduce");
       const unsigned t = threads_for(M, threads_);
       std::vector<std::uint64_t> at(t + 1, 0);
       parallel_for(t, [&](unsigned k) {
@@ -360,7 +418,7 @@ class Distributed {
       });
     } else {
       // Sparse ids: every rank's ids with their degrees on this rank (id, degree) ...
-      Array<RawEdge> ends;
+      Array<Pair> ends;
       ends.resize(2 * mine.size());
       parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
         for (std::uint64_t i = a; i < b; ++i) {
@@ -373,7 +431,7 @@ class Distributed {
       std::vector<std::uint64_t> sizes(c_.size, 0);
       sizes[c_.rank] = ends.size();
       ranks::allreduce(c_, sizes.data(), sizes.size());
-      Array<RawEdge> all;
+      Array<Pair> all;
       std::uint64_t total = 0;
       for (std::uint64_t x : sizes) total += x;
       all.resize(total);
@@ -400,6 +458,7 @@ class Distributed {
       search.emplace(std::span<const raw_id_t>(input_id_.data(), vertices_), 0, threads_);
     }
     auto compact = [&](raw_id_t id) { return search ? (*search)(id) : index_[id]; };
+    lap("degrees.ids");
     // Each rank's unique edges in compact ids, oriented: from lower to higher (degree, id).
     oriented_.resize(mine.size());
     parallel_ranges(mine.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
@@ -410,6 +469,7 @@ class Distributed {
     });
     release(mine);
     release(index_);
+    lap("degrees.orient");
     progress_.add(vertices_);
     progress_.end(search ? "ids gathered from every rank" : "degree table over the input ids");
   }
@@ -421,7 +481,7 @@ class Distributed {
   }
 
   // Sorted (id, count) records -> one record per id with the counts summed.
-  void fold_degrees(Array<RawEdge>& records) {
+  void fold_degrees(Array<Pair>& records) {
     std::uint64_t p = 0;
     for (std::uint64_t i = 0; i < records.size(); ++i) {
       if (p > 0 && records[p - 1].u == records[i].u) records[p - 1].v += records[i].v;
@@ -434,6 +494,23 @@ class Distributed {
     if (vertices_ > kMaxVertices)
       throw Error("the graph has " + std::to_string(vertices_) + " non-isolated vertices; at most " +
                   std::to_string(kMaxVertices) + " (32-bit ids) are supported");
+  }
+
+  // One line: each step's seconds on the slowest and the fastest rank (a collective).
+  void report_steps() {
+    const auto& steps = laps().steps();
+    std::vector<double> most(steps.size()), least(steps.size());
+    for (std::size_t k = 0; k < steps.size(); ++k) most[k] = least[k] = steps[k].second;
+    MPI_Allreduce(MPI_IN_PLACE, most.data(), static_cast<int>(most.size()), MPI_DOUBLE, MPI_MAX, c_.comm);
+    MPI_Allreduce(MPI_IN_PLACE, least.data(), static_cast<int>(least.size()), MPI_DOUBLE, MPI_MIN, c_.comm);
+    if (c_.rank != 0 || progress_.mode() == Progress::Mode::Off) return;
+    std::string line = "[partition] steps, s on the slowest / fastest rank:";
+    char buffer[96];
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      std::snprintf(buffer, sizeof buffer, " %s %.2f/%.2f", steps[k].first.c_str(), most[k], least[k]);
+      line += buffer;
+    }
+    progress_.message(line);
   }
 
   bool lower(vid_t a, vid_t b) const { return degree_[a] != degree_[b] ? degree_[a] < degree_[b] : a < b; }
@@ -465,6 +542,7 @@ class Distributed {
       });
       new_id_ = collective_order(collective, outdeg, threads_);
     }
+    lap("reorder");
     progress_.add(V);
     progress_.end(std::string(to_string(o_.order)) + " order");
   }
@@ -486,6 +564,7 @@ class Distributed {
     });
     release(new_id_);
     release(degree_);
+    lap("blocks.relabel");
     const std::uint64_t buckets = std::clamp<std::uint64_t>(V, 1, std::uint64_t{1} << 16);
     const std::uint64_t width = std::max<std::uint64_t>(1, (V + buckets - 1) / buckets);
     std::vector<std::uint64_t> per_bucket(buckets, 0);
@@ -500,6 +579,7 @@ class Distributed {
         for (std::uint64_t b = 0; b < buckets; ++b) per_bucket[b] += m[b];
     }
     ranks::allreduce(c_, per_bucket.data(), buckets);
+    lap("blocks.histogram");
     std::vector<int> owner(buckets);
     lo_.assign(c_.size + 1, V);
     lo_[0] = 0;
@@ -552,6 +632,7 @@ class Distributed {
       }
     });
     release(rows);
+    lap("blocks.rows");
     parallel_for(threads_for(n * n << 16, threads_), [&](unsigned k) {
       for (std::uint64_t b = k; b < n * n; b += threads_for(n * n << 16, threads_)) {
         Slice& s = slices_[b];
@@ -561,6 +642,7 @@ class Distributed {
         }
       }
     });
+    lap("blocks.offsets");
     progress_.add(edges_);
     progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks in all");
   }
@@ -581,8 +663,10 @@ class Distributed {
           length[((s.first_row + r) * n + i) * n + k] = static_cast<std::uint32_t>(s.offsets[r + 1] - s.offsets[r]);
       }
     });
+    lap("estimate.lengths");
     for (int r = 0; r < c_.size; ++r)
       ranks::broadcast(c_, length.data() + lo_[r] * n, (lo_[r + 1] - lo_[r]) * n, r);
+    lap("estimate.broadcast");
     std::vector<std::uint64_t> work(n * n * n, 0);
     std::mutex m;
     parallel_for(threads_, [&](unsigned t) {
@@ -600,6 +684,7 @@ class Distributed {
       for (std::size_t w = 0; w < work.size(); ++w) work[w] += mine[w];
     });
     release(length);
+    lap("estimate.sum");
     std::vector<std::uint64_t> nnz(n * n);
     for (std::uint64_t b = 0; b < n * n; ++b) nnz[b] = slices_[b].neighbors.size();
     ranks::allreduce(c_, work.data(), work.size());
@@ -612,78 +697,137 @@ class Distributed {
     return work;
   }
 
-  // Every rank sends its rows of each block to rank 0, which writes the blocks in order,
-  // receiving the next while it writes one.
+  // Rank 0 places every block in the file (its group and datasets, in block order); then every
+  // rank writes its rows of each block at their place itself, on its threads, and hashes the
+  // checksum pieces that lie within its bytes; rank 0 reads back the few pieces that straddle
+  // two ranks and records each block's figures. No rank holds a whole block.
   void write(BlockFileWriter* writer, std::uint64_t& max_degree) {
     progress_.begin("write", edges_, "edges");
-    const std::uint64_t n = o_.parts, V = vertices_, R = static_cast<std::uint64_t>(c_.size);
-    // nnz[r * n * n + b]: rank r's neighbours in block b.
-    std::vector<std::uint64_t> nnz(R * n * n, 0);
-    for (std::uint64_t b = 0; b < n * n; ++b) nnz[std::uint64_t(c_.rank) * n * n + b] = slices_[b].neighbors.size();
+    const std::uint64_t n = o_.parts, V = vertices_, R = static_cast<std::uint64_t>(c_.size), blocks = n * n;
+    const std::uint64_t me = static_cast<std::uint64_t>(c_.rank);
+    std::vector<std::uint64_t> nnz(R * blocks, 0);  // nnz[r * blocks + b]: rank r's neighbours in block b
+    for (std::uint64_t b = 0; b < blocks; ++b) nnz[me * blocks + b] = slices_[b].neighbors.size();
     ranks::allreduce(c_, nnz.data(), nnz.size());
-    std::uint64_t local_max = 0;
-    for (const Slice& s : slices_) local_max = std::max<std::uint64_t>(local_max, s.max_degree);
-    max_degree = ranks::max(c_, local_max);
-    constexpr int kTag = 7;  // one tag: a pair's messages match in the order they were posted
-    std::vector<MPI_Request> sends;
-    if (c_.rank != 0) {
-      for (std::uint64_t b = 0; b < n * n; ++b) {
-        Slice& s = slices_[b];
-        ranks::post(c_, true, s.offsets.data() + 1, s.offsets.size() - 1, 0, kTag, sends);
-        ranks::post(c_, true, s.neighbors.data(), s.neighbors.size(), 0, kTag, sends);
+    auto rows_of_class = [&](std::uint64_t i) { return V <= i ? 0 : (V - i + n - 1) / n; };
+    std::vector<std::uint64_t> total(blocks, 0), base(blocks, 0);  // base: the neighbours of lower ranks
+    for (std::uint64_t b = 0; b < blocks; ++b)
+      for (std::uint64_t r = 0; r < R; ++r) {
+        total[b] += nnz[r * blocks + b];
+        if (r < me) base[b] += nnz[r * blocks + b];
       }
-    }
+    // 1. Where each block's two arrays start in the file.
+    std::vector<std::uint64_t> address(2 * blocks, 0);
+    std::string temp;
     agreed(c_, [&] {
       if (c_.rank != 0) return;
-      auto rows_of_class = [&](std::uint64_t i) { return V <= i ? 0 : (V - i + n - 1) / n; };
-      CsrBlock blocks[2];
-      std::vector<MPI_Request> receives[2];
-      // Posts block b's receives into blocks[b % 2].
-      auto receive = [&](std::uint64_t b) {
-        const std::uint64_t i = b / n, j = b % n;
-        CsrBlock& blk = blocks[b % 2];
-        blk.id = {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)};
-        blk.rows = rows_of_class(i);
-        blk.cols = rows_of_class(j);
-        std::uint64_t total = 0;
-        for (std::uint64_t r = 0; r < R; ++r) total += nnz[r * n * n + b];
-        blk.offsets.resize(blk.rows + 1);
-        blk.neighbors.resize(total);
-        for (std::uint64_t r = 1, base = nnz[b]; r < R; base += nnz[r * n * n + b], ++r) {
-          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
-          ranks::post(c_, false, blk.offsets.data() + first + 1, last - first, static_cast<int>(r), kTag, receives[b % 2]);
-          ranks::post(c_, false, blk.neighbors.data() + base, nnz[r * n * n + b], static_cast<int>(r), kTag, receives[b % 2]);
+      for (std::uint64_t b = 0; b < blocks; ++b) {
+        const BlockId id{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
+        std::tie(address[2 * b], address[2 * b + 1]) =
+            writer->allocate_block(id, rows_of_class(b / n), rows_of_class(b % n), total[b]);
+      }
+      temp = writer->temp_path();
+    });
+    ranks::broadcast(c_, address.data(), address.size(), 0);
+    std::uint64_t length = temp.size();
+    ranks::broadcast(c_, &length, 1, 0);
+    temp.resize(length);
+    ranks::broadcast(c_, temp.data(), length, 0);
+    lap("write.place");
+    // 2. Each rank's rows at their place. Pieces: each block's offsets', then its neighbours'.
+    constexpr std::uint64_t P = kChecksumPieceBytes;
+    std::vector<std::uint64_t> first_piece(2 * blocks + 1, 0), bytes(2 * blocks, 0);
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      bytes[2 * b] = (rows_of_class(b / n) + 1) * sizeof(eoff_t);
+      bytes[2 * b + 1] = total[b] * sizeof(vid_t);
+      first_piece[2 * b + 1] = first_piece[2 * b] + (bytes[2 * b] + P - 1) / P;
+      first_piece[2 * b + 2] = first_piece[2 * b + 1] + (bytes[2 * b + 1] + P - 1) / P;
+    }
+    std::vector<std::uint64_t> pieces(first_piece.back(), 0), known(first_piece.back(), 0);
+    std::vector<std::uint64_t> with_two(blocks, 0), longest(blocks, 0);
+    agreed(c_, [&] {
+      const int fd = ::open(temp.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0)
+        throw Error("rank " + std::to_string(c_.rank) + " cannot open '" + temp + "' to write its rows: " +
+                    std::strerror(errno) + " (every rank's node must see the output's directory)");
+      struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+      } closer{fd};
+      std::atomic<std::uint64_t> next{0};
+      parallel_for(static_cast<unsigned>(std::min<std::uint64_t>(threads_, 2 * blocks)), [&](unsigned) {
+        for (std::uint64_t item; (item = next.fetch_add(1)) < 2 * blocks;) {
+          const std::uint64_t b = item / 2;
+          Slice& s = slices_[b];
+          const unsigned char* data = nullptr;
+          std::uint64_t at = 0, size = 0;  // this rank's bytes [at, at + size) of the array
+          if (item % 2 == 0) {
+            // Offsets: entry 0 from rank 0, then each rank's rows' ends, counted from the block's start.
+            const std::uint64_t rows = s.offsets.size() - 1;
+            for (std::uint64_t r = 0; r < rows; ++r) {
+              const std::uint64_t d = s.offsets[r + 1] - s.offsets[r];
+              with_two[b] += d >= 2;
+              longest[b] = std::max(longest[b], d);
+            }
+            for (eoff_t& o : s.offsets) o += base[b];
+            const std::uint64_t skip = c_.rank == 0 ? 0 : 1;
+            data = reinterpret_cast<const unsigned char*>(s.offsets.data() + skip);
+            at = (s.first_row + skip) * sizeof(eoff_t);
+            size = (s.offsets.size() - skip) * sizeof(eoff_t);
+          } else {
+            data = reinterpret_cast<const unsigned char*>(s.neighbors.data());
+            at = base[b] * sizeof(vid_t);
+            size = s.neighbors.size() * sizeof(vid_t);
+          }
+          if (size == 0) continue;
+          runs::pwrite_all(fd, data, size, address[item] + at, temp);
+          // The pieces wholly within [at, at + size).
+          for (std::uint64_t k = (at + P - 1) / P; k * P < at + size; ++k) {
+            const std::uint64_t end = std::min((k + 1) * P, bytes[item]);
+            if (end > at + size) break;
+            pieces[first_piece[item] + k] = checksum_piece(data + (k * P - at), end - k * P, k);
+            known[first_piece[item] + k] = 1;
+          }
         }
-      };
-      receive(0);
-      for (std::uint64_t b = 0; b < n * n; ++b) {
-        CsrBlock& blk = blocks[b % 2];
-        const Slice& own = slices_[b];
-        std::copy(own.offsets.begin(), own.offsets.end(), blk.offsets.begin() + own.first_row);
-        std::copy(own.neighbors.begin(), own.neighbors.end(), blk.neighbors.begin());
-        ranks::wait_all(receives[b % 2]);
-        if (b + 1 < n * n) receive(b + 1);
-        // The other ranks' offsets count from their first neighbour: add what comes before.
-        const std::uint64_t i = b / n;
-        std::uint32_t longest = own.max_degree;
-        for (std::uint64_t r = 1, base = nnz[b]; r < R; base += nnz[r * n * n + b], ++r) {
-          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
-          parallel_ranges(last - first, threads_, [&](std::uint64_t a, std::uint64_t z) {
-            for (std::uint64_t k = first + 1 + a; k < first + 1 + z; ++k) blk.offsets[k] += base;
-          });
+      });
+      if (::fdatasync(fd) != 0) runs::throw_write_error(temp, errno);
+    });
+    ranks::allreduce(c_, pieces.data(), pieces.size());
+    ranks::allreduce(c_, known.data(), known.size());
+    ranks::allreduce(c_, with_two.data(), with_two.size());
+    ranks::allreduce(c_, longest.data(), longest.size(), MPI_MAX);
+    lap("write.rows");
+    // 3. The pieces that straddle ranks, read back, and each block's checksum (rank 0).
+    agreed(c_, [&] {
+      if (c_.rank != 0) return;
+      const int fd = ::open(temp.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw Error("cannot read back '" + temp + "': " + std::strerror(errno));
+      struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+      } closer{fd};
+      std::vector<unsigned char> piece(P);
+      for (std::uint64_t item = 0; item < 2 * blocks; ++item)
+        for (std::uint64_t k = 0; first_piece[item] + k < first_piece[item + 1]; ++k) {
+          if (known[first_piece[item] + k]) continue;
+          const std::uint64_t size = std::min(P, bytes[item] - k * P);
+          runs::pread_all(fd, piece.data(), size, address[item] + k * P, temp);
+          pieces[first_piece[item] + k] = checksum_piece(piece.data(), size, k);
         }
-        for (std::uint64_t r = 1; r < R; ++r) {
-          const auto [first, last] = rows_of(lo_[r], lo_[r + 1], i);
-          for (std::uint64_t k = first; k < last; ++k)
-            longest = std::max<std::uint32_t>(longest, static_cast<std::uint32_t>(blk.offsets[k + 1] - blk.offsets[k]));
-        }
-        blk.max_degree = longest;
-        writer->write_block(blk, threads_);
-        progress_.add(blk.neighbors.size());
+      for (std::uint64_t b = 0; b < blocks; ++b) {
+        auto digest = [&](std::uint64_t item) {
+          return combine_pieces(bytes[item], std::vector<std::uint64_t>(pieces.begin() + first_piece[item],
+                                                                        pieces.begin() + first_piece[item + 1]));
+        };
+        const std::uint64_t checksum = block_checksum(rows_of_class(b / n), rows_of_class(b % n), digest(2 * b), digest(2 * b + 1));
+        writer->block_written({static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)},
+                              checked_cast<std::uint32_t>(longest[b], "max_degree"), with_two[b], checksum);
       }
     });
-    ranks::wait_all(sends);
+    max_degree = 0;
+    for (std::uint64_t d : longest) max_degree = std::max(max_degree, d);
     slices_.clear();
+    lap("write.checksums");
+    progress_.add(edges_);
     progress_.end();
   }
 

@@ -11,8 +11,10 @@
 //                 ids (degree or collective order) are then the same on every rank;
 //   4. blocks     oriented, relabelled edges go to the rank that owns their row (new-id ranges
 //                 of about |E| / R edges each), which builds its rows of every block;
-//   5. write      rank 0 writes the header, vertex map and degrees, and each block as the
-//                 ranks' rows arrive; the task work is summed over the ranks.
+//   5. write      rank 0 writes the header, vertex map and degrees and places every block in
+//                 the file; each rank writes its rows of every block at their place (pwrite)
+//                 and hashes the checksum pieces within them, rank 0 the few that straddle
+//                 ranks; the task work is summed over the ranks. No rank holds a whole block.
 // Vertex arrays (about 20 bytes a vertex, and 4 per input id up to the largest) are on every
 // rank, as in one process.
 #pragma once

@@ -97,6 +97,8 @@ class MappedBlock {
 // created exclusively) and renames it to `path` only in commit(); a writer destroyed without
 // commit() (an exception, a signal) removes its temporary file, so an output that exists
 // under the final name is always complete. `path` must be a regular file (or new).
+// Every path writes the same file for the same data: each block's group and datasets (placed
+// when created) in the order the blocks come, its attributes at commit().
 class BlockFileWriter {
  public:
   BlockFileWriter(const std::string& path, const GraphHeader& header);
@@ -154,6 +156,15 @@ class BlockFileWriter {
   BlockStream begin_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz);
   // Rewrites the header's max_degree attribute (known only once every block is built).
   void set_max_degree(std::uint64_t max_degree);
+
+  // --- Blocks whose data other processes write (partitioning on several ranks) ---
+  // Creates block id's group and datasets, as write_block would, and returns where in the
+  // temporary file its offsets and neighbours start (UINT64_MAX for an empty one): the
+  // callers write their bytes there (pwrite) and report the block with block_written.
+  std::pair<std::uint64_t, std::uint64_t> allocate_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols,
+                                                         std::uint64_t nnz);
+  // The figures of a block made with allocate_block, once its bytes are in the file.
+  void block_written(const BlockId& id, std::uint32_t max_degree, std::uint64_t rows_with_two, std::uint64_t checksum);
 
  private:
   struct Impl;

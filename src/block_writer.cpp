@@ -110,6 +110,11 @@ void write_dataset_in_slabs(hid_t file, hid_t loc, const char* name, hid_t file_
 
 }  // namespace
 
+// A block's attributes, written at commit.
+struct BlockAttributes {
+  std::uint64_t rows = 0, cols = 0, nnz = 0, max_degree = 0, rows_with_two = 0, checksum = 0;
+};
+
 struct BlockFileWriter::Impl {
   std::string path, temp;
   GraphHeader header;
@@ -117,6 +122,7 @@ struct BlockFileWriter::Impl {
   Handle file, blocks;                      // closed before `out` removes the file
   std::vector<bool> written;
   std::vector<std::uint64_t> checksums;
+  std::vector<BlockAttributes> attributes;  // row-major, by block
   bool vertex_map_written = false;
   bool committed = false;
   double write_seconds = 0;  // in write_block (under the library's lock)
@@ -132,6 +138,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   check_parts(header.parts);
   s.written.assign(std::size_t(header.parts) * header.parts, false);
   s.checksums.assign(s.written.size(), 0);
+  s.attributes.assign(s.written.size(), {});
   // Datasets of 4 KiB or more start on a 4 KiB boundary, so that readers can map them
   // (BlockFileReader::map_block needs their elements aligned; pages are the unit of mmap).
   // The 1.10 file format: superblock v3 and v2 object headers carry checksums, so a damaged
@@ -241,14 +248,7 @@ void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
   const std::string name = block_group_path(b.id);
   Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(), H5P_DEFAULT), where + ": cannot create group"),
            H5Gclose);
-  write_attribute_u64(g.get(), "row_class", b.id.row_class, where);
-  write_attribute_u64(g.get(), "col_class", b.id.col_class, where);
-  write_attribute_u64(g.get(), "rows", b.rows, where);
-  write_attribute_u64(g.get(), "cols", b.cols, where);
-  write_attribute_u64(g.get(), "nnz", b.nnz(), where);
-  write_attribute_u64(g.get(), "max_degree", b.max_degree, where);
-  write_attribute_u64(g.get(), "rows_with_two", rows_with_two, where);
-  write_attribute_u64(g.get(), "checksum", checksum, where);
+  s.attributes[std::size_t(b.id.row_class) * n + b.id.col_class] = {b.rows, b.cols, b.nnz(), b.max_degree, rows_with_two, checksum};
   s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
   const auto start = std::chrono::steady_clock::now();
   write_dataset_in_slabs(s.file.get(), g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets.data(),
@@ -274,10 +274,22 @@ void BlockFileWriter::commit() {
     Checksum64 all;
     for (std::uint64_t c : s.checksums) all.add_u64(c);
     write_attribute_u64(s.file.get(), "graph_checksum", all.value(), "'" + s.temp + "'");
-    for (std::size_t b = 0; b < s.written.size(); ++b)
-      if (!s.written[b])
-        throw Error("'" + s.temp + "': block " + block_name({std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)}) +
-                    " was never written");
+    for (std::size_t b = 0; b < s.written.size(); ++b) {
+      const BlockId id{std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)};
+      if (!s.written[b]) throw Error("'" + s.temp + "': block " + block_name(id) + " was never written");
+      const std::string where = "'" + s.temp + "' block " + block_name(id);
+      Handle g(h5_check(H5Gopen2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT), where + ": cannot open group"),
+               H5Gclose);
+      const BlockAttributes& a = s.attributes[b];
+      write_attribute_u64(g.get(), "row_class", id.row_class, where);
+      write_attribute_u64(g.get(), "col_class", id.col_class, where);
+      write_attribute_u64(g.get(), "rows", a.rows, where);
+      write_attribute_u64(g.get(), "cols", a.cols, where);
+      write_attribute_u64(g.get(), "nnz", a.nnz, where);
+      write_attribute_u64(g.get(), "max_degree", a.max_degree, where);
+      write_attribute_u64(g.get(), "rows_with_two", a.rows_with_two, where);
+      write_attribute_u64(g.get(), "checksum", a.checksum, where);
+    }
     if (!s.vertex_map_written) throw Error("'" + s.temp + "': vertex map was never written");
     s.blocks.reset();
     s.writeback.stop();
@@ -446,17 +458,9 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
   const std::uint64_t neighbors_digest = combine_pieces(b.nnz * sizeof(vid_t), neighbor_sums);
   std::lock_guard lock(hdf5_mutex());
   st.checksum = block_checksum(b.rows, b.cols, offsets_digest, neighbors_digest);
-  const hid_t g = b.group.get();
-  write_attribute_u64(g, "row_class", b.id.row_class, b.where);
-  write_attribute_u64(g, "col_class", b.id.col_class, b.where);
-  write_attribute_u64(g, "rows", b.rows, b.where);
-  write_attribute_u64(g, "cols", b.cols, b.where);
-  write_attribute_u64(g, "nnz", b.nnz, b.where);
-  write_attribute_u64(g, "max_degree", st.max_degree, b.where);
-  write_attribute_u64(g, "rows_with_two", st.rows_with_two, b.where);
-  write_attribute_u64(g, "checksum", st.checksum, b.where);
   auto& s = *b.writer;
   const std::size_t index = std::size_t(b.id.row_class) * s.header.parts + b.id.col_class;
+  s.attributes[index] = {b.rows, b.cols, b.nnz, st.max_degree, st.rows_with_two, st.checksum};
   s.checksums[index] = st.checksum;
   s.written[index] = true;
   b.finished = true;
@@ -465,6 +469,34 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
   b.group.reset();
   s.writeback.start(s.file.get());
   return st;
+}
+
+std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_block(const BlockId& id, std::uint64_t rows,
+                                                                        std::uint64_t cols, std::uint64_t nnz) {
+  BlockStream stream = begin_block(id, rows, cols, nnz);
+  std::lock_guard lock(hdf5_mutex());
+  auto address = [](hid_t set) {
+    const haddr_t a = H5Dget_offset(set);
+    return a == HADDR_UNDEF ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(a);
+  };
+  const auto where = std::make_pair(address(stream.impl_->offsets.get()), address(stream.impl_->neighbors.get()));
+  auto& s = *impl_;
+  s.attributes[std::size_t(id.row_class) * s.header.parts + id.col_class] = {rows, cols, nnz, 0, 0, 0};
+  stream.impl_->finished = true;  // the callers fill it; block_written counts it
+  return where;
+}
+
+void BlockFileWriter::block_written(const BlockId& id, std::uint32_t max_degree, std::uint64_t rows_with_two,
+                                    std::uint64_t checksum) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::size_t index = std::size_t(id.row_class) * s.header.parts + id.col_class;
+  BlockAttributes& a = s.attributes[index];
+  a.max_degree = max_degree;
+  a.rows_with_two = rows_with_two;
+  a.checksum = checksum;
+  s.checksums[index] = checksum;
+  s.written[index] = true;
 }
 
 void BlockFileWriter::set_max_degree(std::uint64_t max_degree) {

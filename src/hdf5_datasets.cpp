@@ -37,6 +37,11 @@ Hdf5Handle create_sized_dataset(hid_t loc, const char* name, hid_t file_type, st
   const hsize_t dims[1] = {static_cast<hsize_t>(length)};
   Hdf5Handle space(h5_check(H5Screate_simple(1, dims, nullptr), where + ": H5Screate_simple"), H5Sclose);
   const Hdf5Handle dcpl = untimed(H5P_DATASET_CREATE, where);
+  // Its place in the file from the start, and nothing written there until its data is: the
+  // file's layout does not depend on which piece comes first, and other processes may write
+  // the data at H5Dget_offset (partitioning on several ranks).
+  h5_check_status(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), where + ": H5Pset_alloc_time");
+  h5_check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), where + ": H5Pset_fill_time");
   return Hdf5Handle(h5_check(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                              where + ": cannot create dataset '" + name + "'"),
                     H5Dclose);

@@ -34,7 +34,8 @@ void write_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
                     where + ": cannot write dataset '" + name + "' (disk full?)");
 }
 
-// A new dataset of `length` entries, to be filled by write_slab.
+// A new dataset of `length` entries, to be filled by write_slab (or at its H5Dget_offset):
+// contiguous, allocated now, never filled by the library.
 Hdf5Handle create_sized_dataset(hid_t loc, const char* name, hid_t file_type, std::uint64_t length, const std::string& where);
 // A new empty dataset that grows by append_to_dataset: chunked (`chunk_rows` entries a chunk)
 // and deflated where the library has deflate.
