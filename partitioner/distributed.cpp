@@ -372,7 +372,8 @@ class Distributed {
     local_edges_ = mine.size();
     edges_ = ranks::sum(c_, local_edges_);
     progress_.add(input_edges_);
-    progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks");
+    progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks, at most " +
+                  mib(ranks::max(c_, sent_bytes_)) + " by one");
 
     progress_.begin("degrees", 0, "vertices");
     std::optional<pipeline::IdIndex> search;
@@ -644,7 +645,8 @@ class Distributed {
     });
     lap("blocks.offsets");
     progress_.add(edges_);
-    progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks in all");
+    progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks in all, at most " +
+                  mib(ranks::max(c_, sent_bytes_)) + " by one");
   }
 
   // The task work of every (i, j, k), as estimate_task_work computes it from whole blocks:
