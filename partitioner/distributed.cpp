@@ -16,7 +16,6 @@
 #include <span>
 
 #include "input/known_counts.hpp"
-#include "input/kronecker_product.hpp"
 #include "partitioner/id_index.hpp"
 #include "partitioner/partition.hpp"
 #include "partitioner/progress.hpp"
@@ -124,7 +123,8 @@ void parallel_sort(Array<T>& data, unsigned threads) {
                                                   [](const T& a, const T& b) { return less(a, b); }) -
                                  splitters.begin());
   };
-  // Where chunk k's records of range b go: ranges in order, chunks in order within each.
+  // Where chunk k's records of range b go: ranges in order, chunks in order within each. Each
+  // record's range is searched twice: keeping it (2 bytes a record) was no faster.
   std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(t, 0));
   parallel_for(t, [&](unsigned k) {
     for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++pos[k][bucket(data[i])];
@@ -208,10 +208,6 @@ Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, u
 }
 
 // ---- the steps ----------------------------------------------------------------------------
-
-struct Totals {  // summed over the ranks, for the progress lines
-  std::uint64_t read = 0, sent = 0;
-};
 
 class Distributed {
  public:
@@ -634,14 +630,9 @@ class Distributed {
     });
     release(rows);
     lap("blocks.rows");
-    parallel_for(threads_for(n * n << 16, threads_), [&](unsigned k) {
-      for (std::uint64_t b = k; b < n * n; b += threads_for(n * n << 16, threads_)) {
-        Slice& s = slices_[b];
-        for (std::uint64_t r = 1; r < s.offsets.size(); ++r) {
-          s.max_degree = std::max<std::uint64_t>(s.max_degree, s.offsets[r]);
-          s.offsets[r] += s.offsets[r - 1];
-        }
-      }
+    parallel_ranges(n * n, threads_, [&](std::uint64_t first, std::uint64_t last) {
+      for (std::uint64_t b = first; b < last; ++b)
+        std::partial_sum(slices_[b].offsets.begin(), slices_[b].offsets.end(), slices_[b].offsets.begin());
     });
     lap("blocks.offsets");
     progress_.add(edges_);
@@ -710,7 +701,7 @@ class Distributed {
     std::vector<std::uint64_t> nnz(R * blocks, 0);  // nnz[r * blocks + b]: rank r's neighbours in block b
     for (std::uint64_t b = 0; b < blocks; ++b) nnz[me * blocks + b] = slices_[b].neighbors.size();
     ranks::allreduce(c_, nnz.data(), nnz.size());
-    auto rows_of_class = [&](std::uint64_t i) { return V <= i ? 0 : (V - i + n - 1) / n; };
+    auto rows_of_class = [&](std::uint64_t i) { return rows_in_class(V, o_.parts, static_cast<std::uint32_t>(i)); };
     std::vector<std::uint64_t> total(blocks, 0), base(blocks, 0);  // base: the neighbours of lower ranks
     for (std::uint64_t b = 0; b < blocks; ++b)
       for (std::uint64_t r = 0; r < R; ++r) {
@@ -837,7 +828,6 @@ class Distributed {
     std::uint64_t first_row = 0;
     Array<eoff_t> offsets;  // from 0
     Array<vid_t> neighbors;
-    std::uint32_t max_degree = 0;
   };
 
   Comm c_;
@@ -875,11 +865,7 @@ DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& i
     if (input.generator) {
       generator = make_generator(*input.generator, options.threads);
       source_file = generator.spec;
-      if (generator.product) {
-        const ProductCounts& k = generator.product->counts();
-        o.known = KnownCounts{.vertex_ids = k.vertex_ids, .vertices = k.vertices, .edges = k.edges,
-                              .triangles = k.triangles, .generator = generator.product->description()};
-      }
+      o.known = generator_known_counts(generator);
     } else {
       if (c.rank == 0) output::refuse_same_file(output, "--output", {{input.path, "--input"}});
       source_file = input.path;

@@ -208,6 +208,13 @@ void carry_known_counts(const PartitionOptions& options, GraphHeader& header) {
   header.known_triangles = k.triangles;
 }
 
+std::optional<KnownCounts> generator_known_counts(const Generator& g) {
+  if (!g.product) return std::nullopt;
+  const ProductCounts& c = g.product->counts();
+  return KnownCounts{.vertex_ids = c.vertex_ids, .vertices = c.vertices, .edges = c.edges, .triangles = c.triangles,
+                     .generator = g.product->description()};
+}
+
 GraphHeader partition_generated(const GeneratorArgs& generator, const std::string& output,
                                 const PartitionOptions& options) {
   check_parts(options.parts);
@@ -216,11 +223,7 @@ GraphHeader partition_generated(const GeneratorArgs& generator, const std::strin
   PartitionOptions o = options;
   o.memory_budget = options.memory_budget ? options.memory_budget : default_memory_budget();
   const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(g.source->indexed()->edge_count(), o.memory_budget);
-  if (g.product) {  // what tricount-generate would write to FILE.known
-    const ProductCounts& c = g.product->counts();
-    o.known = KnownCounts{.vertex_ids = c.vertex_ids, .vertices = c.vertices, .edges = c.edges, .triangles = c.triangles,
-                          .generator = g.product->description()};
-  }
+  o.known = generator_known_counts(g);
   return partition_source(*g.source, output, o, g.spec, 0, {}, runs_in_memory).header;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
 // Throws UsageError for a bad parameter value. Returns the header written.
 GraphHeader partition_generated(const GeneratorArgs& generator, const std::string& output,
                                 const PartitionOptions& options);
+// What tricount-generate would write to FILE.known for this generator: a Kronecker product's
+// counts in closed form; nullopt for the other kinds.
+std::optional<KnownCounts> generator_known_counts(const Generator& g);
 
 // Partitions `source` into the HDF5 block file `output` (temporary name + rename); the runs
 // on disk under options.tmpdir unless `runs_in_memory` (and not options.runs_on_disk).

@@ -75,7 +75,9 @@ TEST_P(PartitionRanks, SameFileAsOneProcess) {
     args.insert(args.end(), c.options.begin(), c.options.end());
     const ProcessResult r = partition_on(ranks, args);
     ASSERT_EQ(r.exit_code, 0) << ranks << " ranks: " << describe(r);
-    if (ranks > 1) EXPECT_TRUE(contains(r.out, "on " + std::to_string(ranks) + " ranks")) << r.out;
+    if (ranks > 1) {
+      EXPECT_TRUE(contains(r.out, "on " + std::to_string(ranks) + " ranks")) << r.out;
+    }
     const std::string bytes = read_file(out);
     ASSERT_FALSE(bytes.empty());
     if (ranks == 1) {
