@@ -232,26 +232,61 @@ std::string entry_of_process(const std::string& dir, const std::string& prefix, 
   return "";
 }
 
+// Runs `argv` until `seen` holds, then stops it (SIGSTOP) and checks `still` on the frozen
+// process: true means it is stopped where the caller wants it. A run that got past that point
+// before it stopped (the test thread was descheduled on a busy machine) is let finish, `reset`
+// clears what it left, and a fresh run tries again.
+bool stop_child_at(const std::vector<std::string>& argv, const std::string& err_path,
+                   const std::function<bool(pid_t)>& seen, const std::function<bool(pid_t)>& still,
+                   const std::function<void()>& reset, Child& stopped) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const Child c = spawn(argv, err_path);
+    const bool hit = wait_for([&] { return seen(c.pid); }, 60);
+    ::kill(c.pid, SIGSTOP);
+    int status = 0;
+    if (::waitpid(c.pid, &status, WUNTRACED) == c.pid && WIFSTOPPED(status) && hit && still(c.pid)) {
+      stopped = c;
+      return true;
+    }
+    ::kill(c.pid, SIGCONT);
+    if (!WIFEXITED(status) && !WIFSIGNALED(status)) wait_child(c);
+    reset();
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST(PipelineFailure, KilledRunsLeaveNoOutputAndTheNextRunCleansUp) {
   TempDir dir;
   const std::string input = dir.file("k19.bin64");
-  write_bin64(input, kronecker_edges(19, 16, 3));  // 8M edges: a few seconds in 16 MB
+  write_bin64(input, kronecker_edges(19, 16, 3));  // 8M edges, runs on disk in 16 MB
   const std::string tmp = dir.file("tmp"), out_dir = dir.file("out");
   fs::create_directory(tmp);
   fs::create_directory(out_dir);
   const std::string out = out_dir + "/g.h5";
+  // Progress lines on (no --quiet): a step's line is printed when it ends, so a process stopped
+  // before the "write" line is still writing blocks and has not begun its commit.
   const std::vector<std::string> argv = {prog("tricount-partition"), "--input", input, "--output", out, "--parts", "2",
                                          "--memory-budget", "16M", "--runs-on-disk", "--tmpdir", tmp,
-                                         "--threads", "2", "--quiet"};
+                                         "--threads", "2"};
+  const auto step_ended = [&](const std::string& err_path, const std::string& step) {
+    return contains(slurp(err_path), "[partition] " + step + " ");
+  };
+  const auto clear_out = [&] {
+    for (const auto& e : entries(out_dir)) fs::remove(out_dir + "/" + e);
+  };
 
   // SIGTERM while the runs are being written: the handler removes everything.
   {
-    const Child c = spawn(argv, dir.file("err1.txt"));
-    ASSERT_TRUE(wait_for([&] { return has_prefix_entry(tmp, "tricount-partition-"); }, 30));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const std::string err = dir.file("err1.txt");
+    Child c;
+    ASSERT_TRUE(stop_child_at(
+        argv, err, [&](pid_t) { return has_prefix_entry(tmp, "tricount-partition-"); },
+        [&](pid_t) { return !step_ended(err, "blocks"); }, clear_out, c))
+        << slurp(err);
     ::kill(c.pid, SIGTERM);
+    ::kill(c.pid, SIGCONT);
     const Finished f = wait_child(c);
     EXPECT_EQ(f.exit_code, 128 + SIGTERM) << f.err;
     EXPECT_TRUE(contains(f.err, "interrupted by SIGTERM")) << f.err;
@@ -260,10 +295,14 @@ TEST(PipelineFailure, KilledRunsLeaveNoOutputAndTheNextRunCleansUp) {
   }
   // SIGTERM while the HDF5 file is being written (its temporary exists).
   {
-    const Child c = spawn(argv, dir.file("err2.txt"));
-    ASSERT_TRUE(wait_for([&] { return !entry_of_process(out_dir, "g.h5.tmp.tricount-", c.pid).empty(); }, 60))
-        << slurp(dir.file("err2.txt"));
+    const std::string err = dir.file("err2.txt");
+    Child c;
+    ASSERT_TRUE(stop_child_at(
+        argv, err, [&](pid_t pid) { return !entry_of_process(out_dir, "g.h5.tmp.tricount-", pid).empty(); },
+        [&](pid_t) { return !step_ended(err, "write"); }, clear_out, c))
+        << slurp(err);
     ::kill(c.pid, SIGTERM);
+    ::kill(c.pid, SIGCONT);
     const Finished f = wait_child(c);
     EXPECT_EQ(f.exit_code, 128 + SIGTERM) << f.err;
     EXPECT_TRUE(entries(tmp).empty()) << join(entries(tmp));
@@ -273,11 +312,14 @@ TEST(PipelineFailure, KilledRunsLeaveNoOutputAndTheNextRunCleansUp) {
   // the final name; the temporary file does not open as a block file.
   pid_t killed = -1;
   {
-    const Child c = spawn(argv, dir.file("err3.txt"));
+    const std::string err = dir.file("err3.txt");
+    Child c;
+    ASSERT_TRUE(stop_child_at(
+        argv, err, [&](pid_t pid) { return !entry_of_process(out_dir, "g.h5.tmp.tricount-", pid).empty(); },
+        [&](pid_t) { return !step_ended(err, "write"); }, clear_out, c))
+        << slurp(err);
     killed = c.pid;
-    std::string temp;
-    ASSERT_TRUE(wait_for([&] { return !(temp = entry_of_process(out_dir, "g.h5.tmp.tricount-", c.pid)).empty(); }, 60))
-        << slurp(dir.file("err3.txt"));
+    const std::string temp = entry_of_process(out_dir, "g.h5.tmp.tricount-", c.pid);
     ::kill(c.pid, SIGKILL);
     const Finished f = wait_child(c);
     EXPECT_EQ(f.exit_code, 128 + SIGKILL);
