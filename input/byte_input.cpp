@@ -10,6 +10,7 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "src/types.hpp"
 
@@ -85,6 +86,64 @@ std::size_t GzInput::read(char* dst, std::size_t n) {
     }
   }
   return static_cast<std::size_t>(r);
+}
+
+FileRangeInput::FileRangeInput(const std::string& path, std::uint64_t begin, std::uint64_t end)
+    : path_(path), fd_(open_readable(path)), at_(begin), end_(end) {}
+
+FileRangeInput::~FileRangeInput() { ::close(fd_); }
+
+std::size_t FileRangeInput::read(char* dst, std::size_t n) {
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n, end_ - at_));
+  if (want == 0) return 0;
+  for (;;) {
+    const ssize_t r = ::pread(fd_, dst, want, static_cast<off_t>(at_));
+    if (r > 0) {
+      at_ += static_cast<std::uint64_t>(r);
+      return static_cast<std::size_t>(r);
+    }
+    if (r == 0) throw Error("cannot read '" + printable(path_) + "': the file ends early (it changed while being read?)");
+    if (errno != EINTR) throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
+  }
+}
+
+std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t size, std::uint64_t index,
+                               std::uint64_t count) {
+  if (index == 0) return 0;
+  if (index >= count) return size;
+  const std::uint64_t target = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * index / count);
+  // Scan from the byte before the target: p is a line start when byte p - 1 ends a line.
+  std::vector<char> buf(std::size_t{1} << 16);
+  std::uint64_t at = target - 1;  // target >= 1: size * index / count with 0 < index < count
+  char prev = 0;
+  bool have_prev = false;
+  while (at < size) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - at));
+    const ssize_t r = ::pread(fd, buf.data(), want, static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw Error("cannot read '" + printable(path) + "': " + errno_message(errno));
+    if (r == 0) break;
+    for (ssize_t k = 0; k < r; ++k) {
+      const char c = buf[static_cast<std::size_t>(k)];
+      // Position at + k is a line start when the byte before it ends a line.
+      if (have_prev && (prev == '\n' || (prev == '\r' && c != '\n'))) return at + static_cast<std::uint64_t>(k);
+      prev = c;
+      have_prev = true;
+    }
+    at += static_cast<std::uint64_t>(r);
+  }
+  return size;
+}
+
+bool is_uncompressed_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  unsigned char magic[2] = {0, 0};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const bool gzip = regular && ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1F && magic[1] == 0x8B;
+  ::close(fd);
+  return regular && !gzip;
 }
 
 std::size_t LoneCrAsNewline::read(char* dst, std::size_t n) {

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -56,6 +57,32 @@ class GzInput final : public ByteInput {
   std::string path_;
   gzFile gz_ = nullptr;
 };
+
+// Bytes [begin, end) of a regular file, read with pread: one reader's share of a text file.
+class FileRangeInput final : public ByteInput {
+ public:
+  FileRangeInput(const std::string& path, std::uint64_t begin, std::uint64_t end);
+  ~FileRangeInput() override;
+  FileRangeInput(const FileRangeInput&) = delete;
+  FileRangeInput& operator=(const FileRangeInput&) = delete;
+  std::size_t read(char* dst, std::size_t n) override;
+
+ private:
+  std::string path_;
+  int fd_;
+  std::uint64_t at_, end_;
+};
+
+// Where the share `index` of `count` of a regular text file of `size` bytes begins: the first
+// line start at or after byte size * index / count (0 for the first share, `size` past the
+// last). A line ends at '\n' or at a CR that no '\n' follows, as LoneCrAsNewline reads them,
+// so consecutive shares hold whole lines and all of them together the whole file.
+std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t size, std::uint64_t index,
+                               std::uint64_t count);
+
+// Whether `path` is a regular file that is not gzip-compressed (gzip streams are read from
+// their start only).
+bool is_uncompressed_regular_file(const std::string& path);
 
 // Old Mac files end their lines with a lone CR: each one becomes '\n' here, so the text
 // parser only ever splits at '\n'. A CRLF stays as it is (the parser takes the CR for a

@@ -78,6 +78,12 @@ InputFormat detect_input_format(const std::string& path) {
   return by_name != InputFormat::Auto ? by_name : sniff_text_format(text_head(path));
 }
 
+bool text_splits_into_shares(const std::string& path, InputFormat format) {
+  if (!is_uncompressed_regular_file(path)) return false;
+  if (format == InputFormat::Auto) format = detect_input_format(path);
+  return format == InputFormat::EdgeList;
+}
+
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format) {
   return open_edge_file(path, format, EdgeFileOptions{});
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "src/types.hpp"
@@ -50,6 +51,28 @@ class EdgeSource {
   // which gives them in index order; an uncompressed regular bin32/bin64 file); null for text,
   // gzip, WebGraph and pipes. For a stream not yet read from.
   virtual const IndexedEdges* indexed() const { return nullptr; }
+  // Text: the lines read so far (of its share, for a share); 0 for other inputs.
+  virtual std::uint64_t lines_read() const { return 0; }
+};
+
+// A bad line of a text share (EdgeFileOptions::shares > 1), numbered from the share's first
+// line: located(lines before the share) is the message one reader of the whole file gives.
+class ShareLineError : public Error {
+ public:
+  ShareLineError(std::string path, std::uint64_t line, std::string detail)
+      : Error(printable(path) + ": line " + std::to_string(line) + " of its share: " + detail),
+        path_(std::move(path)),
+        line_(line),
+        detail_(std::move(detail)) {}
+  std::uint64_t line() const { return line_; }
+  std::string located(std::uint64_t lines_before) const {
+    return printable(path_) + ":" + std::to_string(lines_before + line_) + ": " + detail_;
+  }
+
+ private:
+  std::string path_;
+  std::uint64_t line_;
+  std::string detail_;
 };
 
 enum class InputFormat { Auto, EdgeList, MatrixMarket, Bin32, Bin64, WebGraph };
@@ -79,7 +102,16 @@ struct EdgeFileOptions {
   // thread, 2 to 16 MiB). Tests set it small so that lines straddle many block boundaries.
   std::size_t block_bytes = 0;
   bool progress = false;  // WebGraph: one line on stderr saying how it is decoded
+  // An uncompressed edge list read in `shares` parts (the ranks of the distributed
+  // partitioner): this reader parses the whole lines of share `share`, about 1 / shares of
+  // the bytes (text_share_start); bad lines throw ShareLineError. Check with
+  // text_splits_into_shares first.
+  unsigned share = 0, shares = 1;
 };
+
+// Whether `path` read as `format` can be read in shares: an edge list in a regular file that
+// is not gzip-compressed.
+bool text_splits_into_shares(const std::string& path, InputFormat format);
 
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or
 // unreadable, or if its contents do not fit the format. Text and binary formats may be

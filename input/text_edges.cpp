@@ -53,9 +53,22 @@ class TextEdgeSource final : public EdgeSource {
  public:
   // format: EdgeList, MatrixMarket, or Auto (decided by the first line, see sniff_text_format).
   TextEdgeSource(std::string path, InputFormat format, const EdgeFileOptions& options)
-      : path_(std::move(path)),
-        in_(std::make_unique<LoneCrAsNewline>(std::make_unique<GzInput>(path_))),
-        mm_(format == InputFormat::MatrixMarket) {
+      : path_(std::move(path)), mm_(format == InputFormat::MatrixMarket), shares_(options.shares) {
+    std::uint64_t begin = 0;
+    if (shares_ > 1) {
+      // One share of an uncompressed edge list: its whole lines, read with pread.
+      TRICOUNT_EXPECTS(format == InputFormat::EdgeList && options.share < shares_,
+                       "text shares: an edge list, and a share below their count");
+      const FdInput file(path_);
+      const long long size = file.regular_size();
+      if (size < 0) throw Error("'" + printable(path_) + "' is not a regular file: it cannot be read in shares");
+      const auto bytes = static_cast<std::uint64_t>(size);
+      begin = text_share_start(file.descriptor(), path_, bytes, options.share, shares_);
+      const std::uint64_t end = text_share_start(file.descriptor(), path_, bytes, options.share + 1, shares_);
+      in_ = std::make_unique<LoneCrAsNewline>(std::make_unique<FileRangeInput>(path_, begin, end));
+    } else {
+      in_ = std::make_unique<LoneCrAsNewline>(std::make_unique<GzInput>(path_));
+    }
     threads_ = options.threads ? options.threads : usable_cores();
     if (options.block_bytes) {
       block_bytes_ = options.block_bytes;
@@ -68,7 +81,7 @@ class TextEdgeSource final : public EdgeSource {
     // take over: 4 MiB here were zero-filled and copied into the first block on one thread.
     buf_.resize((threads_ > 1 ? kFirstReadBytes : kChunkBytes) + 1);
     // A UTF-8 byte-order mark (left by some Windows tools) is not part of the first line.
-    if (refill() && lines_end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+    if (refill() && begin == 0 && lines_end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
     // Auto: sniffed from the bytes this reader goes on to parse, so a pipe or FIFO (read
     // once) loses nothing. The buffer holds at least the whole first line.
     if (format == InputFormat::Auto) mm_ = sniff_text_format({buf_.data() + pos_, data_end_ - pos_}) == InputFormat::MatrixMarket;
@@ -84,6 +97,7 @@ class TextEdgeSource final : public EdgeSource {
   TextEdgeSource& operator=(const TextEdgeSource&) = delete;
 
   std::string description() const override { return path_; }
+  std::uint64_t lines_read() const override { return line_; }
 
   bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
     TRICOUNT_EXPECTS(max_edges > 0, "next_batch: max_edges must be positive");
@@ -127,7 +141,7 @@ class TextEdgeSource final : public EdgeSource {
     std::size_t scanned = tail;  // bytes already known to hold no '\n'
     while (!eof_) {
       if (data_end_ == buf_.size() - 1) {
-        if (buf_.size() - 1 >= kMaxLineBytes) throw Error(long_line_message(line_ + 1));
+        if (buf_.size() - 1 >= kMaxLineBytes) fail(line_ + 1, long_line_detail());
         buf_.resize(2 * (buf_.size() - 1) + 1);
       }
       const std::size_t got = in_->read(buf_.data() + data_end_, buf_.size() - 1 - data_end_);
@@ -150,8 +164,8 @@ class TextEdgeSource final : public EdgeSource {
     return true;
   }
 
-  std::string long_line_message(std::uint64_t line) const {
-    return where(line) + "line longer than " + std::to_string(kMaxLineBytes >> 20) +
+  static std::string long_line_detail() {
+    return "line longer than " + std::to_string(kMaxLineBytes >> 20) +
            " MiB; is this really a text file?";
   }
 
@@ -234,7 +248,12 @@ class TextEdgeSource final : public EdgeSource {
     pos_ = static_cast<std::size_t>(p - buf_.data());
   }
 
-  std::string where(std::uint64_t line) const { return printable(path_) + ":" + std::to_string(line) + ": "; }
+  // A bad line's message, "FILE:LINE: detail". A share's lines are numbered from its first
+  // line, whose number only all shares together know: ShareLineError carries both parts.
+  [[noreturn]] void fail(std::uint64_t line, const std::string& detail) const {
+    if (shares_ > 1) throw ShareLineError(path_, line, detail);
+    throw Error(printable(path_) + ":" + std::to_string(line) + ": " + detail);
+  }
 
   // The line starting at `start`, without its line ending, shortened for messages.
   static std::string quote_line(const char* start) {
@@ -253,31 +272,28 @@ class TextEdgeSource final : public EdgeSource {
     const std::string token(at, static_cast<std::size_t>(tok_end - at));
     switch (t) {
       case Token::Negative:
-        throw Error(where(line) + "negative vertex id " + printable(token));
+        fail(line, "negative vertex id " + printable(token));
       case Token::Overflow: {
         const char* d = at;
         while (static_cast<unsigned>(static_cast<unsigned char>(*d)) - '0' < 10) ++d;
-        throw Error(where(line) + "vertex id " + std::string(at, static_cast<std::size_t>(d - at)) +
-                    " does not fit in 64 bits");
+        fail(line, "vertex id " + std::string(at, static_cast<std::size_t>(d - at)) + " does not fit in 64 bits");
       }
       default:
-        throw Error(where(line) + "malformed line: expected two vertex ids, got " +
-                    quote_line(start));
+        fail(line, "malformed line: expected two vertex ids, got " + quote_line(start));
     }
   }
 
   [[noreturn, gnu::noinline, gnu::cold]] void matrix_market_entry_error(const RawEdge& e, std::uint64_t line,
                                                                         std::uint64_t entries) const {
     if (entries == nnz_) {
-      throw Error(where(line) + "more entries than the " + std::to_string(nnz_) +
-                  " declared in the size line (line " + std::to_string(size_line_) + ")");
+      fail(line, "more entries than the " + std::to_string(nnz_) + " declared in the size line (line " +
+                     std::to_string(size_line_) + ")");
     }
     const bool row_bad = e.u == 0 || e.u > rows_;
     const std::uint64_t id = row_bad ? e.u : e.v;
     const std::uint64_t limit = row_bad ? rows_ : cols_;
-    throw Error(where(line) + (row_bad ? "row" : "column") + " index " + std::to_string(id) +
-                " is outside 1.." + std::to_string(limit) +
-                (id == 0 ? " (Matrix Market indices are 1-based)" : " (from the size line)"));
+    fail(line, std::string(row_bad ? "row" : "column") + " index " + std::to_string(id) + " is outside 1.." +
+                   std::to_string(limit) + (id == 0 ? " (Matrix Market indices are 1-based)" : " (from the size line)"));
   }
 
   // ---- several threads ------------------------------------------------------------------
@@ -544,7 +560,7 @@ class TextEdgeSource final : public EdgeSource {
     } else {
       parse_span<false, false>(p, end, scratch, SIZE_MAX, line, entries, nullptr);
     }
-    throw Error(where(line) + "internal error: a piece that failed to parse parsed cleanly");
+    fail(line, "internal error: a piece that failed to parse parsed cleanly");
   }
 
   // Appends parsed edges to `out` up to `max_edges`, in input order.
@@ -576,7 +592,7 @@ class TextEdgeSource final : public EdgeSource {
         taken_ = 0;
         continue;
       }
-      if (cur_->long_line) throw Error(long_line_message(line_ + 1));
+      if (cur_->long_line) fail(line_ + 1, long_line_detail());
       if (cur_->error) std::rethrow_exception(cur_->error);
       const bool last = cur_->last;
       release(cur_);
@@ -608,6 +624,7 @@ class TextEdgeSource final : public EdgeSource {
   bool mm_ = false;
   std::uint64_t rows_ = 0, cols_ = 0, nnz_ = 0, entries_ = 0, size_line_ = 0;
   bool checked_count_ = false;
+  unsigned shares_ = 1;  // > 1: this reader parses one share (EdgeFileOptions::share)
 
   // Several threads (see start_parallel). The consumer is the thread calling next_batch.
   unsigned threads_ = 1;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <optional>
 #include <tuple>
 #include <chrono>
 #include <cstdlib>
@@ -170,16 +172,32 @@ void parallel_unique(Array<T>& data, unsigned threads) {
   data.swap(out);
 }
 
-// Sends convert(record) to rank dest(record) for each record, on `threads` threads, and drops
-// the records whose dest is c.size; `items` is emptied.
+// Calls fn(record) for the records [a, b) of `pieces` taken end to end (at: the pieces' first
+// indexes, and their total last).
+template <class T, class Fn>
+void for_records(const std::vector<Array<T>>& pieces, const std::vector<std::uint64_t>& at, std::uint64_t a,
+                 std::uint64_t b, Fn&& fn) {
+  std::size_t p = static_cast<std::size_t>(std::upper_bound(at.begin(), at.end(), a) - at.begin()) - 1;
+  for (std::uint64_t i = a; i < b; ++p) {
+    const T* base = pieces[p].data();
+    const std::uint64_t end = std::min(b, at[p + 1]);
+    for (; i < end; ++i) fn(base[i - at[p]]);
+  }
+}
+
+// Sends convert(record) to rank dest(record) for each record of `pieces` (arrays taken end to
+// end), on `threads` threads, and drops the records whose dest is c.size; `pieces` is emptied.
 template <class To, class From, class Dest, class Convert>
-Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, unsigned threads, std::uint64_t& sent_bytes) {
-  const std::uint64_t n = items.size();
+Array<To> route(const Comm& c, std::vector<Array<From>>& pieces, Dest dest, Convert convert, unsigned threads,
+                std::uint64_t& sent_bytes) {
+  std::vector<std::uint64_t> at(pieces.size() + 1, 0);
+  for (std::size_t k = 0; k < pieces.size(); ++k) at[k + 1] = at[k] + pieces[k].size();
+  const std::uint64_t n = at.back();
   const unsigned t = threads_for(n, threads);
   const auto R = static_cast<std::size_t>(c.size);
   std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(R + 1, 0));
   parallel_for(t, [&](unsigned k) {
-    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++count[k][dest(items[i])];
+    for_records(pieces, at, n * k / t, n * (k + 1) / t, [&](const From& e) { ++count[k][dest(e)]; });
   });
   std::vector<std::uint64_t> counts(R, 0);
   std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(R + 1, 0));
@@ -194,17 +212,24 @@ Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, u
   Array<To> send;
   send.resize(p);
   parallel_for(t, [&](unsigned k) {
-    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) {
-      const std::size_t r = dest(items[i]);
-      if (r < R) send[pos[k][r]++] = convert(items[i]);
-    }
+    for_records(pieces, at, n * k / t, n * (k + 1) / t, [&](const From& e) {
+      const std::size_t r = dest(e);
+      if (r < R) send[pos[k][r]++] = convert(e);
+    });
   });
-  release(items);
+  std::vector<Array<From>>().swap(pieces);
   sent_bytes += (p - counts[c.rank]) * sizeof(To);
   lap("route.scatter");
   Array<To> received = ranks::exchange<To>(c, send, counts);
   lap("route.exchange");
   return received;
+}
+template <class To, class From, class Dest, class Convert>
+Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, unsigned threads, std::uint64_t& sent_bytes) {
+  std::vector<Array<From>> one;
+  one.push_back(std::move(items));
+  release(items);
+  return route<To>(c, one, dest, convert, threads, sent_bytes);
 }
 
 // ---- the steps ----------------------------------------------------------------------------
@@ -223,14 +248,18 @@ class Distributed {
     budget_ = o_.memory_budget ? o_.memory_budget : default_memory_budget() / static_cast<std::uint64_t>(on_node);
   }
 
-  DistributedReport run(EdgeSource& source, const std::string& source_file, std::uint64_t source_size,
-                        const std::string& output) {
+  unsigned threads() const { return threads_; }
+
+  // shared_stream: `source` reads this rank's share of the input (a text file's lines).
+  DistributedReport run(EdgeSource& source, bool shared_stream, const std::string& source_file,
+                        std::uint64_t source_size, const std::string& output) {
+    shared_stream_ = shared_stream;
     // 1. read
     progress_.begin("read", 0, "edges");
-    Array<Pair> pairs;
+    std::vector<Array<Pair>> pairs;  // pieces
     raw_id_t max_id = 0;
     lap("start");
-    agreed(c_, [&] { max_id = read(source, pairs); });
+    read_agreed(source, pairs, max_id);
     lap("read");
     input_edges_ = ranks::sum(c_, read_edges_);
     max_id = ranks::max(c_, max_id);
@@ -295,9 +324,28 @@ class Distributed {
   }
 
  private:
-  // Reads this rank's share as canonical pairs (a <= b: the clean step drops self-loops);
-  // returns the largest id.
-  raw_id_t read(EdgeSource& source, Array<Pair>& out) {
+  // read() on every rank, its errors agreed. A bad line of a text share is numbered from the
+  // share's first line: the lines of the shares before it make it the file's line number.
+  void read_agreed(EdgeSource& source, std::vector<Array<Pair>>& pairs, raw_id_t& max_id) {
+    std::optional<ShareLineError> bad;
+    std::exception_ptr other;
+    try {
+      max_id = read(source, pairs);
+    } catch (const ShareLineError& e) {
+      bad = e;
+    } catch (...) {
+      other = std::current_exception();
+    }
+    const std::uint64_t before = ranks::sum_below(c_, bad ? bad->line() - 1 : source.lines_read());
+    agreed(c_, [&] {
+      if (other) std::rethrow_exception(other);
+      if (bad) throw Error(bad->located(before));
+    });
+  }
+
+  // Reads this rank's share as canonical pairs (a <= b: the clean step drops self-loops), in
+  // pieces taken end to end; returns the largest id.
+  raw_id_t read(EdgeSource& source, std::vector<Array<Pair>>& out) {
     raw_id_t max_id = 0;
     if (const IndexedEdges* indexed = source.indexed()) {
       const std::uint64_t E = indexed->edge_count();
@@ -305,7 +353,8 @@ class Distributed {
       const std::uint64_t last = E * std::uint64_t(c_.rank + 1) / std::uint64_t(c_.size);
       read_edges_ = last - first;
       check_memory(read_edges_, 0);
-      out.resize(read_edges_);
+      Array<Pair>& all = out.emplace_back();
+      all.resize(read_edges_);
       const unsigned t = threads_for(read_edges_, threads_);
       std::vector<raw_id_t> most(t, 0);
       parallel_for(t, [&](unsigned k) {
@@ -317,7 +366,7 @@ class Distributed {
           indexed->edges_at(first + at, m, batch.data());
           for (std::uint64_t i = 0; i < m; ++i) {
             const RawEdge e = batch[i];
-            out[at + i] = e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u};
+            all[at + i] = e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u};
             most[k] = std::max({most[k], e.u, e.v});
           }
         }
@@ -326,18 +375,26 @@ class Distributed {
       check_memory(read_edges_, max_id);
       return max_id;
     }
-    // A stream: every rank parses all of it and keeps every R-th batch.
+    // A stream: a text share is this rank's own; of any other stream every rank parses all of
+    // it and keeps every R-th batch.
+    const std::uint64_t every = shared_stream_ ? 1 : std::uint64_t(c_.size);
+    const std::uint64_t mine = shared_stream_ ? 0 : std::uint64_t(c_.rank);
+    // Batches are kept as they come, as pieces: growing one array by push_back copied it on one
+    // thread into fresh pages at every doubling.
     std::vector<RawEdge> batch;
     for (std::uint64_t b = 0; source.next_batch(batch, std::size_t{1} << 20); ++b) {
-      if (b % std::uint64_t(c_.size) != std::uint64_t(c_.rank)) continue;
-      read_edges_ += batch.size();
-      for (const RawEdge& e : batch) {
-        out.push_back(e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u});
+      if (b % every != mine) continue;
+      Array<Pair>& k = out.emplace_back();
+      k.resize(batch.size());
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const RawEdge e = batch[i];
+        k[i] = e.u <= e.v ? Pair{e.u, e.v} : Pair{e.v, e.u};
         max_id = std::max({max_id, e.u, e.v});
       }
-      check_memory(out.size(), 0);
+      read_edges_ += batch.size();
+      check_memory(read_edges_, 0);
     }
-    check_memory(out.size(), max_id);
+    check_memory(read_edges_, max_id);
     return max_id;
   }
 
@@ -356,7 +413,7 @@ class Distributed {
 
   // `pairs`: canonical, a self-loop where the input had one (dropped here).
   template <class T, class Convert>
-  void clean_and_count(Array<Pair>& pairs, raw_id_t max_id, Convert convert) {
+  void clean_and_count(std::vector<Array<Pair>>& pairs, raw_id_t max_id, Convert convert) {
     progress_.begin("clean", input_edges_, "edges");
     const auto R = static_cast<std::size_t>(c_.size);
     Array<T> mine = route<T>(
@@ -834,6 +891,7 @@ class Distributed {
   const PartitionOptions& o_;
   Progress& progress_;
   unsigned threads_ = 1;
+  bool shared_stream_ = false;  // the source is this rank's share of a text file
   std::uint64_t budget_ = 0;
   std::uint64_t read_edges_ = 0, input_edges_ = 0, local_edges_ = 0, edges_ = 0, vertices_ = 0, sent_bytes_ = 0;
   Array<std::uint32_t> index_;  // input id -> compact id
@@ -875,16 +933,23 @@ DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& i
       o.known = read_known_sidecar(input.path);
     }
     if (c.rank == 0) output::check_writable(output, "--output", /*needs_regular_file=*/true);
-    if (!input.generator) {
-      EdgeFileOptions read{.threads = options.threads ? options.threads : usable_cores(), .progress = false};
-      source = open_edge_file(input.path, input.format, read);
-    }
   });
-  EdgeSource& edges = input.generator ? *generator.source : *source;
   Progress progress(c.rank == 0 ? Progress::mode_for(options.progress) : Progress::Mode::Off, "[partition]",
                     options.debug_memory);
   Distributed job(comm, o, progress);
-  DistributedReport report = job.run(edges, source_file, source_size, output);
+  // An uncompressed edge list is read in byte ranges, a share of whole lines per rank; other
+  // streams are parsed whole on every rank.
+  bool shares = false;
+  agreed(c, [&] { shares = c.rank == 0 && c.size > 1 && !input.generator && text_splits_into_shares(input.path, input.format); });
+  shares = ranks::max(c, shares ? 1 : 0) != 0;  // rank 0's finding
+  agreed(c, [&] {
+    if (input.generator) return;
+    EdgeFileOptions read{.threads = job.threads(), .progress = false};
+    if (shares) read.share = static_cast<unsigned>(c.rank), read.shares = static_cast<unsigned>(c.size);
+    source = open_edge_file(input.path, shares ? InputFormat::EdgeList : input.format, read);
+  });
+  EdgeSource& edges = input.generator ? *generator.source : *source;
+  DistributedReport report = job.run(edges, shares, source_file, source_size, output);
   return report;
 }
 

@@ -88,6 +88,12 @@ inline std::uint64_t max(const Comm& c, std::uint64_t x) {
   allreduce(c, &x, 1, MPI_MAX);
   return x;
 }
+// The sum of x over the ranks below this one (0 on rank 0).
+inline std::uint64_t sum_below(const Comm& c, std::uint64_t x) {
+  std::uint64_t below = 0;
+  MPI_Exscan(&x, &below, 1, MPI_UINT64_T, MPI_SUM, c.comm);
+  return c.rank == 0 ? 0 : below;
+}
 
 // Rank `root`'s data[0, n) on every rank.
 template <class T>

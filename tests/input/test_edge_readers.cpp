@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>  // std::in_range, used by types.hpp
 #include <vector>
@@ -754,6 +755,138 @@ TEST_F(EdgeReaders, ParallelParsingSmallInputStartsNoThread) {
   EXPECT_FALSE(src->next_batch(b, 2));
   EXPECT_FALSE(src->next_batch(b, 2));
   EXPECT_EQ(src->description(), p);
+}
+
+// ---- text shares (the distributed partitioner's ranks) ----------------------------------
+
+struct ShareResult {
+  Edges edges;
+  std::uint64_t lines = 0;  // lines read (of a failed share: before its bad line)
+  std::optional<ShareLineError> bad;
+};
+
+ShareResult read_share(const std::string& p, unsigned share, unsigned shares, unsigned threads) {
+  ShareResult r;
+  EdgeFileOptions o{threads, 1000};
+  o.share = share, o.shares = shares;
+  auto src = open_edge_file(p, InputFormat::EdgeList, o);
+  try {
+    std::vector<RawEdge> b;
+    while (src->next_batch(b, 777)) r.edges.insert(r.edges.end(), b.begin(), b.end());
+    r.lines = src->lines_read();
+  } catch (const ShareLineError& e) {
+    r.bad = e;
+    r.lines = e.line() - 1;
+  }
+  return r;
+}
+
+// Reads every share in order as the ranks would: their edges concatenated, and the first
+// bad line's message numbered with the lines of the shares before it.
+ReadResult read_in_shares(const std::string& p, unsigned shares, unsigned threads) {
+  ReadResult all;
+  std::uint64_t before = 0;
+  for (unsigned k = 0; k < shares; ++k) {
+    const ShareResult r = read_share(p, k, shares, threads);
+    all.edges.insert(all.edges.end(), r.edges.begin(), r.edges.end());
+    if (r.bad) {
+      all.error = r.bad->located(before);
+      return all;
+    }
+    before += r.lines;
+  }
+  return all;
+}
+
+TEST_F(EdgeReaders, SharesHoldWholeLinesAndTogetherTheFile) {
+  Edges expect;
+  const std::string messy = messy_edge_list(std::size_t{1} << 20, expect);
+  std::string lone_cr;  // every line ending a lone CR (the last line has none)
+  std::string crlf;             // every line ending a CRLF
+  for (std::size_t k = 0; k < messy.size(); ++k) {
+    if (messy[k] == '\r' && k + 1 < messy.size() && messy[k + 1] == '\n') continue;
+    lone_cr += messy[k] == '\n' ? '\r' : messy[k];
+    crlf += messy[k] == '\n' ? std::string("\r\n") : std::string(1, messy[k]);
+  }
+  std::string tiny;
+  for (int k = 0; k < 3000; ++k) tiny += std::to_string(k % 10) + " " + std::to_string(k % 7) + (k % 2 ? "\r\n" : "\n");
+  const std::vector<std::pair<std::string, std::string>> texts{
+      {"messy.txt", messy},        {"bom.txt", "\xEF\xBB\xBF" + messy}, {"lone-cr.txt", lone_cr},
+      {"crlf.txt", crlf},          {"tiny.txt", tiny},                 {"one-line.txt", "1 2\n"},
+      {"empty.txt", ""},           {"no-newline.txt", "5 6"},
+  };
+  std::size_t targets_in_crlf = 0;
+  for (const auto& [name, text] : texts) {
+    const std::string p = write(name, text);
+    const ReadResult whole = read_with(p, InputFormat::EdgeList, EdgeFileOptions{1, 0}, 1000);
+    ASSERT_EQ(whole.error, "") << name;
+    std::uint64_t whole_lines = 0;
+    {
+      auto src = open_edge_file(p, InputFormat::EdgeList);
+      std::vector<RawEdge> b;
+      while (src->next_batch(b, 1000)) {
+      }
+      whole_lines = src->lines_read();
+    }
+    for (unsigned shares : {2u, 3u, 5u, 8u, 64u}) {
+      for (unsigned k = 1; k < shares; ++k) {
+        const std::size_t at = text.size() * k / shares;
+        if (at > 0 && at < text.size() && text[at - 1] == '\r' && text[at] == '\n') ++targets_in_crlf;
+      }
+      for (unsigned threads : {1u, 3u}) {
+        Edges joined;
+        std::uint64_t lines = 0;
+        for (unsigned k = 0; k < shares; ++k) {
+          const ShareResult r = read_share(p, k, shares, threads);
+          ASSERT_FALSE(r.bad) << name << " share " << k << " of " << shares << ": " << r.bad->what();
+          joined.insert(joined.end(), r.edges.begin(), r.edges.end());
+          lines += r.lines;
+        }
+        EXPECT_TRUE(joined == whole.edges) << name << " in " << shares << " shares on " << threads << " threads: "
+                                           << joined.size() << " edges, " << whole.edges.size() << " whole";
+        EXPECT_EQ(lines, whole_lines) << name << " in " << shares << " shares";
+      }
+    }
+  }
+  EXPECT_GT(targets_in_crlf, 0u) << "no share boundary fell between a CR and its LF";
+}
+
+TEST_F(EdgeReaders, SharesReportTheLineOfTheWholeFile) {
+  Edges expect;
+  const std::string text = messy_edge_list(std::size_t{1} << 20, expect);
+  const std::size_t deep = text.find('\n', text.size() * 3 / 5) + 1;
+  const std::uint64_t line = 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + deep, '\n'));
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"12 x\r\n", "malformed line: expected two vertex ids, got \"12 x\""},
+      {"-3 4\n", "negative vertex id -3"},
+      {"1 18446744073709551616\n", "vertex id 18446744073709551616 does not fit in 64 bits"},
+  };
+  for (const auto& [bad_line, message] : bad) {
+    const std::string p = write("bad.txt", text.substr(0, deep) + bad_line + text.substr(deep) + "\n1 y\n");
+    const std::string want = p + ":" + std::to_string(line) + ": " + message;
+    EXPECT_EQ(read_with(p, InputFormat::EdgeList, EdgeFileOptions{1, 0}, 1000).error, want);
+    for (unsigned shares : {2u, 3u, 7u})
+      for (unsigned threads : {1u, 4u}) EXPECT_EQ(read_in_shares(p, shares, threads).error, want) << shares << " shares";
+  }
+  // The bad line first in its share (the share starts on it) and the last line of the file.
+  const std::string first = write("first.txt", "1 2\n3 4\nx y\n5 6\n");
+  EXPECT_EQ(read_in_shares(first, 2, 1).error, first + ":3: malformed line: expected two vertex ids, got \"x y\"");
+  const std::string last = write("last.txt", text + "\n1 z");
+  EXPECT_EQ(read_in_shares(last, 5, 2).error, read_with(last, InputFormat::EdgeList, EdgeFileOptions{1, 0}, 1000).error);
+}
+
+TEST_F(EdgeReaders, OnlyUncompressedEdgeListsSplitIntoShares) {
+  const std::string text = "1 2\n3 4\n";
+  EXPECT_TRUE(text_splits_into_shares(write("g.txt", text), InputFormat::Auto));
+  EXPECT_TRUE(text_splits_into_shares(write("g.el", text), InputFormat::EdgeList));
+  EXPECT_FALSE(text_splits_into_shares(write_gz("g.txt.gz", text), InputFormat::Auto));
+  EXPECT_FALSE(text_splits_into_shares(write_gz("g-no-suffix.txt", text), InputFormat::Auto));
+  EXPECT_FALSE(text_splits_into_shares(write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"),
+                                       InputFormat::Auto));
+  EXPECT_FALSE(text_splits_into_shares(write("banner.txt", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"),
+                                       InputFormat::Auto));
+  EXPECT_FALSE(text_splits_into_shares(path("missing.txt"), InputFormat::Auto));
+  EXPECT_FALSE(text_splits_into_shares(dir_.string(), InputFormat::Auto));
 }
 
 // ---- format names and detection --------------------------------------------------------

@@ -3,9 +3,10 @@
 // test_pipeline_same_file fix), for a generator input, binary and text files (sparse ids
 // above 2^32, duplicates both ways, self-loops, CRLF, gzip), both orders and several --parts;
 // the block file counts right; an error on any rank is one message, one exit code and no
-// output.
+// output; a bad line of a text read in byte ranges is named by its line in the whole file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -147,6 +148,26 @@ TEST(PartitionRanksErrors, OneMessageNoOutput) {
     EXPECT_FALSE(std::filesystem::exists(out));
     EXPECT_TRUE(temp_files(dir.path()).empty());
   }
+}
+
+// A text edge list is read in byte ranges, a share of whole lines per rank; a bad line in the
+// last rank's share is named by its line in the whole file, as one process names it.
+TEST(PartitionRanksErrors, BadLineNamedAsByOneProcess) {
+  TempDir dir;
+  std::string text = read_file(messy_text(dir));
+  const std::size_t deep = text.find('\n', text.size() * 9 / 10) + 1;
+  text.insert(deep, "17 x\r\n");
+  const std::string input = dir.file("bad.txt"), out = dir.file("out.h5");
+  write_file(input, text);
+  const std::uint64_t line = 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + deep, '\n'));
+  const std::string want = input + ":" + std::to_string(line) + ": malformed line: expected two vertex ids, got \"17 x\"";
+  for (int ranks : {1, 3}) {
+    const ProcessResult r = partition_on(ranks, {"-i", input, "-o", out, "--threads", "2", "-q"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, want)) << ranks << " ranks: " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  EXPECT_TRUE(temp_files(dir.path()).empty());
 }
 
 }  // namespace
