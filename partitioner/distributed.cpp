@@ -27,6 +27,7 @@
 #include "partitioner/vertex_array.hpp"
 #include "partitioner/run_files.hpp"
 #include "src/block_format.hpp"
+#include "src/block_memory.hpp"
 #include "src/checksum.hpp"
 #include "src/output_file.hpp"
 #include "src/threads.hpp"
@@ -254,6 +255,8 @@ class Distributed {
   DistributedReport run(EdgeSource& source, bool shared_stream, const std::string& source_file,
                         std::uint64_t source_size, const std::string& output) {
     shared_stream_ = shared_stream;
+    // Each step frees arrays about the size of the next step's: reuse their touched pages.
+    const ReuseFreedArrays reuse;
     // 1. read
     progress_.begin("read", 0, "edges");
     std::vector<Array<Pair>> pairs;  // pieces

@@ -19,6 +19,26 @@
 
 namespace tricount {
 
+namespace block_memory {
+// Large arrays: 2 MiB aligned, from the pool of freed arrays while a ReuseFreedArrays lives.
+void* allocate_large(std::size_t bytes);
+void free_large(void* p, std::size_t bytes) noexcept;
+}  // namespace block_memory
+
+// While one lives, large arrays freed are kept and handed to the next allocation they fit:
+// their pages are touched already. A step that frees arrays and sizes new ones of about the
+// same size gets them without the kernel's page faults and zeroing, which cost more than the
+// work done in fresh pages. The arrays in use and kept never exceed the most that were in
+// use at once (kept ones are freed first), so the peak memory is what it was without. One at
+// a time; the kept arrays are freed at its end.
+class ReuseFreedArrays {
+ public:
+  ReuseFreedArrays();
+  ~ReuseFreedArrays();
+  ReuseFreedArrays(const ReuseFreedArrays&) = delete;
+  ReuseFreedArrays& operator=(const ReuseFreedArrays&) = delete;
+};
+
 template <class T>
 class BlockAllocator {
  public:
@@ -34,16 +54,13 @@ class BlockAllocator {
     if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kHugeFrom) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
-    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = std::aligned_alloc(kHugePage, rounded);
-    if (!p) throw std::bad_alloc();
-    return static_cast<T*>(p);
+    return static_cast<T*>(block_memory::allocate_large(bytes));
   }
   void deallocate(T* p, std::size_t n) noexcept {
     if (n * sizeof(T) < kHugeFrom)
       ::operator delete(p, std::align_val_t{alignof(T)});
     else
-      std::free(p);
+      block_memory::free_large(p, n * sizeof(T));
   }
 
   // Default-initialise (no zero fill for trivial types); any other construction as usual.
