@@ -135,6 +135,29 @@ std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t si
   return size;
 }
 
+std::uint64_t text_line_end(int fd, const std::string& path, std::uint64_t size, std::uint64_t lines) {
+  if (lines == 0) return 0;
+  std::vector<char> buf(std::size_t{1} << 16);
+  std::uint64_t at = 0, ended = 0;
+  bool cr = false;  // the byte before `at` was a CR
+  while (at < size) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - at));
+    const ssize_t r = ::pread(fd, buf.data(), want, static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw Error("cannot read '" + printable(path) + "': " + errno_message(errno));
+    if (r == 0) break;
+    for (ssize_t k = 0; k < r; ++k) {
+      const char c = buf[static_cast<std::size_t>(k)];
+      const std::uint64_t pos = at + static_cast<std::uint64_t>(k);
+      if (cr && c != '\n' && ++ended == lines) return pos;  // a lone CR ended the line before pos
+      if (c == '\n' && ++ended == lines) return pos + 1;
+      cr = c == '\r';
+    }
+    at += static_cast<std::uint64_t>(r);
+  }
+  return size;
+}
+
 bool is_uncompressed_regular_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;

@@ -80,6 +80,10 @@ class FileRangeInput final : public ByteInput {
 std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t size, std::uint64_t index,
                                std::uint64_t count);
 
+// Where line `lines` of a regular text file ends: the byte after its line end (`size` if the
+// file has fewer lines). Lines end as text_share_start says.
+std::uint64_t text_line_end(int fd, const std::string& path, std::uint64_t size, std::uint64_t lines);
+
 // Whether `path` is a regular file that is not gzip-compressed (gzip streams are read from
 // their start only).
 bool is_uncompressed_regular_file(const std::string& path);

@@ -81,7 +81,7 @@ InputFormat detect_input_format(const std::string& path) {
 bool text_splits_into_shares(const std::string& path, InputFormat format) {
   if (!is_uncompressed_regular_file(path)) return false;
   if (format == InputFormat::Auto) format = detect_input_format(path);
-  return format == InputFormat::EdgeList;
+  return format == InputFormat::EdgeList || format == InputFormat::MatrixMarket;
 }
 
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,12 @@ class EdgeSource {
   virtual const IndexedEdges* indexed() const { return nullptr; }
   // Text: the lines read so far (of its share, for a share); 0 for other inputs.
   virtual std::uint64_t lines_read() const { return 0; }
+  // Matrix Market: the entries its size line declares, and that line's number (a share does not
+  // check them: the ranks compare the sum of their edges); none for other inputs.
+  struct Declared {
+    std::uint64_t entries = 0, line = 0;
+  };
+  virtual std::optional<Declared> declared_entries() const { return std::nullopt; }
 };
 
 // A bad line of a text share (EdgeFileOptions::shares > 1), numbered from the share's first
@@ -102,15 +109,15 @@ struct EdgeFileOptions {
   // thread, 2 to 16 MiB). Tests set it small so that lines straddle many block boundaries.
   std::size_t block_bytes = 0;
   bool progress = false;  // WebGraph: one line on stderr saying how it is decoded
-  // An uncompressed edge list read in `shares` parts (the ranks of the distributed
-  // partitioner): this reader parses the whole lines of share `share`, about 1 / shares of
-  // the bytes (text_share_start); bad lines throw ShareLineError. Check with
-  // text_splits_into_shares first.
+  // An uncompressed edge list or Matrix Market file read in `shares` parts (the ranks of the
+  // distributed partitioner): this reader parses the whole lines of share `share`, about
+  // 1 / shares of the bytes (text_share_start; after the header); bad lines throw
+  // ShareLineError. Check with text_splits_into_shares first; pass the format it found.
   unsigned share = 0, shares = 1;
 };
 
-// Whether `path` read as `format` can be read in shares: an edge list in a regular file that
-// is not gzip-compressed.
+// Whether `path` read as `format` can be read in shares: an edge list or Matrix Market file in
+// a regular file that is not gzip-compressed.
 bool text_splits_into_shares(const std::string& path, InputFormat format);
 
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or

@@ -15,8 +15,10 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -56,15 +58,26 @@ class TextEdgeSource final : public EdgeSource {
       : path_(std::move(path)), mm_(format == InputFormat::MatrixMarket), shares_(options.shares) {
     std::uint64_t begin = 0;
     if (shares_ > 1) {
-      // One share of an uncompressed edge list: its whole lines, read with pread.
-      TRICOUNT_EXPECTS(format == InputFormat::EdgeList && options.share < shares_,
-                       "text shares: an edge list, and a share below their count");
+      // One share of an uncompressed file: its whole lines, read with pread. Of a Matrix
+      // Market file every share reads the header; the shares split the lines after it, and
+      // the entry count is the ranks' to check (declared_entries).
+      TRICOUNT_EXPECTS((format == InputFormat::EdgeList || format == InputFormat::MatrixMarket) && options.share < shares_,
+                       "text shares: an edge list or Matrix Market file, and a share below their count");
       const FdInput file(path_);
       const long long size = file.regular_size();
       if (size < 0) throw Error("'" + printable(path_) + "' is not a regular file: it cannot be read in shares");
       const auto bytes = static_cast<std::uint64_t>(size);
-      begin = text_share_start(file.descriptor(), path_, bytes, options.share, shares_);
-      const std::uint64_t end = text_share_start(file.descriptor(), path_, bytes, options.share + 1, shares_);
+      std::uint64_t header_end = 0;
+      if (mm_) {
+        const TextEdgeSource head(path_, InputFormat::MatrixMarket, EdgeFileOptions{1, 0});
+        rows_ = head.rows_, cols_ = head.cols_, declared_ = head.nnz_, size_line_ = head.size_line_;
+        nnz_ = std::numeric_limits<std::uint64_t>::max();  // no share knows the entries before it
+        header_end = text_line_end(file.descriptor(), path_, bytes, size_line_);
+        if (options.share == 0) line_ = size_line_;
+      }
+      begin = std::max(header_end, text_share_start(file.descriptor(), path_, bytes, options.share, shares_));
+      const std::uint64_t end =
+          std::max(header_end, text_share_start(file.descriptor(), path_, bytes, options.share + 1, shares_));
       in_ = std::make_unique<LoneCrAsNewline>(std::make_unique<FileRangeInput>(path_, begin, end));
     } else {
       in_ = std::make_unique<LoneCrAsNewline>(std::make_unique<GzInput>(path_));
@@ -85,10 +98,10 @@ class TextEdgeSource final : public EdgeSource {
     // Auto: sniffed from the bytes this reader goes on to parse, so a pipe or FIFO (read
     // once) loses nothing. The buffer holds at least the whole first line.
     if (format == InputFormat::Auto) mm_ = sniff_text_format({buf_.data() + pos_, data_end_ - pos_}) == InputFormat::MatrixMarket;
-    if (mm_) {
+    if (mm_ && shares_ <= 1) {
       const MatrixMarketSize size = read_matrix_market_header(
           path_, [this](std::string_view& line) { return next_line(line); }, line_);
-      rows_ = size.rows, cols_ = size.cols, nnz_ = size.nnz, size_line_ = size.line;
+      rows_ = size.rows, cols_ = size.cols, nnz_ = declared_ = size.nnz, size_line_ = size.line;
     }
   }
 
@@ -98,6 +111,9 @@ class TextEdgeSource final : public EdgeSource {
 
   std::string description() const override { return path_; }
   std::uint64_t lines_read() const override { return line_; }
+  std::optional<Declared> declared_entries() const override {
+    return mm_ ? std::optional<Declared>(Declared{declared_, size_line_}) : std::nullopt;
+  }
 
   bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
     TRICOUNT_EXPECTS(max_edges > 0, "next_batch: max_edges must be positive");
@@ -116,7 +132,7 @@ class TextEdgeSource final : public EdgeSource {
         }
       }
     }
-    if (out.empty() && mm_ && !checked_count_) {
+    if (out.empty() && mm_ && shares_ <= 1 && !checked_count_) {
       checked_count_ = true;
       if (entries_ != nnz_) {
         throw Error(printable(path_) + ": the size line (line " + std::to_string(size_line_) + ") declares " +
@@ -623,6 +639,7 @@ class TextEdgeSource final : public EdgeSource {
   std::uint64_t line_ = 0;  // lines consumed so far (1-based number of the last one)
   bool mm_ = false;
   std::uint64_t rows_ = 0, cols_ = 0, nnz_ = 0, entries_ = 0, size_line_ = 0;
+  std::uint64_t declared_ = 0;  // the size line's entry count (nnz_, but for a share)
   bool checked_count_ = false;
   unsigned shares_ = 1;  // > 1: this reader parses one share (EdgeFileOptions::share)
 

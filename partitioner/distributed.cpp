@@ -266,6 +266,13 @@ class Distributed {
     lap("read");
     input_edges_ = ranks::sum(c_, read_edges_);
     max_id = ranks::max(c_, max_id);
+    // Matrix Market in shares: the size line's entry count, which no share can check alone.
+    const std::optional<EdgeSource::Declared> declared = source.declared_entries();
+    agreed(c_, [&] {
+      if (shared_stream_ && declared && declared->entries != input_edges_)
+        throw Error(printable(source_file) + ": the size line (line " + std::to_string(declared->line) + ") declares " +
+                    std::to_string(declared->entries) + " entries but the file has " + std::to_string(input_edges_));
+    });
     const std::string md5 = source.input_md5();
     progress_.add(input_edges_);
     progress_.end(std::to_string(c_.size) + " ranks, at most " + human_count(double(ranks::max(c_, read_edges_))) +
@@ -940,8 +947,8 @@ DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& i
   Progress progress(c.rank == 0 ? Progress::mode_for(options.progress) : Progress::Mode::Off, "[partition]",
                     options.debug_memory);
   Distributed job(comm, o, progress);
-  // An uncompressed edge list is read in byte ranges, a share of whole lines per rank; other
-  // streams are parsed whole on every rank.
+  // An uncompressed edge list or Matrix Market file is read in byte ranges, a share of whole
+  // lines per rank; other streams are parsed whole on every rank.
   bool shares = false;
   agreed(c, [&] { shares = c.rank == 0 && c.size > 1 && !input.generator && text_splits_into_shares(input.path, input.format); });
   shares = ranks::max(c, shares ? 1 : 0) != 0;  // rank 0's finding
@@ -949,7 +956,9 @@ DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& i
     if (input.generator) return;
     EdgeFileOptions read{.threads = job.threads(), .progress = false};
     if (shares) read.share = static_cast<unsigned>(c.rank), read.shares = static_cast<unsigned>(c.size);
-    source = open_edge_file(input.path, shares ? InputFormat::EdgeList : input.format, read);
+    const InputFormat format =
+        shares && input.format == InputFormat::Auto ? detect_input_format(input.path) : input.format;
+    source = open_edge_file(input.path, format, read);
   });
   EdgeSource& edges = input.generator ? *generator.source : *source;
   DistributedReport report = job.run(edges, shares, source_file, source_size, output);

@@ -765,11 +765,12 @@ struct ShareResult {
   std::optional<ShareLineError> bad;
 };
 
-ShareResult read_share(const std::string& p, unsigned share, unsigned shares, unsigned threads) {
+ShareResult read_share(const std::string& p, unsigned share, unsigned shares, unsigned threads,
+                       InputFormat format = InputFormat::EdgeList) {
   ShareResult r;
   EdgeFileOptions o{threads, 1000};
   o.share = share, o.shares = shares;
-  auto src = open_edge_file(p, InputFormat::EdgeList, o);
+  auto src = open_edge_file(p, format, o);
   try {
     std::vector<RawEdge> b;
     while (src->next_batch(b, 777)) r.edges.insert(r.edges.end(), b.begin(), b.end());
@@ -783,11 +784,12 @@ ShareResult read_share(const std::string& p, unsigned share, unsigned shares, un
 
 // Reads every share in order as the ranks would: their edges concatenated, and the first
 // bad line's message numbered with the lines of the shares before it.
-ReadResult read_in_shares(const std::string& p, unsigned shares, unsigned threads) {
+ReadResult read_in_shares(const std::string& p, unsigned shares, unsigned threads,
+                          InputFormat format = InputFormat::EdgeList) {
   ReadResult all;
   std::uint64_t before = 0;
   for (unsigned k = 0; k < shares; ++k) {
-    const ShareResult r = read_share(p, k, shares, threads);
+    const ShareResult r = read_share(p, k, shares, threads, format);
     all.edges.insert(all.edges.end(), r.edges.begin(), r.edges.end());
     if (r.bad) {
       all.error = r.bad->located(before);
@@ -875,16 +877,56 @@ TEST_F(EdgeReaders, SharesReportTheLineOfTheWholeFile) {
   EXPECT_EQ(read_in_shares(last, 5, 2).error, read_with(last, InputFormat::EdgeList, EdgeFileOptions{1, 0}, 1000).error);
 }
 
-TEST_F(EdgeReaders, OnlyUncompressedEdgeListsSplitIntoShares) {
+// Matrix Market: every share reads the header, the shares split the lines after it; the entry
+// count is not checked by a share (the ranks compare the sum with declared_entries).
+TEST_F(EdgeReaders, SharesOfMatrixMarketSplitTheLinesAfterTheHeader) {
+  Edges entries;
+  const std::string body = messy_edge_list(std::size_t{1} << 20, entries, true);
+  const std::string header = "%%MatrixMarket matrix coordinate integer general\r\n% c\n\n";
+  const std::string size = "1000 1000 " + std::to_string(entries.size()) + "\n";
+  const std::string ok = write("ok.mtx", header + size + body);
+  const std::string fewer = write("fewer.mtx", header + "1000 1000 " + std::to_string(entries.size() + 1) + "\n" + body);
+  const std::string empty = write("empty.mtx", header + "5 5 0\n");
+  const std::size_t deep = body.find('\n', body.size() * 2 / 3) + 1;
+  const std::string range = write("range.mtx", header + size + body.substr(0, deep) + "3 1001\n" + body.substr(deep));
+  for (unsigned shares : {2u, 3u, 8u, 64u}) {
+    for (unsigned threads : {1u, 3u}) {
+      Edges joined;
+      std::uint64_t lines = 0;
+      for (unsigned k = 0; k < shares; ++k) {
+        const ShareResult r = read_share(ok, k, shares, threads, InputFormat::MatrixMarket);
+        ASSERT_FALSE(r.bad) << r.bad->what();
+        joined.insert(joined.end(), r.edges.begin(), r.edges.end());
+        lines += r.lines;
+      }
+      EXPECT_TRUE(joined == entries) << shares << " shares: " << joined.size() << " of " << entries.size();
+      EXPECT_EQ(lines, static_cast<std::uint64_t>(std::count(body.begin(), body.end(), '\n')) + 5);
+      // A wrong count is no share's error; each share reports what the size line declares.
+      EdgeFileOptions o{threads, 0};
+      o.share = shares - 1, o.shares = shares;
+      const auto declared = open_edge_file(fewer, InputFormat::MatrixMarket, o)->declared_entries();
+      ASSERT_TRUE(declared.has_value());
+      EXPECT_EQ(declared->entries, entries.size() + 1);
+      EXPECT_EQ(declared->line, 4u);
+      EXPECT_EQ(read_in_shares(fewer, shares, threads, InputFormat::MatrixMarket).error, "");
+      EXPECT_EQ(read_in_shares(empty, shares, threads, InputFormat::MatrixMarket).edges.size(), 0u);
+      EXPECT_EQ(read_in_shares(range, shares, threads, InputFormat::MatrixMarket).error,
+                read_with(range, InputFormat::Auto, EdgeFileOptions{}, 1000).error);
+    }
+  }
+  EXPECT_FALSE(open_edge_file(ok, InputFormat::EdgeList)->declared_entries().has_value());
+}
+
+TEST_F(EdgeReaders, OnlyUncompressedTextSplitsIntoShares) {
   const std::string text = "1 2\n3 4\n";
   EXPECT_TRUE(text_splits_into_shares(write("g.txt", text), InputFormat::Auto));
   EXPECT_TRUE(text_splits_into_shares(write("g.el", text), InputFormat::EdgeList));
   EXPECT_FALSE(text_splits_into_shares(write_gz("g.txt.gz", text), InputFormat::Auto));
   EXPECT_FALSE(text_splits_into_shares(write_gz("g-no-suffix.txt", text), InputFormat::Auto));
-  EXPECT_FALSE(text_splits_into_shares(write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"),
-                                       InputFormat::Auto));
-  EXPECT_FALSE(text_splits_into_shares(write("banner.txt", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"),
-                                       InputFormat::Auto));
+  const std::string mm = "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n";
+  EXPECT_TRUE(text_splits_into_shares(write("g.mtx", mm), InputFormat::Auto));
+  EXPECT_TRUE(text_splits_into_shares(write("banner.txt", mm), InputFormat::Auto));
+  EXPECT_FALSE(text_splits_into_shares(write_gz("g.mtx.gz", mm), InputFormat::Auto));
   EXPECT_FALSE(text_splits_into_shares(path("missing.txt"), InputFormat::Auto));
   EXPECT_FALSE(text_splits_into_shares(dir_.string(), InputFormat::Auto));
 }

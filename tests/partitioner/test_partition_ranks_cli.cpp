@@ -3,7 +3,8 @@
 // test_pipeline_same_file fix), for a generator input, binary and text files (sparse ids
 // above 2^32, duplicates both ways, self-loops, CRLF, gzip), both orders and several --parts;
 // the block file counts right; an error on any rank is one message, one exit code and no
-// output; a bad line of a text read in byte ranges is named by its line in the whole file.
+// output; a bad line of a text read in byte ranges is named by its line in the whole file, and
+// a Matrix Market file's entry count is checked by the ranks together.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,6 +45,18 @@ std::string messy_text(const TempDir& dir) {
   return path;
 }
 
+// A Matrix Market file (header with comments and CRLF) of `entries` entries, duplicates and
+// self-loops among them; `declared` entries in its size line (default: as many as it has).
+std::string matrix_market(const TempDir& dir, const std::string& name, int entries, int declared = -1) {
+  std::mt19937_64 rng(5);
+  std::string text = "%%MatrixMarket matrix coordinate pattern general\r\n% a comment\r\n";
+  text += "900 900 " + std::to_string(declared < 0 ? entries : declared) + "\r\n";
+  for (int k = 0; k < entries; ++k) text += std::to_string(1 + rng() % 900) + " " + std::to_string(1 + rng() % 900) + "\n";
+  const std::string path = dir.file(name);
+  write_file(path, text);
+  return path;
+}
+
 struct Case {
   const char* name;
   std::string input;  // "MESSY", "MESSY_GZ", "BIN64" or a generator input
@@ -64,6 +77,8 @@ TEST_P(PartitionRanks, SameFileAsOneProcess) {
       ASSERT_EQ(run_process({"gzip", "-k", input}).exit_code, 0);
       input += ".gz";
     }
+  } else if (input == "MM") {
+    input = matrix_market(dir, "g.mtx", 20000);
   } else if (input == "BIN64") {
     input = dir.file("k12.bin64");
     const ProcessResult g = run_generate({"--kind", "kronecker", "--scale", "12", "--output", input});
@@ -101,7 +116,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"bin64_n4", "BIN64", {"--parts", "4"}},
                       Case{"text_sparse_ids", "MESSY", {"--parts", "3"}},
                       Case{"text_collective", "MESSY", {"--order", "collective"}},
-                      Case{"gzip_text", "MESSY_GZ", {"--parts", "2"}}),
+                      Case{"gzip_text", "MESSY_GZ", {"--parts", "2"}},
+                      Case{"matrix_market", "MM", {"--parts", "2"}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 // The file that 3 ranks wrote counts the triangles of the input, by tricount-count.
@@ -167,6 +183,27 @@ TEST(PartitionRanksErrors, BadLineNamedAsByOneProcess) {
     EXPECT_TRUE(contains(r.err, want)) << ranks << " ranks: " << r.err;
     EXPECT_FALSE(std::filesystem::exists(out));
   }
+  EXPECT_TRUE(temp_files(dir.path()).empty());
+}
+
+// Matrix Market in byte ranges: no rank can check the size line's entry count alone; the ranks
+// compare their sum with it, one message as one process gives it.
+TEST(PartitionRanksErrors, MatrixMarketEntryCountChecked) {
+  TempDir dir;
+  const std::string fewer = matrix_market(dir, "fewer.mtx", 20000, 20001);
+  const std::string out = dir.file("out.h5");
+  const std::string want = fewer + ": the size line (line 3) declares 20001 entries but the file has 20000";
+  for (int ranks : {1, 3}) {
+    const ProcessResult r = partition_on(ranks, {"-i", fewer, "-o", out, "--threads", "2", "-q"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, want)) << ranks << " ranks: " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  // More entries than declared: one process names the first extra line, the ranks the count.
+  const std::string more = matrix_market(dir, "more.mtx", 20000, 19999);
+  const ProcessResult r = partition_on(3, {"-i", more, "-o", out, "--threads", "2", "-q"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, more + ": the size line (line 3) declares 19999 entries but the file has 20000")) << r.err;
   EXPECT_TRUE(temp_files(dir.path()).empty());
 }
 
