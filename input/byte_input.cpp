@@ -112,9 +112,10 @@ std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t si
   if (index == 0) return 0;
   if (index >= count) return size;
   const std::uint64_t target = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * index / count);
+  if (target == 0) return 0;
   // Scan from the byte before the target: p is a line start when byte p - 1 ends a line.
   std::vector<char> buf(std::size_t{1} << 16);
-  std::uint64_t at = target - 1;  // target >= 1: size * index / count with 0 < index < count
+  std::uint64_t at = target - 1;
   char prev = 0;
   bool have_prev = false;
   while (at < size) {
