@@ -107,15 +107,14 @@ std::size_t FileRangeInput::read(char* dst, std::size_t n) {
   }
 }
 
-std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t size, std::uint64_t index,
-                               std::uint64_t count) {
-  if (index == 0) return 0;
-  if (index >= count) return size;
-  const std::uint64_t target = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * index / count);
-  if (target == 0) return 0;
-  // Scan from the byte before the target: p is a line start when byte p - 1 ends a line.
+namespace {
+
+// The n-th line start after byte `from` (n >= 1): a position p > from whose byte p - 1 ends a
+// line (an LF, or a CR that no LF follows), or `size` when the file has fewer.
+std::uint64_t nth_line_start_after(int fd, const std::string& path, std::uint64_t size, std::uint64_t from,
+                                   std::uint64_t n) {
   std::vector<char> buf(std::size_t{1} << 16);
-  std::uint64_t at = target - 1;
+  std::uint64_t at = from, seen = 0;
   char prev = 0;
   bool have_prev = false;
   while (at < size) {
@@ -126,8 +125,8 @@ std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t si
     if (r == 0) break;
     for (ssize_t k = 0; k < r; ++k) {
       const char c = buf[static_cast<std::size_t>(k)];
-      // Position at + k is a line start when the byte before it ends a line.
-      if (have_prev && (prev == '\n' || (prev == '\r' && c != '\n'))) return at + static_cast<std::uint64_t>(k);
+      if (have_prev && (prev == '\n' || (prev == '\r' && c != '\n')) && ++seen == n)
+        return at + static_cast<std::uint64_t>(k);
       prev = c;
       have_prev = true;
     }
@@ -136,27 +135,19 @@ std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t si
   return size;
 }
 
+}  // namespace
+
+std::uint64_t text_share_start(int fd, const std::string& path, std::uint64_t size, std::uint64_t index,
+                               std::uint64_t count) {
+  if (index == 0) return 0;
+  if (index >= count) return size;
+  const std::uint64_t target = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * index / count);
+  // The first line start at or after the target: 0, or the first after the byte before it.
+  return target == 0 ? 0 : nth_line_start_after(fd, path, size, target - 1, 1);
+}
+
 std::uint64_t text_line_end(int fd, const std::string& path, std::uint64_t size, std::uint64_t lines) {
-  if (lines == 0) return 0;
-  std::vector<char> buf(std::size_t{1} << 16);
-  std::uint64_t at = 0, ended = 0;
-  bool cr = false;  // the byte before `at` was a CR
-  while (at < size) {
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - at));
-    const ssize_t r = ::pread(fd, buf.data(), want, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw Error("cannot read '" + printable(path) + "': " + errno_message(errno));
-    if (r == 0) break;
-    for (ssize_t k = 0; k < r; ++k) {
-      const char c = buf[static_cast<std::size_t>(k)];
-      const std::uint64_t pos = at + static_cast<std::uint64_t>(k);
-      if (cr && c != '\n' && ++ended == lines) return pos;  // a lone CR ended the line before pos
-      if (c == '\n' && ++ended == lines) return pos + 1;
-      cr = c == '\r';
-    }
-    at += static_cast<std::uint64_t>(r);
-  }
-  return size;
+  return lines == 0 ? 0 : nth_line_start_after(fd, path, size, 0, lines);
 }
 
 bool is_uncompressed_regular_file(const std::string& path) {

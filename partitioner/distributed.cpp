@@ -229,7 +229,6 @@ template <class To, class From, class Dest, class Convert>
 Array<To> route(const Comm& c, Array<From>& items, Dest dest, Convert convert, unsigned threads, std::uint64_t& sent_bytes) {
   std::vector<Array<From>> one;
   one.push_back(std::move(items));
-  release(items);
   return route<To>(c, one, dest, convert, threads, sent_bytes);
 }
 

@@ -13,7 +13,6 @@
 namespace tricount {
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kKeptFrom = std::size_t{64} << 20;  // smaller arrays are not kept
 
 struct Pool {
@@ -29,6 +28,7 @@ Pool& pool() {
   return p;
 }
 
+using block_memory::kHugePage;
 std::size_t rounded(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 
 }  // namespace

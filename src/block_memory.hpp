@@ -20,6 +20,7 @@
 namespace tricount {
 
 namespace block_memory {
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
 // Large arrays: 2 MiB aligned, from the pool of freed arrays while a ReuseFreedArrays lives.
 void* allocate_large(std::size_t bytes);
 void free_large(void* p, std::size_t bytes) noexcept;
@@ -43,7 +44,6 @@ template <class T>
 class BlockAllocator {
  public:
   using value_type = T;
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kHugeFrom = std::size_t{8} << 20;  // smaller arrays: plain new
 
   BlockAllocator() noexcept = default;
