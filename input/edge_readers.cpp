@@ -78,7 +78,9 @@ InputFormat detect_input_format(const std::string& path) {
   return by_name != InputFormat::Auto ? by_name : sniff_text_format(text_head(path));
 }
 
-bool text_splits_into_shares(const std::string& path, InputFormat format) {
+bool splits_into_shares(const std::string& path, InputFormat format) {
+  if (format == InputFormat::WebGraph || format == InputFormat::Auto)
+    if (is_webgraph_input(path)) return true;
   if (!is_uncompressed_regular_file(path)) return false;
   if (format == InputFormat::Auto) format = detect_input_format(path);
   return format == InputFormat::EdgeList || format == InputFormat::MatrixMarket;

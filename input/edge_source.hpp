@@ -60,6 +60,12 @@ class EdgeSource {
     std::uint64_t entries = 0, line = 0;
   };
   virtual std::optional<Declared> declared_entries() const { return std::nullopt; }
+  // A share whose whole-input checks need every share (WebGraph: the arc count and statistics of
+  // .properties): after the stream is exhausted, figures to sum over the shares (the same
+  // length on each), and the check of those sums, which throws Error as one reader of the whole
+  // input would. Empty, and no check, for other inputs.
+  virtual std::vector<std::uint64_t> share_totals() const { return {}; }
+  virtual void check_share_totals(const std::vector<std::uint64_t>& sums) const { (void)sums; }
 };
 
 // A bad line of a text share (EdgeFileOptions::shares > 1), numbered from the share's first
@@ -109,16 +115,17 @@ struct EdgeFileOptions {
   // thread, 2 to 16 MiB). Tests set it small so that lines straddle many block boundaries.
   std::size_t block_bytes = 0;
   bool progress = false;  // WebGraph: one line on stderr saying how it is decoded
-  // An uncompressed edge list or Matrix Market file read in `shares` parts (the ranks of the
-  // distributed partitioner): this reader parses the whole lines of share `share`, about
+  // An input read in `shares` parts (the ranks of the distributed partitioner). An uncompressed
+  // edge list or Matrix Market file: this reader parses the whole lines of share `share`, about
   // 1 / shares of the bytes (text_share_start; after the header); bad lines throw
-  // ShareLineError. Check with text_splits_into_shares first; pass the format it found.
+  // ShareLineError. A WebGraph BV graph: a run of node ranges (BvDecodeOptions::share). Check
+  // with splits_into_shares first; pass the format detect_input_format finds.
   unsigned share = 0, shares = 1;
 };
 
 // Whether `path` read as `format` can be read in shares: an edge list or Matrix Market file in
-// a regular file that is not gzip-compressed.
-bool text_splits_into_shares(const std::string& path, InputFormat format);
+// a regular file that is not gzip-compressed, or a WebGraph BV graph.
+bool splits_into_shares(const std::string& path, InputFormat format);
 
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or
 // unreadable, or if its contents do not fit the format. Text and binary formats may be

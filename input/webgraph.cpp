@@ -384,6 +384,13 @@ class BvSource final : public BvEdgeSource {
       threads_ = 1;
     }
     parallel_ = offsets_ != nullptr;
+    share_ = options.share;
+    shares_ = std::max(1u, options.shares);
+    if (parallel_ && shares_ > 1) {  // this share's run of the ranges, which are about equal in bits
+      const std::size_t n = ranges_.size();
+      ranges_ = std::vector<NodeRange>(ranges_.begin() + static_cast<std::ptrdiff_t>(n * share_ / shares_),
+                                       ranges_.begin() + static_cast<std::ptrdiff_t>(n * (share_ + 1) / shares_));
+    }
     if (options.progress) {
       const std::string name = fs::path(props_.basename).filename().string();
       if (parallel_)
@@ -398,7 +405,7 @@ class BvSource final : public BvEdgeSource {
     // 2. Start the decoders, and beside them the MD5 of the files (one more thread).
     in_flight_ = 2 * std::uint64_t{threads_};
     for (unsigned t = 0; t < threads_; ++t) workers_.emplace_back([this] { work(); });
-    digester_ = std::thread([this] { digest(); });
+    if (share_ == 0) digester_ = std::thread([this] { digest(); });
   }
 
   ~BvSource() override {
@@ -413,6 +420,7 @@ class BvSource final : public BvEdgeSource {
   }
 
   std::string input_md5() override {
+    if (share_ != 0) return "";
     if (digester_.joinable()) digester_.join();
     if (digest_error_) std::rethrow_exception(digest_error_);
     return md5_lines_;
@@ -451,6 +459,8 @@ class BvSource final : public BvEdgeSource {
       if (current_.capacity() > 0) spare_.push_back(std::move(current_));
       current_ = std::move(it->second);
       ready_.erase(it);
+      // Decoded sequentially in shares: every shares-th chunk is this share's.
+      if (!parallel_ && next_chunk_ % shares_ != share_) current_.clear();
       ++next_chunk_;
       cursor_ = 0;
       cv_.notify_all();
@@ -465,7 +475,36 @@ class BvSource final : public BvEdgeSource {
   }
   bool parallel() const override { return parallel_; }
 
+  // The arcs this share decoded and their statistics (decoded sequentially, every share
+  // decodes them all: share 0 counts them).
+  std::vector<std::uint64_t> share_totals() const override {
+    std::lock_guard lock(m_);
+    if (!parallel_ && share_ != 0) return totals_of(0, BvStats{});
+    return totals_of(arcs_decoded_, stats_);
+  }
+  void check_share_totals(const std::vector<std::uint64_t>& sums) const override {
+    BvStats st;
+    std::uint64_t* fields[] = {&st.bits_for_outdegrees, &st.bits_for_references, &st.bits_for_blocks,
+                               &st.bits_for_intervals,  &st.bits_for_residuals,  &st.copied_arcs,
+                               &st.intervalised_arcs,   &st.residual_arcs};
+    if (sums.size() != totals_of(0, st).size()) throw Error(graph_file() + ": the shares' totals have the wrong length");
+    std::size_t i = 1;
+    for (std::uint64_t* f : fields) *f = sums[i++];
+    for (auto& b : st.successor_gaps) b = sums[i++];
+    for (auto& b : st.residual_gaps) b = sums[i++];
+    check_totals(sums[0], st);
+  }
+
  private:
+  static std::vector<std::uint64_t> totals_of(std::uint64_t arcs, const BvStats& st) {
+    std::vector<std::uint64_t> out = {arcs, st.bits_for_outdegrees, st.bits_for_references, st.bits_for_blocks,
+                                      st.bits_for_intervals, st.bits_for_residuals, st.copied_arcs,
+                                      st.intervalised_arcs, st.residual_arcs};
+    out.insert(out.end(), st.successor_gaps.begin(), st.successor_gaps.end());
+    out.insert(out.end(), st.residual_gaps.begin(), st.residual_gaps.end());
+    return out;
+  }
+
   static unsigned long long ull(std::uint64_t x) { return static_cast<unsigned long long>(x); }
   std::string graph_file() const { return props_.basename + ".graph"; }
   std::string offsets_file() const { return props_.basename + ".offsets"; }
@@ -549,9 +588,10 @@ class BvSource final : public BvEdgeSource {
           index = next_range_++;
         }
         st = BvStats{};
+        std::uint64_t decoded = 0;
         std::exception_ptr failed;
         try {
-          decode_range(decoder, index, arcs, st);
+          decoded = decode_range(decoder, index, arcs, st);
         } catch (const Error&) {
           if (!parallel_) throw;
           failed = std::current_exception();
@@ -561,7 +601,7 @@ class BvSource final : public BvEdgeSource {
           // A range's error is reported when the consumer reaches it: the first bad range is
           // named, whichever thread found its error first.
           if (failed) range_errors_[index] = failed;
-          else stats_.add(st);
+          else stats_.add(st), arcs_decoded_ += decoded;
           ++ranges_done_;
         }
         cv_.notify_all();
@@ -592,8 +632,10 @@ class BvSource final : public BvEdgeSource {
   }
   struct Stopped {};
 
-  void decode_range(ListDecoder& d, std::size_t index, std::vector<RawEdge>& arcs, BvStats& st) {
+  // Returns the arcs of the range's lists.
+  std::uint64_t decode_range(ListDecoder& d, std::size_t index, std::vector<RawEdge>& arcs, BvStats& st) {
     const NodeRange& r = ranges_[index];
+    std::uint64_t decoded = 0;
     arcs.clear();
     std::optional<BitReader> offsets;
     if (offsets_) offsets = offsets_reader(r.offsets_bit);
@@ -615,12 +657,13 @@ class BvSource final : public BvEdgeSource {
         skipped = !d.decode(x, warm && offsets.has_value(), warm ? warm_stats : st);
         if (!warm) {
           for (std::uint64_t v : d.list(x)) arcs.push_back(RawEdge{x, v});
+          decoded += d.list(x).size();
           if (!parallel_ && arcs.size() >= chunk_arcs_) publish(arcs, 0);
         }
         if (offsets) expected += read_offset_gap(*offsets, x + 1);
       }
     } catch (const Stopped&) {
-      return;
+      return decoded;
     } catch (const Error& e) {
       const std::string what = e.what();
       if (what.rfind(offsets_file(), 0) == 0) throw;
@@ -633,6 +676,7 @@ class BvSource final : public BvEdgeSource {
       publish(arcs, index);
     } catch (const Stopped&) {
     }
+    return decoded;
   }
 
   Error offsets_mismatch(std::uint64_t x, std::uint64_t expected, std::uint64_t actual) const {
@@ -661,16 +705,21 @@ class BvSource final : public BvEdgeSource {
                   "another graph");
   }
 
-  // Once every arc is out: the arc count must match the properties.
+  // Once every arc is out: the arc count and statistics must match the properties (of a share,
+  // the ranks check their sums: check_share_totals).
   void finish() {
     if (finished_) return;
     finished_ = true;
-    if (arcs_out_ != props_.arcs)
-      throw Error(graph_file() + ": decoded " + std::to_string(arcs_out_) + " arcs but " + props_.basename +
+    if (shares_ == 1) check_totals(arcs_out_, stats());
+  }
+
+  void check_totals(std::uint64_t arcs, const BvStats& st) const {
+    if (arcs != props_.arcs)
+      throw Error(graph_file() + ": decoded " + std::to_string(arcs) + " arcs but " + props_.basename +
                   ".properties says arcs=" + std::to_string(props_.arcs) + " (corrupt stream or properties)");
     // The writer's statistics pin down how many bits each component took and how the gaps
     // are spread: most damage to the stream that still decodes changes one of them.
-    const std::map<std::string, std::string> decoded = stats().as_properties();
+    const std::map<std::string, std::string> decoded = st.as_properties();
     for (const auto& [key, recorded] : props_.recorded_stats) {
       const std::string& mine = decoded.at(key);
       if (mine != recorded)
@@ -747,7 +796,8 @@ class BvSource final : public BvEdgeSource {
 
   std::vector<RawEdge> current_;
   std::size_t cursor_ = 0;
-  std::uint64_t arcs_out_ = 0;
+  std::uint64_t arcs_out_ = 0, arcs_decoded_ = 0;
+  unsigned share_ = 0, shares_ = 1;
   bool finished_ = false;
 };
 
@@ -844,6 +894,8 @@ std::unique_ptr<EdgeSource> open_webgraph(const std::string& path, const EdgeFil
   o.threads = options.threads;
   if (options.block_bytes) o.chunk_arcs = std::max<std::uint64_t>(1024, options.block_bytes / sizeof(RawEdge));
   o.progress = options.progress;
+  o.share = options.share;
+  o.shares = options.shares;
   return open_webgraph(path, o);
 }
 

@@ -71,6 +71,12 @@ struct BvDecodeOptions {
   std::uint64_t chunk_arcs = 0;
   bool use_offsets = true;  // false: decode sequentially even when .offsets exists (tests)
   bool progress = false;    // one line on stderr saying how the graph is decoded
+  // Share `share` of `shares` (the ranks of the distributed partitioner): with .offsets, this
+  // source decodes only its run of the node ranges, about 1 / shares of the stream's bits;
+  // without, it decodes all and hands out every shares-th chunk. The arc count and statistics
+  // of .properties are then checked by the ranks together (EdgeSource::share_totals), and only
+  // share 0 computes the MD5 of the files.
+  unsigned share = 0, shares = 1;
 };
 
 class BvEdgeSource : public EdgeSource {

@@ -272,7 +272,15 @@ class Distributed {
         throw Error(printable(source_file) + ": the size line (line " + std::to_string(declared->line) + ") declares " +
                     std::to_string(declared->entries) + " entries but the file has " + std::to_string(input_edges_));
     });
-    const std::string md5 = source.input_md5();
+    // A WebGraph share: the arc count and statistics of .properties, checked on the ranks' sums.
+    std::vector<std::uint64_t> totals = source.share_totals();
+    if (shared_stream_ && !totals.empty()) {
+      ranks::allreduce(c_, totals.data(), totals.size());
+      agreed(c_, [&] { source.check_share_totals(totals); });
+    }
+    std::string md5;
+    agreed(c_, [&] { md5 = source.input_md5(); });
+    if (shared_stream_) ranks::broadcast_string(c_, md5, 0);  // of the shares only rank 0's digests
     progress_.add(input_edges_);
     progress_.end(std::to_string(c_.size) + " ranks, at most " + human_count(double(ranks::max(c_, read_edges_))) +
                   " edges read on one");
@@ -384,8 +392,8 @@ class Distributed {
       check_memory(read_edges_, max_id);
       return max_id;
     }
-    // A stream: a text share is this rank's own; of any other stream every rank parses all of
-    // it and keeps every R-th batch.
+    // A stream: a share (text, WebGraph) is this rank's own; of any other stream every rank
+    // parses all of it and keeps every R-th batch.
     const std::uint64_t every = shared_stream_ ? 1 : std::uint64_t(c_.size);
     const std::uint64_t mine = shared_stream_ ? 0 : std::uint64_t(c_.rank);
     // Batches are kept as they come, as pieces: growing one array by push_back copied it on one
@@ -900,7 +908,7 @@ class Distributed {
   const PartitionOptions& o_;
   Progress& progress_;
   unsigned threads_ = 1;
-  bool shared_stream_ = false;  // the source is this rank's share of a text file
+  bool shared_stream_ = false;  // the source is this rank's share of the input (text, WebGraph)
   std::uint64_t budget_ = 0;
   std::uint64_t read_edges_ = 0, input_edges_ = 0, local_edges_ = 0, edges_ = 0, vertices_ = 0, sent_bytes_ = 0;
   Array<std::uint32_t> index_;  // input id -> compact id
@@ -947,9 +955,10 @@ DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& i
                     options.debug_memory);
   Distributed job(comm, o, progress);
   // An uncompressed edge list or Matrix Market file is read in byte ranges, a share of whole
-  // lines per rank; other streams are parsed whole on every rank.
+  // lines per rank, and a WebGraph BV graph in runs of node ranges; other streams are parsed
+  // whole on every rank.
   bool shares = false;
-  agreed(c, [&] { shares = c.rank == 0 && c.size > 1 && !input.generator && text_splits_into_shares(input.path, input.format); });
+  agreed(c, [&] { shares = c.rank == 0 && c.size > 1 && !input.generator && splits_into_shares(input.path, input.format); });
   shares = ranks::max(c, shares ? 1 : 0) != 0;  // rank 0's finding
   agreed(c, [&] {
     if (input.generator) return;

@@ -4,8 +4,9 @@
 // disk are for one node; more ranks are how a larger graph fits):
 //   1. read       each rank its share of the input: a range of edge indexes of a generator or
 //                 an uncompressed binary file, the whole lines of a byte range of an
-//                 uncompressed edge list or Matrix Market file; of another stream (gzip,
-//                 WebGraph), every rank parses it all and keeps every R-th batch;
+//                 uncompressed edge list or Matrix Market file, a run of a WebGraph's node
+//                 ranges (by .offsets); of a gzip stream, every rank parses it all and keeps
+//                 every R-th batch;
 //   2. clean      canonical pairs (self-loops dropped) go to the rank of their hash, which sorts
 //                 them and drops the duplicates;
 //   3. degrees    counted per input id, summed over the ranks; the compact ids and the new

@@ -104,6 +104,14 @@ void broadcast(const Comm& c, T* data, std::uint64_t n, int root) {
     MPI_Bcast(p + at, static_cast<int>(std::min(kMaxMessageBytes, bytes - at)), MPI_BYTE, root, c.comm);
 }
 
+// Rank `root`'s string on every rank.
+inline void broadcast_string(const Comm& c, std::string& s, int root) {
+  std::uint64_t length = s.size();
+  broadcast(c, &length, 1, root);
+  s.resize(length);
+  broadcast(c, s.data(), length, root);
+}
+
 // Posts the sends (or receives) of n records at data to (from) rank `peer`, in messages of at
 // most kMaxMessageBytes with tags tag, tag + 1, ...; the requests are appended to `requests`.
 template <class T>

@@ -917,18 +917,23 @@ TEST_F(EdgeReaders, SharesOfMatrixMarketSplitTheLinesAfterTheHeader) {
   EXPECT_FALSE(open_edge_file(ok, InputFormat::EdgeList)->declared_entries().has_value());
 }
 
-TEST_F(EdgeReaders, OnlyUncompressedTextSplitsIntoShares) {
+TEST_F(EdgeReaders, UncompressedTextAndWebGraphSplitIntoShares) {
   const std::string text = "1 2\n3 4\n";
-  EXPECT_TRUE(text_splits_into_shares(write("g.txt", text), InputFormat::Auto));
-  EXPECT_TRUE(text_splits_into_shares(write("g.el", text), InputFormat::EdgeList));
-  EXPECT_FALSE(text_splits_into_shares(write_gz("g.txt.gz", text), InputFormat::Auto));
-  EXPECT_FALSE(text_splits_into_shares(write_gz("g-no-suffix.txt", text), InputFormat::Auto));
+  EXPECT_TRUE(splits_into_shares(write("g.txt", text), InputFormat::Auto));
+  EXPECT_TRUE(splits_into_shares(write("g.el", text), InputFormat::EdgeList));
+  EXPECT_FALSE(splits_into_shares(write_gz("g.txt.gz", text), InputFormat::Auto));
+  EXPECT_FALSE(splits_into_shares(write_gz("g-no-suffix.txt", text), InputFormat::Auto));
   const std::string mm = "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n";
-  EXPECT_TRUE(text_splits_into_shares(write("g.mtx", mm), InputFormat::Auto));
-  EXPECT_TRUE(text_splits_into_shares(write("banner.txt", mm), InputFormat::Auto));
-  EXPECT_FALSE(text_splits_into_shares(write_gz("g.mtx.gz", mm), InputFormat::Auto));
-  EXPECT_FALSE(text_splits_into_shares(path("missing.txt"), InputFormat::Auto));
-  EXPECT_FALSE(text_splits_into_shares(dir_.string(), InputFormat::Auto));
+  EXPECT_TRUE(splits_into_shares(write("g.mtx", mm), InputFormat::Auto));
+  EXPECT_TRUE(splits_into_shares(write("banner.txt", mm), InputFormat::Auto));
+  EXPECT_FALSE(splits_into_shares(write_gz("g.mtx.gz", mm), InputFormat::Auto));
+  EXPECT_FALSE(splits_into_shares(path("missing.txt"), InputFormat::Auto));
+  EXPECT_FALSE(splits_into_shares(dir_.string(), InputFormat::Auto));
+  const std::string bv = std::filesystem::path(testing::graphs_dir()).parent_path().string() + "/webgraph/cnr-2000";
+  if (std::filesystem::exists(bv + ".graph")) {
+    EXPECT_TRUE(splits_into_shares(bv, InputFormat::Auto));  // by node ranges
+    EXPECT_TRUE(splits_into_shares(bv + ".graph", InputFormat::WebGraph));
+  }
 }
 
 // ---- format names and detection --------------------------------------------------------

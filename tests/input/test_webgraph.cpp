@@ -1,7 +1,7 @@
 // WebGraph BV input (../shared/data/webgraph, see SOURCES.md there): the codes, the decoded
 // values of cnr-2000 and the toy graph (arcs, self loops, undirected edges, successor lists,
 // the per-component statistics of .properties), the same arcs on 1, 2 and 7 threads with and
-// without .offsets, triangles through tricount-partition and tricount-count, and every kind
+// without .offsets, in shares (the ranks' node ranges) whose totals are checked together, triangles through tricount-partition and tricount-count, and every kind
 // of bad input the reader must name.
 #include <gtest/gtest.h>
 
@@ -202,6 +202,70 @@ TEST(webgraphData, ProgressLineSaysSequentialWithoutOffsets) {
   EXPECT_NE(p.err.find("by cnr-2000.offsets on 2 threads"), std::string::npos) << p.err;
 }
 
+// ---- shares (the ranks of the distributed partitioner) --------------------------------------
+
+struct Shares {
+  std::vector<std::vector<RawEdge>> arcs;  // per share
+  std::vector<std::uint64_t> sums;         // of share_totals()
+  std::vector<std::string> md5;            // per share
+};
+
+Shares decode_in_shares(const std::string& path, unsigned shares, BvDecodeOptions o) {
+  Shares out;
+  o.shares = shares;
+  for (unsigned k = 0; k < shares; ++k) {
+    o.share = k;
+    auto source = open_webgraph(path, o);
+    std::vector<RawEdge> mine, batch;
+    while (source->next_batch(batch, 777)) mine.insert(mine.end(), batch.begin(), batch.end());
+    const std::vector<std::uint64_t> t = source->share_totals();
+    if (out.sums.empty()) out.sums.assign(t.size(), 0);
+    EXPECT_EQ(t.size(), out.sums.size());
+    for (std::size_t i = 0; i < t.size() && i < out.sums.size(); ++i) out.sums[i] += t[i];
+    out.arcs.push_back(std::move(mine));
+    out.md5.push_back(source->input_md5());
+  }
+  return out;
+}
+
+// Shares by node ranges (with .offsets) are the stream's runs, end to end; decoded sequentially
+// (no .offsets) they take every shares-th chunk. Either way the sums of their totals pass the
+// whole graph's checks, and only share 0 has the MD5.
+TEST(webgraphData, SharesMakeTheWholeGraph) {
+  REQUIRE_DATA();
+  const auto reference = decode_all(cnr(), BvDecodeOptions{.threads = 2});
+  TempDir dir;
+  const std::string no_offsets = copy_graph(cnr(), dir.path(), false);
+  auto sorted = [](std::vector<RawEdge> v) {
+    std::sort(v.begin(), v.end(), [](const RawEdge& a, const RawEdge& b) { return std::pair(a.u, a.v) < std::pair(b.u, b.v); });
+    return v;
+  };
+  for (const std::string& path : {cnr(), no_offsets})
+    for (unsigned shares : {2u, 3u, 7u}) {
+      BvDecodeOptions o;
+      o.threads = 3;
+      o.chunk_arcs = 3000;  // over a thousand ranges, most starting inside reference chains
+      const Shares s = decode_in_shares(path, shares, o);
+      std::vector<RawEdge> all;
+      for (const auto& a : s.arcs) {
+        EXPECT_GT(a.size(), reference.size() / shares / 2) << path << ", " << shares << " shares";
+        all.insert(all.end(), a.begin(), a.end());
+      }
+      if (path == cnr()) EXPECT_TRUE(all == reference) << shares << " shares";
+      else EXPECT_TRUE(sorted(all) == sorted(reference)) << shares << " shares without .offsets";
+      ASSERT_FALSE(s.sums.empty());
+      EXPECT_EQ(s.sums[0], reference.size());
+      EXPECT_NO_THROW(open_webgraph(path, o)->check_share_totals(s.sums));
+      EXPECT_NE(s.md5[0], "");
+      for (unsigned k = 1; k < shares; ++k) EXPECT_EQ(s.md5[k], "");
+    }
+  // More shares than ranges: the shares past them are empty.
+  const Shares tiny = decode_in_shares(toy(), 5, BvDecodeOptions{});
+  std::size_t arcs = 0;
+  for (const auto& a : tiny.arcs) arcs += a.size();
+  EXPECT_EQ(arcs, 28u);
+}
+
 // ---- the encoder of the benchmarks ---------------------------------------------------------
 
 TEST(webgraphData, BenchEncoderRoundTrip) {
@@ -358,6 +422,28 @@ TEST(webgraphErrors, ArcsOrNodesThatDisagreeWithTheStream) {
     EXPECT_NE(f.err.find(offsets ? base + ".offsets: 103 bits left over after the 325557 offsets"
                                  : base + ".graph: node 325555: first residual 325556 is out of range (nodes=325556)"),
               std::string::npos) << f.err;
+  }
+}
+
+// A share checks nothing of the whole graph alone; the sums of the shares' totals are checked
+// with one reader's message.
+TEST(webgraphErrors, SharesCheckTheSumsAsOneReader) {
+  REQUIRE_DATA();
+  for (bool offsets : {true, false}) {
+    TempDir dir;
+    const std::string base = copy_graph(cnr(), dir.path(), offsets);
+    set_property(base + ".properties", "arcs", "3216153");
+    const Shares s = decode_in_shares(base, 3, BvDecodeOptions{.threads = 2});
+    try {
+      open_webgraph(base, BvDecodeOptions{})->check_share_totals(s.sums);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), base + ".graph: decoded 3216152 arcs but " + base + ".properties says arcs=3216153 (corrupt stream or properties)");
+    }
+    set_property(base + ".properties", "arcs", "3216152");
+    set_property(base + ".properties", "copiedarcs", "1");
+    const Shares c = decode_in_shares(base, 2, BvDecodeOptions{.threads = 2});
+    EXPECT_THROW(open_webgraph(base, BvDecodeOptions{})->check_share_totals(c.sums), Error);
   }
 }
 

@@ -4,7 +4,7 @@
 // above 2^32, duplicates both ways, self-loops, CRLF, gzip), both orders and several --parts;
 // the block file counts right; an error on any rank is one message, one exit code and no
 // output; a bad line of a text read in byte ranges is named by its line in the whole file, and
-// a Matrix Market file's entry count is checked by the ranks together.
+// a Matrix Market file's entry count and a WebGraph's arc count are checked by the ranks together.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,6 +79,9 @@ TEST_P(PartitionRanks, SameFileAsOneProcess) {
     }
   } else if (input == "MM") {
     input = matrix_market(dir, "g.mtx", 20000);
+  } else if (input == "CNR") {
+    input = std::filesystem::path(graphs_dir()).parent_path().string() + "/webgraph/cnr-2000";
+    if (!std::filesystem::exists(input + ".graph")) GTEST_SKIP() << fetch_graphs_hint();
   } else if (input == "BIN64") {
     input = dir.file("k12.bin64");
     const ProcessResult g = run_generate({"--kind", "kronecker", "--scale", "12", "--output", input});
@@ -117,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"text_sparse_ids", "MESSY", {"--parts", "3"}},
                       Case{"text_collective", "MESSY", {"--order", "collective"}},
                       Case{"gzip_text", "MESSY_GZ", {"--parts", "2"}},
-                      Case{"matrix_market", "MM", {"--parts", "2"}}),
+                      Case{"matrix_market", "MM", {"--parts", "2"}},
+                      Case{"webgraph", "CNR", {"--parts", "2"}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 // The file that 3 ranks wrote counts the triangles of the input, by tricount-count.
@@ -208,3 +212,26 @@ TEST(PartitionRanksErrors, MatrixMarketEntryCountChecked) {
 }
 
 }  // namespace
+
+// A WebGraph BV graph is read in node ranges per rank: the arc count of .properties is checked on
+// the ranks' sum, one message as one process gives it.
+TEST(PartitionRanksErrors, WebGraphArcCountChecked) {
+  const std::string cnr = std::filesystem::path(graphs_dir()).parent_path().string() + "/webgraph/cnr-2000";
+  if (!std::filesystem::exists(cnr + ".graph")) GTEST_SKIP() << fetch_graphs_hint();
+  TempDir dir;
+  const std::string base = dir.file("cnr-2000"), out = dir.file("out.h5");
+  for (const char* ext : {".graph", ".offsets"}) std::filesystem::copy_file(cnr + ext, base + ext);
+  std::string props = read_file(cnr + ".properties");
+  const std::size_t at = props.find("\narcs=3216152\n");
+  ASSERT_NE(at, std::string::npos);
+  props.replace(at, 14, "\narcs=3216153\n");
+  write_file(base + ".properties", props);
+  const std::string want = base + ".graph: decoded 3216152 arcs but " + base + ".properties says arcs=3216153";
+  for (int ranks : {1, 3}) {
+    const ProcessResult r = partition_on(ranks, {"-i", base, "-o", out, "--threads", "2", "-q"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, want)) << ranks << " ranks: " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  EXPECT_TRUE(temp_files(dir.path()).empty());
+}
