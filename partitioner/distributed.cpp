@@ -721,13 +721,17 @@ class Distributed {
     const std::uint64_t n = o_.parts, V = vertices_;
     Array<std::uint32_t> length;  // length[y * n + k]: row y's neighbours of class k
     length.resize(V * n);
-    parallel_for(threads_, [&](unsigned t) {
-      for (std::uint64_t b = 0; b < n * n; ++b) {
-        const std::uint64_t i = b / n, k = b % n;
-        const Slice& s = slices_[b];
-        const std::uint64_t rows = s.offsets.size() - 1;
-        for (std::uint64_t r = rows * t / threads_; r < rows * (t + 1) / threads_; ++r)
-          length[((s.first_row + r) * n + i) * n + k] = static_cast<std::uint32_t>(s.offsets[r + 1] - s.offsets[r]);
+    // This rank's rows y in order, each row's n lengths together: one pass over its part (a
+    // pass per block touched every cache line of it n * n times).
+    const std::uint64_t lo = lo_[c_.rank], hi = lo_[c_.rank + 1];
+    parallel_ranges(hi - lo, threads_, [&](std::uint64_t a, std::uint64_t b) {
+      for (std::uint64_t y = lo + a; y < lo + b; ++y) {
+        const std::uint64_t i = y % n;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const Slice& s = slices_[i * n + k];
+          const std::uint64_t r = y / n - s.first_row;
+          length[y * n + k] = static_cast<std::uint32_t>(s.offsets[r + 1] - s.offsets[r]);
+        }
       }
     });
     lap("estimate.lengths");
