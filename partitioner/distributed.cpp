@@ -439,6 +439,7 @@ class Distributed {
     parallel_sort(mine, threads_);
     parallel_unique(mine, threads_);
     lap("clean.unique");
+    wait_for_ranks("clean");
     local_edges_ = mine.size();
     edges_ = ranks::sum(c_, local_edges_);
     progress_.add(input_edges_);
@@ -541,6 +542,7 @@ class Distributed {
     release(mine);
     release(index_);
     lap("degrees.orient");
+    wait_for_ranks("degrees");
     progress_.add(vertices_);
     progress_.end(search ? "ids gathered from every rank" : "degree table over the input ids");
   }
@@ -582,6 +584,13 @@ class Distributed {
       line += buffer;
     }
     progress_.message(line);
+  }
+
+  // Ends a step's laps with the wait for the slowest rank, a lap of its own (else the next
+  // step's first lap, at its first collective, holds it).
+  void wait_for_ranks(const std::string& step) {
+    MPI_Barrier(c_.comm);
+    lap(step + ".wait");
   }
 
   bool lower(vid_t a, vid_t b) const { return degree_[a] != degree_[b] ? degree_[a] < degree_[b] : a < b; }
@@ -677,17 +686,26 @@ class Distributed {
         Slice& s = slices_[i * n + j];
         const auto [first, last] = rows_of(lo, hi, i);
         s.first_row = first;
-        assign_zeros(s.offsets, last - first + 1, 1);
+        assign_zeros(s.offsets, last - first + 1, threads_);
       }
     const std::uint64_t m = rows.size();
     const unsigned t = threads_for(m, threads_);
     std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(n * n, 0));
+    // The records are sorted by row: one add per row and block (a hub row's thousands of
+    // neighbours were as many atomic adds to one counter).
     parallel_for(t, [&](unsigned k) {
-      for (std::uint64_t e = m * k / t; e < m * (k + 1) / t; ++e) {
-        const std::uint64_t x = rows[e] >> 32, y = rows[e] & 0xFFFFFFFFu;
-        Slice& s = slices_[(x % n) * n + y % n];
-        ++count[k][(x % n) * n + y % n];
-        std::atomic_ref<eoff_t>(s.offsets[x / n - s.first_row + 1]).fetch_add(1, std::memory_order_relaxed);
+      std::vector<std::uint64_t> run(n, 0);
+      const std::uint64_t last = m * (k + 1) / t;
+      for (std::uint64_t e = m * k / t; e < last;) {
+        const std::uint64_t x = rows[e] >> 32, i = x % n;
+        for (; e < last && rows[e] >> 32 == x; ++e) ++run[(rows[e] & 0xFFFFFFFFu) % n];
+        for (std::uint64_t j = 0; j < n; ++j) {
+          if (run[j] == 0) continue;
+          Slice& s = slices_[i * n + j];
+          count[k][i * n + j] += run[j];
+          std::atomic_ref<eoff_t>(s.offsets[x / n - s.first_row + 1]).fetch_add(run[j], std::memory_order_relaxed);
+          run[j] = 0;
+        }
       }
     });
     std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(n * n, 0));
@@ -709,6 +727,7 @@ class Distributed {
         std::partial_sum(slices_[b].offsets.begin(), slices_[b].offsets.end(), slices_[b].offsets.begin());
     });
     lap("blocks.offsets");
+    wait_for_ranks("blocks");
     progress_.add(edges_);
     progress_.end(mib(ranks::sum(c_, sent_bytes_)) + " sent between the ranks in all, at most " +
                   mib(ranks::max(c_, sent_bytes_)) + " by one");
@@ -756,6 +775,7 @@ class Distributed {
     });
     release(length);
     lap("estimate.sum");
+    wait_for_ranks("estimate");
     std::vector<std::uint64_t> nnz(n * n);
     for (std::uint64_t b = 0; b < n * n; ++b) nnz[b] = slices_[b].neighbors.size();
     ranks::allreduce(c_, work.data(), work.size());
