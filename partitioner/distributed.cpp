@@ -637,7 +637,8 @@ class Distributed {
   void blocks() {
     progress_.begin("blocks", edges_, "edges");
     const std::uint64_t V = vertices_, n = o_.parts;
-    // New ids, then the rows' owners: ranges of buckets of new ids holding about |E| / R edges.
+    // New ids, then the rows' owners: ranges of buckets of new ids of about equal work, an edge
+    // counted 1 and a row n / 2 (its n offsets: in degree order the low ids are most of the rows).
     parallel_ranges(oriented_.size(), threads_, [&](std::uint64_t a, std::uint64_t b) {
       for (std::uint64_t i = a; i < b; ++i)
         oriented_[i] = std::uint64_t{new_id_[oriented_[i] >> 32]} << 32 | new_id_[oriented_[i] & 0xFFFFFFFFu];
@@ -660,18 +661,24 @@ class Distributed {
     }
     ranks::allreduce(c_, per_bucket.data(), buckets);
     lap("blocks.histogram");
+    auto work_of = [&](std::uint64_t b) {  // twice the bucket's work
+      const std::uint64_t rows = std::min(V, (b + 1) * width) - std::min(V, b * width);
+      return 2 * per_bucket[b] + n * rows;
+    };
+    std::uint64_t total = 0;
+    for (std::uint64_t b = 0; b < buckets; ++b) total += work_of(b);
     std::vector<int> owner(buckets);
     lo_.assign(c_.size + 1, V);
     lo_[0] = 0;
     std::uint64_t before = 0;
     int r = 0;
     for (std::uint64_t b = 0; b < buckets; ++b) {
-      while (r + 1 < c_.size && before >= edges_ * std::uint64_t(r + 1) / std::uint64_t(c_.size)) {
+      while (r + 1 < c_.size && before >= total * std::uint64_t(r + 1) / std::uint64_t(c_.size)) {
         ++r;
         lo_[r] = std::min(V, b * width);
       }
       owner[b] = r;
-      before += per_bucket[b];
+      before += work_of(b);
     }
     for (int q = r + 1; q < c_.size; ++q) lo_[q] = V;
     Array<std::uint64_t> rows = route<std::uint64_t>(
@@ -754,9 +761,10 @@ class Distributed {
       }
     });
     lap("estimate.lengths");
-    for (int r = 0; r < c_.size; ++r)
-      ranks::broadcast(c_, length.data() + lo_[r] * n, (lo_[r + 1] - lo_[r]) * n, r);
-    lap("estimate.broadcast");
+    std::vector<std::uint64_t> part(c_.size + 1);
+    for (int r = 0; r <= c_.size; ++r) part[r] = lo_[r] * n;
+    ranks::allgather_ranges(c_, length.data(), part);
+    lap("estimate.allgather");
     std::vector<std::uint64_t> work(n * n * n, 0);
     std::mutex m;
     parallel_for(threads_, [&](unsigned t) {
