@@ -484,24 +484,25 @@ class BvSource final : public BvEdgeSource {
   }
   void check_share_totals(const std::vector<std::uint64_t>& sums) const override {
     BvStats st;
-    std::uint64_t* fields[] = {&st.bits_for_outdegrees, &st.bits_for_references, &st.bits_for_blocks,
-                               &st.bits_for_intervals,  &st.bits_for_residuals,  &st.copied_arcs,
-                               &st.intervalised_arcs,   &st.residual_arcs};
-    if (sums.size() != totals_of(0, st).size()) throw Error(graph_file() + ": the shares' totals have the wrong length");
-    std::size_t i = 1;
-    for (std::uint64_t* f : fields) *f = sums[i++];
-    for (auto& b : st.successor_gaps) b = sums[i++];
-    for (auto& b : st.residual_gaps) b = sums[i++];
+    const std::vector<std::uint64_t*> fields = fields_of(st);
+    if (sums.size() != 1 + fields.size()) throw Error(graph_file() + ": the shares' totals have the wrong length");
+    for (std::size_t i = 0; i < fields.size(); ++i) *fields[i] = sums[1 + i];
     check_totals(sums[0], st);
   }
 
  private:
-  static std::vector<std::uint64_t> totals_of(std::uint64_t arcs, const BvStats& st) {
-    std::vector<std::uint64_t> out = {arcs, st.bits_for_outdegrees, st.bits_for_references, st.bits_for_blocks,
-                                      st.bits_for_intervals, st.bits_for_residuals, st.copied_arcs,
-                                      st.intervalised_arcs, st.residual_arcs};
-    out.insert(out.end(), st.successor_gaps.begin(), st.successor_gaps.end());
-    out.insert(out.end(), st.residual_gaps.begin(), st.residual_gaps.end());
+  // Every count of a BvStats, in one order: what the shares' totals hold after the arc count.
+  static std::vector<std::uint64_t*> fields_of(BvStats& st) {
+    std::vector<std::uint64_t*> out = {&st.bits_for_outdegrees, &st.bits_for_references, &st.bits_for_blocks,
+                                       &st.bits_for_intervals,  &st.bits_for_residuals,  &st.copied_arcs,
+                                       &st.intervalised_arcs,   &st.residual_arcs};
+    for (auto& b : st.successor_gaps) out.push_back(&b);
+    for (auto& b : st.residual_gaps) out.push_back(&b);
+    return out;
+  }
+  static std::vector<std::uint64_t> totals_of(std::uint64_t arcs, BvStats st) {
+    std::vector<std::uint64_t> out = {arcs};
+    for (const std::uint64_t* f : fields_of(st)) out.push_back(*f);
     return out;
   }
 
@@ -600,8 +601,12 @@ class BvSource final : public BvEdgeSource {
           std::lock_guard lock(m_);
           // A range's error is reported when the consumer reaches it: the first bad range is
           // named, whichever thread found its error first.
-          if (failed) range_errors_[index] = failed;
-          else stats_.add(st), arcs_decoded_ += decoded;
+          if (failed) {
+            range_errors_[index] = failed;
+          } else {
+            stats_.add(st);
+            arcs_decoded_ += decoded;
+          }
           ++ranges_done_;
         }
         cv_.notify_all();
