@@ -48,7 +48,7 @@ struct Pair {
   raw_id_t u, v;
 };
 struct PairDigits {
-  static constexpr unsigned kDigits = 16;
+  static constexpr unsigned kBits = 8, kDigits = 16;
   static unsigned digit(const Pair& e, unsigned d) {
     return d < 8 ? static_cast<unsigned>(e.v >> (8 * d)) & 0xFF : static_cast<unsigned>(e.u >> (8 * (d - 8))) & 0xFF;
   }

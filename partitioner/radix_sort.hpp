@@ -1,6 +1,7 @@
-// LSD radix sort on fixed-width keys, for the pipeline's sorted runs: 8-bit digits, one
-// histogram pass for all digits, then one stable scatter pass per digit that is not the same
-// in every record (small ids need few passes: Kronecker 24's pairs take 6 of 16). A sorter
+// LSD radix sort on fixed-width keys, for the pipeline's sorted runs: digits of Digits::kBits
+// bits (8 for pairs, 10 for 64-bit keys: fewer passes over memory), one histogram pass for all
+// digits, then one stable scatter pass per digit that is not the same in every record (small
+// ids need few passes: Kronecker 24's pairs take 6 of 16). A sorter
 // thread sorts its own buffer; the pipeline runs one sorter per thread.
 #pragma once
 
@@ -17,23 +18,23 @@ namespace tricount {
 // Digit d (0 = least significant) of a record's key, for RawEdge ordered by (u, v) and for
 // 64-bit keys.
 struct RawEdgeDigits {
-  static constexpr unsigned kDigits = 16;
+  static constexpr unsigned kBits = 8, kDigits = 16;
   static unsigned digit(const RawEdge& e, unsigned d) {
     return d < 8 ? static_cast<unsigned>(e.v >> (8 * d)) & 0xFF : static_cast<unsigned>(e.u >> (8 * (d - 8))) & 0xFF;
   }
 };
 struct KeyDigits {
-  static constexpr unsigned kDigits = 8;
-  static unsigned digit(std::uint64_t k, unsigned d) { return static_cast<unsigned>(k >> (8 * d)) & 0xFF; }
+  static constexpr unsigned kBits = 10, kDigits = 7;
+  static unsigned digit(std::uint64_t k, unsigned d) { return static_cast<unsigned>(k >> (10 * d)) & 0x3FF; }
 };
 
 // Sorts data[0, n) ascending by key; `scratch` holds n records (its contents are lost).
 template <class T, class Digits>
 void radix_sort(T* data, T* scratch, std::size_t n) {
-  constexpr unsigned D = Digits::kDigits;
+  constexpr unsigned D = Digits::kDigits, B = 1u << Digits::kBits;
   if (n < 2) return;
   // 1. Histograms of every digit in one pass.
-  std::vector<std::array<std::uint64_t, 256>> count(D);
+  std::vector<std::array<std::uint64_t, B>> count(D);
   for (auto& c : count) c.fill(0);
   for (std::size_t k = 0; k < n; ++k)
     for (unsigned d = 0; d < D; ++d) ++count[d][Digits::digit(data[k], d)];
@@ -42,9 +43,9 @@ void radix_sort(T* data, T* scratch, std::size_t n) {
   T* to = scratch;
   for (unsigned d = 0; d < D; ++d) {
     if (count[d][Digits::digit(data[0], d)] == n) continue;  // the same in every record
-    std::array<std::uint64_t, 256> start;
+    std::array<std::uint64_t, B> start;
     std::uint64_t sum = 0;
-    for (unsigned b = 0; b < 256; ++b) start[b] = std::exchange(sum, sum + count[d][b]);
+    for (unsigned b = 0; b < B; ++b) start[b] = std::exchange(sum, sum + count[d][b]);
     for (std::size_t k = 0; k < n; ++k) to[start[Digits::digit(from[k], d)]++] = from[k];
     std::swap(from, to);
   }
