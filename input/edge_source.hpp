@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,16 +53,11 @@ class EdgeSource {
   virtual const IndexedEdges* indexed() const { return nullptr; }
   // Text: the lines read so far (of its share, for a share); 0 for other inputs.
   virtual std::uint64_t lines_read() const { return 0; }
-  // Matrix Market: the entries its size line declares, and that line's number (a share does not
-  // check them: the ranks compare the sum of their edges); none for other inputs.
-  struct Declared {
-    std::uint64_t entries = 0, line = 0;
-  };
-  virtual std::optional<Declared> declared_entries() const { return std::nullopt; }
-  // A share whose whole-input checks need every share (WebGraph: the arc count and statistics of
-  // .properties): after the stream is exhausted, figures to sum over the shares (the same
-  // length on each), and the check of those sums, which throws Error as one reader of the whole
-  // input would. Empty, and no check, for other inputs.
+  // A share whose whole-input checks need every share (Matrix Market: the size line's entry
+  // count; WebGraph: the arc count and statistics of .properties): after the stream is
+  // exhausted, figures to sum over the shares (the same length on each), and the check of those
+  // sums, which throws Error as one reader of the whole input would. Empty, and no check, for
+  // other inputs.
   virtual std::vector<std::uint64_t> share_totals() const { return {}; }
   virtual void check_share_totals(const std::vector<std::uint64_t>& sums) const { (void)sums; }
 };

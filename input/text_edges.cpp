@@ -18,7 +18,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -60,7 +59,7 @@ class TextEdgeSource final : public EdgeSource {
     if (shares_ > 1) {
       // One share of an uncompressed file: its whole lines, read with pread. Of a Matrix
       // Market file every share reads the header; the shares split the lines after it, and
-      // the entry count is the ranks' to check (declared_entries).
+      // the entry count is the ranks' to check (share_totals).
       TRICOUNT_EXPECTS((format == InputFormat::EdgeList || format == InputFormat::MatrixMarket) && options.share < shares_,
                        "text shares: an edge list or Matrix Market file, and a share below their count");
       const FdInput file(path_);
@@ -111,8 +110,12 @@ class TextEdgeSource final : public EdgeSource {
 
   std::string description() const override { return path_; }
   std::uint64_t lines_read() const override { return line_; }
-  std::optional<Declared> declared_entries() const override {
-    return mm_ ? std::optional<Declared>(Declared{declared_, size_line_}) : std::nullopt;
+  // A Matrix Market share: its entries, which the ranks sum and check against the size line.
+  std::vector<std::uint64_t> share_totals() const override {
+    return mm_ && shares_ > 1 ? std::vector<std::uint64_t>{entries_} : std::vector<std::uint64_t>{};
+  }
+  void check_share_totals(const std::vector<std::uint64_t>& sums) const override {
+    if (!sums.empty()) check_entry_count(sums[0]);
   }
 
   bool next_batch(std::vector<RawEdge>& out, std::size_t max_edges) override {
@@ -134,13 +137,15 @@ class TextEdgeSource final : public EdgeSource {
     }
     if (out.empty() && mm_ && shares_ <= 1 && !checked_count_) {
       checked_count_ = true;
-      if (entries_ != nnz_) {
-        throw Error(printable(path_) + ": the size line (line " + std::to_string(size_line_) + ") declares " +
-                    std::to_string(nnz_) + " entries but the file has " +
-                    std::to_string(entries_));
-      }
+      check_entry_count(entries_);
     }
     return !out.empty();
+  }
+
+  void check_entry_count(std::uint64_t entries) const {
+    if (entries != declared_)
+      throw Error(printable(path_) + ": the size line (line " + std::to_string(size_line_) + ") declares " +
+                  std::to_string(declared_) + " entries but the file has " + std::to_string(entries));
   }
 
  private:

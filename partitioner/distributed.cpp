@@ -265,14 +265,8 @@ class Distributed {
     lap("read");
     input_edges_ = ranks::sum(c_, read_edges_);
     max_id = ranks::max(c_, max_id);
-    // Matrix Market in shares: the size line's entry count, which no share can check alone.
-    const std::optional<EdgeSource::Declared> declared = source.declared_entries();
-    agreed(c_, [&] {
-      if (shared_stream_ && declared && declared->entries != input_edges_)
-        throw Error(printable(source_file) + ": the size line (line " + std::to_string(declared->line) + ") declares " +
-                    std::to_string(declared->entries) + " entries but the file has " + std::to_string(input_edges_));
-    });
-    // A WebGraph share: the arc count and statistics of .properties, checked on the ranks' sums.
+    // What no share can check alone (a Matrix Market size line's entry count, a WebGraph's arc
+    // count and statistics), checked on the ranks' sums.
     std::vector<std::uint64_t> totals = source.share_totals();
     if (shared_stream_ && !totals.empty()) {
       ranks::allreduce(c_, totals.data(), totals.size());

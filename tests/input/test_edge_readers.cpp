@@ -878,7 +878,7 @@ TEST_F(EdgeReaders, SharesReportTheLineOfTheWholeFile) {
 }
 
 // Matrix Market: every share reads the header, the shares split the lines after it; the entry
-// count is not checked by a share (the ranks compare the sum with declared_entries).
+// count is not checked by a share (the ranks check the sum of their share_totals).
 TEST_F(EdgeReaders, SharesOfMatrixMarketSplitTheLinesAfterTheHeader) {
   Edges entries;
   const std::string body = messy_edge_list(std::size_t{1} << 20, entries, true);
@@ -901,20 +901,37 @@ TEST_F(EdgeReaders, SharesOfMatrixMarketSplitTheLinesAfterTheHeader) {
       }
       EXPECT_TRUE(joined == entries) << shares << " shares: " << joined.size() << " of " << entries.size();
       EXPECT_EQ(lines, static_cast<std::uint64_t>(std::count(body.begin(), body.end(), '\n')) + 5);
-      // A wrong count is no share's error; each share reports what the size line declares.
-      EdgeFileOptions o{threads, 0};
-      o.share = shares - 1, o.shares = shares;
-      const auto declared = open_edge_file(fewer, InputFormat::MatrixMarket, o)->declared_entries();
-      ASSERT_TRUE(declared.has_value());
-      EXPECT_EQ(declared->entries, entries.size() + 1);
-      EXPECT_EQ(declared->line, 4u);
+      // A wrong count is no share's error; the shares' summed entries are checked against what
+      // the size line (line 4) declares, with one reader's message.
+      std::uint64_t sum = 0;
+      for (unsigned k = 0; k < shares; ++k) {
+        EdgeFileOptions o{threads, 0};
+        o.share = k, o.shares = shares;
+        auto share = open_edge_file(fewer, InputFormat::MatrixMarket, o);
+        std::vector<RawEdge> batch;
+        while (share->next_batch(batch, 1000)) {
+        }
+        const std::vector<std::uint64_t> t = share->share_totals();
+        ASSERT_EQ(t.size(), 1u);
+        sum += t[0];
+      }
+      EXPECT_EQ(sum, entries.size());
+      auto check = open_edge_file(fewer, InputFormat::MatrixMarket, EdgeFileOptions{threads, 0, false, 0, shares});
+      EXPECT_NO_THROW(check->check_share_totals({entries.size() + 1}));
+      try {
+        check->check_share_totals({sum});
+        ADD_FAILURE() << "no error";
+      } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), fewer + ": the size line (line 4) declares " + std::to_string(entries.size() + 1) +
+                                             " entries but the file has " + std::to_string(entries.size()));
+      }
       EXPECT_EQ(read_in_shares(fewer, shares, threads, InputFormat::MatrixMarket).error, "");
       EXPECT_EQ(read_in_shares(empty, shares, threads, InputFormat::MatrixMarket).edges.size(), 0u);
       EXPECT_EQ(read_in_shares(range, shares, threads, InputFormat::MatrixMarket).error,
                 read_with(range, InputFormat::Auto, EdgeFileOptions{}, 1000).error);
     }
   }
-  EXPECT_FALSE(open_edge_file(ok, InputFormat::EdgeList)->declared_entries().has_value());
+  EXPECT_TRUE(open_edge_file(ok, InputFormat::EdgeList)->share_totals().empty());
 }
 
 TEST_F(EdgeReaders, UncompressedTextAndWebGraphSplitIntoShares) {
