@@ -1,0 +1,207 @@
+// The packed encoding's coder and decoder (packed_block.hpp has the layout).
+#include "src/packed_block.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "src/threads.hpp"
+
+namespace tricount {
+namespace {
+
+unsigned width_of(std::uint32_t x) { return x ? 32 - static_cast<unsigned>(__builtin_clz(x)) : 0; }
+std::uint64_t run_words(std::uint64_t values, unsigned width) { return (values * width + 31) / 32; }
+std::uint64_t runs_of(std::uint64_t values) { return (values + kPackedRun - 1) / kPackedRun; }
+
+// Appends `count` values in runs: a width byte each to `widths`, the bits to `data`.
+void pack_runs(const std::vector<std::uint32_t>& v, std::vector<std::uint8_t>& widths, std::vector<std::uint32_t>& data) {
+  for (std::uint64_t at = 0; at < v.size(); at += kPackedRun) {
+    const std::uint64_t k = std::min<std::uint64_t>(kPackedRun, v.size() - at);
+    std::uint32_t all = 0;
+    for (std::uint64_t t = 0; t < k; ++t) all |= v[at + t];
+    const unsigned w = width_of(all);
+    widths.push_back(static_cast<std::uint8_t>(w));
+    const std::size_t base = data.size();
+    data.resize(base + run_words(k, w), 0);
+    if (w == 0) continue;
+    for (std::uint64_t t = 0; t < k; ++t) {
+      const std::uint64_t bit = t * w;
+      const std::size_t word = base + bit / 32;
+      const unsigned shift = bit % 32;
+      data[word] |= v[at + t] << shift;
+      if (shift + w > 32) data[word + 1] |= v[at + t] >> (32 - shift);
+    }
+  }
+}
+
+// Value t of a run of width w starting at words[0].
+inline std::uint32_t run_value(const std::uint32_t* words, std::uint64_t t, unsigned w) {
+  if (w == 0) return 0;
+  const std::uint64_t bit = t * w;
+  const unsigned shift = bit % 32;
+  std::uint64_t x = words[bit / 32] >> shift;
+  if (shift + w > 32) x |= std::uint64_t{words[bit / 32 + 1]} << (32 - shift);
+  return static_cast<std::uint32_t>(w == 32 ? x : x & ((std::uint64_t{1} << w) - 1));
+}
+
+struct GroupScratch {
+  std::vector<std::uint32_t> lengths, firsts, gaps, data;
+  std::vector<std::uint8_t> widths;
+};
+
+void pack_group(const CsrSpan& b, std::uint64_t g, GroupScratch& s, std::vector<std::uint32_t>& out) {
+  const std::uint64_t r0 = g * kPackedGroupRows, r1 = std::min(b.rows, r0 + kPackedGroupRows);
+  s.lengths.clear(), s.firsts.clear(), s.gaps.clear(), s.data.clear(), s.widths.clear();
+  for (std::uint64_t r = r0; r < r1; ++r) {
+    const eoff_t begin = b.offsets[r], end = b.offsets[r + 1];
+    if (end < begin || end - begin > 0xFFFFFFFFu)
+      throw Error("block " + block_name(b.id) + ": row " + std::to_string(r) + " cannot be packed (offsets out of order)");
+    s.lengths.push_back(static_cast<std::uint32_t>(end - begin));
+    if (begin == end) continue;
+    s.firsts.push_back(b.neighbors[begin]);
+    for (eoff_t k = begin + 1; k < end; ++k) {
+      if (b.neighbors[k] <= b.neighbors[k - 1])
+        throw Error("block " + block_name(b.id) + ": row " + std::to_string(r) +
+                    " cannot be packed (neighbours not strictly increasing)");
+      s.gaps.push_back(b.neighbors[k] - b.neighbors[k - 1] - 1);
+    }
+  }
+  pack_runs(s.lengths, s.widths, s.data);
+  pack_runs(s.firsts, s.widths, s.data);
+  pack_runs(s.gaps, s.widths, s.data);
+  out.push_back(static_cast<std::uint32_t>(s.firsts.size()));
+  const std::size_t header = out.size();
+  out.resize(header + (s.widths.size() + 3) / 4, 0);
+  for (std::size_t k = 0; k < s.widths.size(); ++k) out[header + k / 4] |= std::uint32_t{s.widths[k]} << (8 * (k % 4));
+  out.insert(out.end(), s.data.begin(), s.data.end());
+}
+
+}  // namespace
+
+PackedBlock pack_block(const CsrSpan& b, unsigned threads) {
+  const std::uint64_t groups = packed_groups(b.rows);
+  PackedBlock p;
+  p.index.assign(2 * (groups + 1), 0);
+  // Each thread packs a range of groups into its own words; the ranges are then laid end to end.
+  const unsigned t_count = static_cast<unsigned>(std::clamp<std::uint64_t>(groups / 64, 1, std::max(1u, threads)));
+  std::vector<std::vector<std::uint32_t>> parts(t_count);
+  parallel_for(t_count, [&](unsigned t) {
+    std::vector<std::uint32_t>& out = parts[t];
+    GroupScratch s;
+    for (std::uint64_t g = groups * t / t_count; g < groups * (t + 1) / t_count; ++g) {
+      p.index[2 * g] = out.size();  // within the range's words, made global below
+      p.index[2 * g + 1] = b.offsets[g * kPackedGroupRows];
+      pack_group(b, g, s, out);
+    }
+  });
+  std::vector<std::uint64_t> base(t_count + 1, 0);
+  for (unsigned t = 0; t < t_count; ++t) base[t + 1] = base[t] + parts[t].size();
+  for (unsigned t = 0; t < t_count; ++t)
+    for (std::uint64_t g = groups * t / t_count; g < groups * (t + 1) / t_count; ++g) p.index[2 * g] += base[t];
+  p.index[2 * groups] = base[t_count];
+  p.index[2 * groups + 1] = b.nnz;
+  p.words.resize(base[t_count]);
+  parallel_for(t_count, [&](unsigned t) { std::copy(parts[t].begin(), parts[t].end(), p.words.begin() + base[t]); });
+  return p;
+}
+
+void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::uint64_t word_count, std::uint64_t nnz,
+                  CsrBlock& out, const std::string& where, unsigned threads) {
+  const std::uint64_t rows = out.rows, cols = out.cols, groups = packed_groups(rows);
+  const std::string at = where + " block " + block_name(out.id);
+  const auto corrupt = [&](const std::string& what) { return Error(at + ": " + what + " (the file is corrupt: re-run tricount-partition)"); };
+  // The index first: groups in order, inside the words and edges.
+  if (index[0] != 0 || index[1] != 0) throw corrupt("the packed index does not start at 0");
+  if (index[2 * groups] != word_count || index[2 * groups + 1] != nnz)
+    throw corrupt("the packed index ends at word " + std::to_string(index[2 * groups]) + " and edge " +
+                  std::to_string(index[2 * groups + 1]) + ", not " + std::to_string(word_count) + " and " + std::to_string(nnz));
+  for (std::uint64_t g = 0; g < groups; ++g)
+    if (index[2 * g + 2] < index[2 * g] || index[2 * g + 3] < index[2 * g + 1])
+      throw corrupt("the packed index decreases at row group " + std::to_string(g));
+  out.offsets.resize(rows + 1);
+  out.neighbors.resize(nnz);
+  out.offsets[rows] = nnz;
+  // The lowest group's error, whichever thread finds it.
+  std::mutex m;
+  std::uint64_t bad_group = groups;
+  std::string bad;
+  const unsigned t_count = static_cast<unsigned>(std::clamp<std::uint64_t>(groups / 64, 1, std::max(1u, threads)));
+  parallel_ranges(groups, t_count, [&](std::uint64_t first, std::uint64_t last) {
+    std::vector<std::uint32_t> lengths;
+    for (std::uint64_t g = first; g < last; ++g) {
+      const std::uint64_t r0 = g * kPackedGroupRows, r1 = std::min(rows, r0 + kPackedGroupRows), nrows = r1 - r0;
+      const std::uint32_t* w = words + index[2 * g];
+      const std::uint64_t available = index[2 * g + 2] - index[2 * g];
+      const std::uint64_t e0 = index[2 * g + 1], edges = index[2 * g + 3] - e0;
+      std::string error;
+      [&] {
+        if (available == 0) return void(error = "is empty");
+        const std::uint64_t nonempty = w[0];
+        if (nonempty > nrows || nonempty > edges) return void(error = "has more non-empty rows than rows or edges");
+        const std::uint64_t runs[3] = {runs_of(nrows), runs_of(nonempty), runs_of(edges - nonempty)};
+        const std::uint64_t values[3] = {nrows, nonempty, edges - nonempty};
+        const std::uint64_t width_count = runs[0] + runs[1] + runs[2], header = 1 + (width_count + 3) / 4;
+        if (header > available) return void(error = "is shorter than its header");
+        auto width = [&](std::uint64_t k) { return (w[1 + k / 4] >> (8 * (k % 4))) & 0xFFu; };
+        // Where each sequence's runs start, and that they fill the group exactly.
+        std::uint64_t data = header, k = 0;
+        const std::uint32_t* start[3];
+        for (int s = 0; s < 3; ++s) {
+          start[s] = w + data;
+          for (std::uint64_t r = 0; r < runs[s]; ++r, ++k) {
+            if (width(k) > 32) return void(error = "has a run wider than 32 bits");
+            data += run_words(std::min<std::uint64_t>(kPackedRun, values[s] - r * kPackedRun), width(k));
+          }
+        }
+        if (data != available)
+          return void(error = "takes " + std::to_string(available) + " words, its runs " + std::to_string(data));
+        // Each sequence is read in order through a cursor: its run's words and width, the
+        // value within the run, and the values left from the run's start.
+        struct Cursor {
+          const std::uint32_t* run;
+          std::uint64_t width_index, left, t = 0;
+        };
+        auto next = [&](Cursor& c, std::uint32_t& v) {
+          if (c.t == c.left) return false;  // the sequence is used up
+          const unsigned wd = static_cast<unsigned>(width(c.width_index));
+          v = run_value(c.run, c.t, wd);
+          if (++c.t == kPackedRun) {
+            c.run += run_words(kPackedRun, wd);
+            c.left -= kPackedRun;
+            c.t = 0;
+            ++c.width_index;
+          }
+          return true;
+        };
+        Cursor len{start[0], 0, values[0]}, fst{start[1], runs[0], values[1]}, gap{start[2], runs[0] + runs[1], values[2]};
+        std::uint64_t edge = e0;
+        for (std::uint64_t r = r0; r < r1; ++r) {
+          std::uint32_t d = 0, first = 0, step = 0;
+          next(len, d);
+          out.offsets[r] = edge;
+          if (d == 0) continue;
+          if (edge + d > e0 + edges || !next(fst, first)) return void(error = "holds more neighbours than its edges");
+          std::uint64_t x = first;
+          for (std::uint32_t k = 0;; ++k) {
+            if (x >= cols)
+              return void(error = "has neighbour " + std::to_string(x) + " but the block has " + std::to_string(cols) + " columns");
+            out.neighbors[edge++] = static_cast<vid_t>(x);
+            if (k + 1 == d) break;
+            if (!next(gap, step)) return void(error = "holds more neighbours than its gaps");
+            x += std::uint64_t{step} + 1;
+          }
+        }
+        if (fst.t != fst.left || gap.t != gap.left || edge != e0 + edges) error = "holds fewer neighbours than its edges";
+      }();
+      if (!error.empty()) {
+        std::lock_guard lock(m);
+        if (g < bad_group) bad_group = g, bad = std::move(error);
+        return;
+      }
+    }
+  });
+  if (bad_group < groups) throw corrupt("packed row group " + std::to_string(bad_group) + " " + bad);
+}
+
+}  // namespace tricount

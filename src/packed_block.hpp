@@ -1,0 +1,49 @@
+// Packed blocks: a block's CSR in about a third of its bytes, the block file's "packed"
+// encoding (format version 3; README "HDF5 block file").
+//
+// Rows are coded in groups of kPackedGroupRows. In each group three sequences are bit-packed
+// in runs of kPackedRun values, each run with its own width (the bits of its largest value):
+// the rows' lengths, the first neighbour of each non-empty row, and the gaps (neighbour minus
+// the previous one, minus 1) inside rows. Ids ordered by degree make a row's neighbours
+// cluster, so gaps are small; empty rows cost a few bits, not an 8-byte offset. A run of 32
+// values of width w takes exactly w 32-bit words, so lane t of a warp decodes value t from at
+// most two words, and the index gives every group's first word and first edge, so groups
+// decode independently (threads here; warps on a GPU).
+//
+// A group, in 32-bit words: [its non-empty rows] [one width byte per run, padded to a word]
+// [the lengths' runs] [the firsts' runs] [the gaps' runs]; a last partial run of k values
+// takes ceil(k w / 32) words.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/block_format.hpp"
+
+namespace tricount {
+
+inline constexpr std::uint32_t kPackedGroupRows = 128;
+inline constexpr std::uint32_t kPackedRun = 32;
+
+inline std::uint64_t packed_groups(std::uint64_t rows) { return (rows + kPackedGroupRows - 1) / kPackedGroupRows; }
+
+struct PackedBlock {
+  // Entries 2g and 2g + 1: group g's first word in `words` and its first edge (the CSR's
+  // offsets[g * kPackedGroupRows]); the last pair: the words and edges in all.
+  std::vector<std::uint64_t> index;
+  BlockArray<std::uint32_t> words;
+  std::uint64_t bytes() const { return index.size() * sizeof(std::uint64_t) + words.size() * sizeof(std::uint32_t); }
+};
+
+// The block's rows packed, groups spread over up to `threads` threads (the same words for any number).
+PackedBlock pack_block(const CsrSpan& block, unsigned threads = 1);
+
+// Decodes a packed block of out.rows rows and `nnz` neighbours into out.offsets and
+// out.neighbors (out.cols bounds the neighbours). index holds 2 (packed_groups(rows) + 1)
+// entries, words word_count. Inconsistent data is an Error naming `where` and the group; no
+// read or write goes outside the arrays given.
+void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::uint64_t word_count, std::uint64_t nnz,
+                  CsrBlock& out, const std::string& where, unsigned threads = 1);
+
+}  // namespace tricount
