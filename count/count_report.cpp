@@ -111,6 +111,7 @@ constexpr RankStatField kRankStatFields[] = {
     load_step<&BlockReadTimes::read>("read"),
     load_step<&BlockReadTimes::validate>("validate"),
     load_step<&BlockReadTimes::checksum>("checksum"),
+    load_step<&BlockReadTimes::decode>("decode"),
     worker_stat<&WorkerStats::first_task_seconds>("first_task_seconds", "first_task"),
     // Before the report's clock (tricount-count's main), and its setup, on every rank.
     setup_time<&SetupTimes::process_start>("process_start_seconds", Group::Rank, Over::Ranks, "process_start"),

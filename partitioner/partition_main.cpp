@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   bool partitioning = false;  // an error before it is the same on every rank
   const int rc = cli::run_main("tricount-partition", [&] {
     cli::po::options_description opts("options");
-    std::string input, output, format, order, budget, tmpdir;
+    std::string input, output, format, order, budget, tmpdir, encoding;
     std::uint64_t parts = 1;
     unsigned threads = 0;
     opts.add_options()
@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
       ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32, bin64 or webgraph")
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
+      ("block-encoding", cli::po::value(&encoding)->default_value("csr"), "how blocks are stored: csr (offsets and 4-byte "
+       "neighbours; read by mapping the file) or packed (rows coded in bit-packed gaps, about a third of the bytes; decoded "
+       "when read; one process only for now)")
       ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text or generating edges, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
        "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")
@@ -88,6 +91,11 @@ int main(int argc, char** argv) {
     options.tmpdir = tmpdir;
     options.runs_on_disk = vm.count("runs-on-disk") > 0 || vm.count("force-external") > 0;
     options.debug_memory = vm.count("debug-memory") > 0;
+    if (encoding == "packed") options.encoding = BlockEncoding::packed;
+    else if (encoding != "csr") throw UsageError("--block-encoding must be csr or packed, not '" + encoding + "'");
+    if (options.encoding == BlockEncoding::packed && rank_count > 1)
+      throw UsageError("--block-encoding packed is written by one process only for now: run tricount-partition without "
+                       "mpirun, or with --block-encoding csr");
     // A generator input, or nullopt for a file; a bad spec is a usage error here.
     const std::optional<GeneratorArgs> generated = generator_input(input);
     if (generated && format != "auto")

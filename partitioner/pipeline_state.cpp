@@ -55,6 +55,7 @@ PipelineReport Pipeline::run(EdgeSource& source, BlockOutput& out, const std::st
   header.source_file = source_file;
   header.source_size = source_size;
   header.input_edges = input_edges_;
+  header.encoding = o_.encoding;
   carry_known_counts(o_, header);
   out.open(header);
   write_vertex_map(out);

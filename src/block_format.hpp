@@ -19,8 +19,15 @@ namespace tricount {
 
 inline constexpr const char* kBlockFormatName = "tricount-blocks";
 // Version 2: block checksums over 1 MiB pieces (checksum.hpp), so that readers check them
-// in parallel. Version 1 files are refused with a message to re-run tricount-partition.
-inline constexpr std::uint32_t kBlockFormatVersion = 2;
+// in parallel. Version 3: each block says its encoding (attribute "encoding": "csr", the
+// offsets and neighbours of version 2, or "packed", src/packed_block.hpp); files whose blocks
+// are all CSR are still written as version 2, which older readers take. Version 1 files are
+// refused with a message to re-run tricount-partition.
+inline constexpr std::uint32_t kBlockFormatVersion = 3;
+inline constexpr std::uint32_t kCsrBlockFormatVersion = 2;
+
+// How write_block stores a block's rows.
+enum class BlockEncoding { csr, packed };
 
 struct GraphHeader {
   std::uint32_t parts = 1;            // n
@@ -36,6 +43,8 @@ struct GraphHeader {
   // The exact triangle count known before the graph was generated (a Kronecker product's
   // closed form, input/kronecker_product.hpp), when the input came with one.
   std::optional<std::uint64_t> known_triangles;
+  // What BlockFileWriter::write_block stores (blocks streamed or written by ranks are CSR).
+  BlockEncoding encoding = BlockEncoding::csr;
 };
 
 // Bytes of a block's CSR arrays: rows + 1 offsets and nnz neighbours.
@@ -177,9 +186,10 @@ struct BlockReadTimes {
   double read = 0;      // bytes from the file (and, for contiguous datasets, their checksums)
   double validate = 0;  // validate_block
   double checksum = 0;  // the block checksum against the file's
-  double total() const { return metadata + read + validate + checksum; }
+  double decode = 0;    // packed blocks: their rows decoded (unpack_block)
+  double total() const { return metadata + read + validate + checksum + decode; }
   BlockReadTimes& operator+=(const BlockReadTimes& o) {
-    metadata += o.metadata, read += o.read, validate += o.validate, checksum += o.checksum;
+    metadata += o.metadata, read += o.read, validate += o.validate, checksum += o.checksum, decode += o.decode;
     return *this;
   }
 };
@@ -203,7 +213,7 @@ class BlockFileReader {
   // read-only), then validated and checksummed like read_block, on up to `threads` threads.
   // The pages are the page cache's, shared by every worker of the node, and nothing is
   // copied or zero-filled. Returns nullopt where a dataset is not stored as plain
-  // contiguous, aligned bytes (read_block handles those). The file must not be changed in
+  // contiguous, aligned bytes, and for packed blocks (read_block decodes those). The file must not be changed in
   // place while mapped (tricount-partition never does: it writes a new file and renames).
   // With check = false the bytes are mapped but not checked: the caller must either call
   // check_mapped on them or know that a worker of this node checked the same pages
@@ -232,6 +242,7 @@ class BlockFileReader {
  private:
   struct Placement;
   Placement place_block(const BlockId& id, bool raw) const;
+  CsrBlock read_packed(const Placement& p, unsigned threads, BlockReadTimes& spent) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

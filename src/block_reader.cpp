@@ -24,6 +24,7 @@
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
 #include "src/output_file.hpp"
+#include "src/packed_block.hpp"
 
 namespace tricount {
 namespace {
@@ -42,6 +43,8 @@ struct BlockFileReader::Impl {
   Handle file;
   std::vector<std::uint64_t> nnz;        // per block, from attributes
   std::vector<std::uint64_t> checksums;  // per block, from attributes
+  std::vector<std::uint64_t> words;      // per block: a packed block's words (empty: CSR)
+  std::vector<bool> packed;              // per block: encoding "packed"
   std::vector<std::uint64_t> degree_checksums;  // per class; empty: the file stores no degrees
   int raw_fd = -1;                       // the same file, for parallel reads of contiguous datasets
   ~Impl() {
@@ -148,9 +151,11 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   if (format != kBlockFormatName)
     throw Error(where + " has format '" + format + "', expected '" + kBlockFormatName + "'");
   const std::uint64_t version = read_attribute_u64(f, "format_version", where);
-  if (version != kBlockFormatVersion)
-    throw Error(where + " is block format version " + std::to_string(version) + "; this tricount reads version " +
-                std::to_string(kBlockFormatVersion) + " (re-run tricount-partition)");
+  if (version < kCsrBlockFormatVersion || version > kBlockFormatVersion)
+    throw Error(where + " is block format version " + std::to_string(version) + "; this tricount reads versions " +
+                std::to_string(kCsrBlockFormatVersion) + " to " + std::to_string(kBlockFormatVersion) +
+                (version > kBlockFormatVersion ? " (written by a newer tricount: use that one, or re-run this tricount-partition)"
+                                               : " (re-run tricount-partition)"));
   auto& h = s.header;
   const std::uint64_t parts = read_attribute_u64(f, "parts", where);
   if (parts == 0 || parts > kMaxParts)
@@ -180,6 +185,8 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   const std::uint32_t n = h.parts;
   s.nnz.assign(std::size_t(n) * n, 0);
   s.checksums.assign(std::size_t(n) * n, 0);
+  s.words.assign(std::size_t(n) * n, 0);
+  s.packed.assign(std::size_t(n) * n, false);
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     for (std::uint32_t j = 0; j < n; ++j) {
@@ -195,9 +202,20 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
         throw Error(at + ": " + std::to_string(rows) + " x " + std::to_string(cols) + " does not fit " +
                     std::to_string(h.vertices) + " vertices in " + std::to_string(n) + " parts");
       const std::uint64_t nnz = read_attribute_u64(g.get(), "nnz", at);
-      if (stored_dataset_length(g.get(), "offsets", sizeof(eoff_t), at) != rows + 1 ||
-          stored_dataset_length(g.get(), "neighbors", sizeof(vid_t), at) != nnz)
-        throw Error(at + ": dataset sizes do not match its rows and nnz attributes");
+      std::string encoding = "csr";
+      if (version >= 3) encoding = read_attribute_string(g.get(), "encoding", at);
+      if (encoding == "packed") {
+        s.packed[std::size_t(i) * n + j] = true;
+        if (stored_dataset_length(g.get(), "group_index", sizeof(std::uint64_t), at) != 2 * (packed_groups(rows) + 1))
+          throw Error(at + ": dataset sizes do not match its rows attribute");
+        s.words[std::size_t(i) * n + j] = stored_dataset_length(g.get(), "words", sizeof(std::uint32_t), at);
+      } else if (encoding == "csr") {
+        if (stored_dataset_length(g.get(), "offsets", sizeof(eoff_t), at) != rows + 1 ||
+            stored_dataset_length(g.get(), "neighbors", sizeof(vid_t), at) != nnz)
+          throw Error(at + ": dataset sizes do not match its rows and nnz attributes");
+      } else {
+        throw Error(at + " has encoding '" + encoding + "', expected 'csr' or 'packed' (re-run tricount-partition)");
+      }
       s.nnz[std::size_t(i) * n + j] = nnz;
       s.checksums[std::size_t(i) * n + j] = read_attribute_u64(g.get(), "checksum", at);
       total += nnz;
@@ -248,6 +266,8 @@ struct BlockFileReader::Placement {
   CsrSpan shape;  // id, rows, cols, nnz, max_degree; no arrays yet
   std::string where, at;
   RawExtent offsets, neighbors;  // direct: plain contiguous bytes at .offset of the file
+  bool packed = false;           // then offsets is the group index's extent, neighbors the words'
+  std::uint64_t words = 0;       // a packed block's words
 };
 
 // Under the HDF5 lock: the shape and max_degree attribute, and with `raw` (opening the file
@@ -283,9 +303,64 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
     if (set.valid()) r = raw_extent(impl_->file.get(), set.get(), mem_type, length * width);
     return r;
   };
+  const std::size_t index = std::size_t(id.row_class) * h.parts + id.col_class;
+  p.packed = impl_->packed[index];
+  if (p.packed) {
+    p.words = impl_->words[index];
+    p.offsets = extent("group_index", H5T_NATIVE_UINT64, 2 * (packed_groups(b.rows) + 1), sizeof(std::uint64_t));
+    p.neighbors = extent("words", H5T_NATIVE_UINT32, p.words, sizeof(std::uint32_t));
+    return p;
+  }
   p.offsets = extent("offsets", H5T_NATIVE_UINT64, b.rows + 1, sizeof(eoff_t));
   p.neighbors = extent("neighbors", H5T_NATIVE_UINT32, b.nnz, sizeof(vid_t));
   return p;
+}
+
+// A packed block: its index and words read and checked against the block checksum (which
+// covers the stored bytes), then decoded and validated.
+CsrBlock BlockFileReader::read_packed(const Placement& p, unsigned threads, BlockReadTimes& spent) const {
+  StepTimer timer;
+  const std::string& at = p.at;
+  const std::uint64_t groups = packed_groups(p.shape.rows), index_entries = 2 * (groups + 1);
+  std::vector<std::uint64_t> index;
+  BlockArray<std::uint32_t> words;
+  std::uint64_t index_digest = 0, words_digest = 0;
+  if (!p.offsets.direct || !p.neighbors.direct) {
+    std::lock_guard lock(hdf5_mutex());
+    Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(p.shape.id).c_str(), H5P_DEFAULT), at + ": cannot open group"),
+             H5Gclose);
+    if (!p.offsets.direct) index = read_dataset<std::uint64_t>(g.get(), "group_index", H5T_NATIVE_UINT64, index_entries, at);
+    if (!p.neighbors.direct)
+      words = read_dataset<std::uint32_t, BlockArray<std::uint32_t>>(g.get(), "words", H5T_NATIVE_UINT32, p.words, at);
+  }
+  if (p.offsets.direct) {
+    index.resize(index_entries);
+    index_digest = pread_digest(impl_->raw_fd, p.offsets.offset, index.data(), index_entries * sizeof(std::uint64_t), 1,
+                                at + " group_index");
+  } else {
+    index_digest = array_digest(index.data(), index.size() * sizeof(std::uint64_t));
+  }
+  if (p.neighbors.direct) {
+    words.resize(p.words);
+    words_digest = pread_digest(impl_->raw_fd, p.neighbors.offset, words.data(), p.words * sizeof(std::uint32_t), threads,
+                                at + " words");
+  } else {
+    words_digest = array_digest(words.data(), words.size() * sizeof(std::uint32_t), threads);
+  }
+  timer.lap(spent.read);
+  if (tricount::block_checksum(p.shape.rows, p.shape.cols, index_digest, words_digest) != block_checksum(p.shape.id))
+    throw Error(at + ": checksum mismatch (the file is corrupt)");
+  timer.lap(spent.checksum);
+  CsrBlock b;
+  b.id = p.shape.id;
+  b.rows = p.shape.rows;
+  b.cols = p.shape.cols;
+  b.max_degree = p.shape.max_degree;
+  unpack_block(index.data(), words.data(), words.size(), p.shape.nnz, b, p.where, threads);
+  timer.lap(spent.decode);
+  validate_block(b, p.where, threads);
+  timer.lap(spent.validate);
+  return b;
 }
 
 CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
@@ -300,6 +375,11 @@ CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockR
   b.cols = p.shape.cols;
   b.max_degree = p.shape.max_degree;
   timer.lap(spent.metadata);
+  if (p.packed) {
+    b = read_packed(p, threads, spent);
+    if (times) *times += spent;
+    return b;
+  }
   if (!p.offsets.direct || !p.neighbors.direct) {
     std::lock_guard lock(hdf5_mutex());
     Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
@@ -358,6 +438,7 @@ std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigne
   CsrSpan& b = m.span_;
   b = p.shape;
   const std::uint64_t offsets_bytes = (b.rows + 1) * sizeof(eoff_t), neighbors_bytes = b.nnz * sizeof(vid_t);
+  if (p.packed) return std::nullopt;
   if (!p.offsets.direct || p.offsets.offset % alignof(eoff_t) != 0) return std::nullopt;
   if (b.nnz > 0 && (!p.neighbors.direct || p.neighbors.offset % alignof(vid_t) != 0)) return std::nullopt;
   // Bytes past the end of the file would be a SIGBUS when touched: refuse them here.

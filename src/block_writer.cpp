@@ -24,6 +24,7 @@
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
 #include "src/output_file.hpp"
+#include "src/packed_block.hpp"
 #include "src/threads.hpp"
 
 namespace tricount {
@@ -113,6 +114,7 @@ void write_dataset_in_slabs(hid_t file, hid_t loc, const char* name, hid_t file_
 // A block's attributes, written at commit.
 struct BlockAttributes {
   std::uint64_t rows = 0, cols = 0, nnz = 0, max_degree = 0, rows_with_two = 0, checksum = 0;
+  bool packed = false;
 };
 
 struct BlockFileWriter::Impl {
@@ -127,6 +129,7 @@ struct BlockFileWriter::Impl {
   bool committed = false;
   double write_seconds = 0;  // in write_block (under the library's lock)
   Writeback writeback;       // stopped before the file is closed
+  std::uint64_t version() const { return header.encoding == BlockEncoding::csr ? kCsrBlockFormatVersion : kBlockFormatVersion; }
 };
 
 BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& header) : impl_(std::make_unique<Impl>()) {
@@ -165,7 +168,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   const std::string where = "'" + s.temp + "'";
   const hid_t f = s.file.get();
   write_attribute_string(f, "format", kBlockFormatName, where);
-  write_attribute_u64(f, "format_version", kBlockFormatVersion, where);
+  write_attribute_u64(f, "format_version", s.version(), where);
   write_attribute_u64(f, "parts", header.parts, where);
   write_attribute_u64(f, "vertices", header.vertices, where);
   write_attribute_u64(f, "edges", header.edges, where);
@@ -238,8 +241,18 @@ void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
 }
 
 void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
-  // The block's own figures first, outside the library's lock.
-  const std::uint64_t rows_with_two = b.rows_with_two(threads), checksum = b.checksum(threads);
+  // The block's own figures, and its packed words, first, outside the library's lock.
+  const bool packed = impl_->header.encoding == BlockEncoding::packed;
+  const std::uint64_t rows_with_two = b.rows_with_two(threads);
+  PackedBlock p;
+  std::uint64_t checksum = 0;
+  if (packed) {
+    p = pack_block(b.span(), threads);
+    checksum = block_checksum(b.rows, b.cols, array_digest(p.index.data(), p.index.size() * sizeof(std::uint64_t)),
+                              array_digest(p.words.data(), p.words.size() * sizeof(std::uint32_t), threads));
+  } else {
+    checksum = b.checksum(threads);
+  }
   std::lock_guard lock(hdf5_mutex());
   auto& s = *impl_;
   const std::uint32_t n = s.header.parts;
@@ -248,13 +261,20 @@ void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
   const std::string name = block_group_path(b.id);
   Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(), H5P_DEFAULT), where + ": cannot create group"),
            H5Gclose);
-  s.attributes[std::size_t(b.id.row_class) * n + b.id.col_class] = {b.rows, b.cols, b.nnz(), b.max_degree, rows_with_two, checksum};
+  s.attributes[std::size_t(b.id.row_class) * n + b.id.col_class] = {b.rows, b.cols, b.nnz(), b.max_degree, rows_with_two, checksum, packed};
   s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
   const auto start = std::chrono::steady_clock::now();
-  write_dataset_in_slabs(s.file.get(), g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets.data(),
-                         b.offsets.size(), sizeof(eoff_t), where, s.writeback);
-  write_dataset_in_slabs(s.file.get(), g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors.data(),
-                         b.neighbors.size(), sizeof(vid_t), where, s.writeback);
+  if (packed) {
+    write_dataset_in_slabs(s.file.get(), g.get(), "group_index", H5T_STD_U64LE, H5T_NATIVE_UINT64, p.index.data(),
+                           p.index.size(), sizeof(std::uint64_t), where, s.writeback);
+    write_dataset_in_slabs(s.file.get(), g.get(), "words", H5T_STD_U32LE, H5T_NATIVE_UINT32, p.words.data(),
+                           p.words.size(), sizeof(std::uint32_t), where, s.writeback);
+  } else {
+    write_dataset_in_slabs(s.file.get(), g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets.data(),
+                           b.offsets.size(), sizeof(eoff_t), where, s.writeback);
+    write_dataset_in_slabs(s.file.get(), g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors.data(),
+                           b.neighbors.size(), sizeof(vid_t), where, s.writeback);
+  }
   s.write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
 }
@@ -289,6 +309,7 @@ void BlockFileWriter::commit() {
       write_attribute_u64(g.get(), "max_degree", a.max_degree, where);
       write_attribute_u64(g.get(), "rows_with_two", a.rows_with_two, where);
       write_attribute_u64(g.get(), "checksum", a.checksum, where);
+      if (s.version() >= 3) write_attribute_string(g.get(), "encoding", a.packed ? "packed" : "csr", where);
     }
     if (!s.vertex_map_written) throw Error("'" + s.temp + "': vertex map was never written");
     s.blocks.reset();

@@ -80,8 +80,8 @@ const std::vector<std::string> kBackendArgs = {"--backend", "cuda"};
 const std::vector<std::string> kBackendArgs = {"--backend", "cpu", "--threads", "1"};
 #endif
 
-TEST_P(SnapGraphs, PublishedTriangles) {
-  const auto& [graph, parts] = GetParam();
+// Partitions the graph at --parts `parts` with --block-encoding `encoding` and counts it.
+void expect_published_count(const SnapGraph& graph, std::uint32_t parts, const std::string& encoding) {
 #ifdef TRICOUNT_SNAP_CUDA
   if (!tricount::cuda_available()) GTEST_SKIP() << "no CUDA GPU: --backend cuda cannot run";
 #endif
@@ -94,7 +94,8 @@ TEST_P(SnapGraphs, PublishedTriangles) {
   TempDir dir;
   const std::string h5 = dir.file("graph.h5");
   const ProcessResult part = run_process(
-      {bin_dir() + "/tricount-partition", "--input", input, "--output", h5, "--parts", std::to_string(parts), "--quiet"},
+      {bin_dir() + "/tricount-partition", "--input", input, "--output", h5, "--parts", std::to_string(parts), "--quiet",
+       "--block-encoding", encoding},
       300);
   ASSERT_EQ(part.exit_code, 0) << "tricount-partition on " << graph.file << ":\n" << describe(part);
   ASSERT_TRUE(fs::is_regular_file(h5));
@@ -116,6 +117,18 @@ TEST_P(SnapGraphs, PublishedTriangles) {
 #ifdef TRICOUNT_SNAP_CUDA
   EXPECT_NE(count.out.find("\"backend\": \"cuda\""), std::string::npos) << describe(count);
 #endif
+}
+
+TEST_P(SnapGraphs, PublishedTriangles) {
+  const auto& [graph, parts] = GetParam();
+  expect_published_count(graph, parts, "csr");
+}
+
+// The same counts from packed blocks (decoded when read), at one and at several parts.
+class SnapPackedGraphs : public ::testing::TestWithParam<std::tuple<SnapGraph, std::uint32_t>> {};
+TEST_P(SnapPackedGraphs, PublishedTriangles) {
+  const auto& [graph, parts] = GetParam();
+  expect_published_count(graph, parts, "packed");
 }
 
 // --per-vertex on every graph (--parts 2, 3 ranks): the per-vertex counts sum to 3 x the
@@ -184,6 +197,13 @@ INSTANTIATE_TEST_SUITE_P(snap, SnapGraphs,
 #endif
                          ::testing::Combine(::testing::ValuesIn(snap_graphs()), ::testing::Values(1u, 2u, 3u)),
                          test_name);
+
+#ifdef TRICOUNT_SNAP_CUDA
+INSTANTIATE_TEST_SUITE_P(snap_cuda, SnapPackedGraphs,
+#else
+INSTANTIATE_TEST_SUITE_P(snap, SnapPackedGraphs,
+#endif
+                         ::testing::Combine(::testing::ValuesIn(snap_graphs()), ::testing::Values(1u, 3u)), test_name);
 
 #ifdef TRICOUNT_SNAP_CUDA
 INSTANTIATE_TEST_SUITE_P(snap_cuda, SnapPerVertex,

@@ -45,6 +45,7 @@ const std::vector<UsageCase> kUsageCases = {
     {"PartitionPartsNegative", "partition", {"--input", "IN", "--output", "OUT", "--parts", "-1"}, "parts"},
     {"PartitionBadFormat", "partition", {"--input", "IN", "--output", "OUT", "--format", "xyz"}, "xyz"},
     {"PartitionBadOrder", "partition", {"--input", "IN", "--output", "OUT", "--order", "sideways"}, "sideways"},
+    {"PartitionBadBlockEncoding", "partition", {"--input", "IN", "--output", "OUT", "--block-encoding", "zip"}, "csr or packed"},
     {"PartitionMissingInput", "partition", {"--output", "OUT"}, "input"},
     {"PartitionMissingOutput", "partition", {"--input", "IN"}, "output"},
     // Options that effectively hung (413 MB of empty blocks for 9 edges): bounded, with what

@@ -155,6 +155,8 @@ TEST(PartitionRanksErrors, OneMessageNoOutput) {
       {{"-i", input, "-o", input}, 2, "same file"},
       {{"-i", "kronecker:16", "-o", out, "--memory-budget", "1M", "--threads", "1"}, 1, "memory budget"},
       {{"-i", "kronecker:scale=99", "-o", out}, 2, "scale"},
+      // Packed blocks are written by one process only, for now.
+      {{"-i", input, "-o", out, "--block-encoding", "packed"}, 2, "one process only"},
   };
   for (const Bad& b : cases) {
     const ProcessResult r = partition_on(3, b.args);
