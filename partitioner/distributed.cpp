@@ -30,6 +30,7 @@
 #include "src/block_memory.hpp"
 #include "src/checksum.hpp"
 #include "src/output_file.hpp"
+#include "src/packed_block.hpp"
 #include "src/threads.hpp"
 
 namespace tricount {
@@ -296,6 +297,7 @@ class Distributed {
     header.source_size = source_size;
     header.source_md5 = md5;
     header.input_edges = input_edges_;
+    header.encoding = o_.encoding;
     agreed(c_, [&] { carry_known_counts(o_, header); });
     std::optional<BlockFileWriter> writer;
     agreed(c_, [&] {
@@ -640,8 +642,11 @@ class Distributed {
     release(new_id_);
     release(degree_);
     lap("blocks.relabel");
-    const std::uint64_t buckets = std::clamp<std::uint64_t>(V, 1, std::uint64_t{1} << 16);
-    const std::uint64_t width = std::max<std::uint64_t>(1, (V + buckets - 1) / buckets);
+    // Packed blocks: each rank's rows of every block start at a row group (a multiple of
+    // kPackedGroupRows), so that the ranks code whole groups, as one process does.
+    const std::uint64_t align = o_.encoding == BlockEncoding::packed ? kPackedGroupRows * n : 1;
+    const std::uint64_t width = (std::max<std::uint64_t>(1, (V + (std::uint64_t{1} << 16) - 1) >> 16) + align - 1) / align * align;
+    const std::uint64_t buckets = std::max<std::uint64_t>(1, (V + width - 1) / width);
     std::vector<std::uint64_t> per_bucket(buckets, 0);
     {
       const unsigned t = threads_for(oriented_.size(), threads_);
@@ -808,6 +813,34 @@ class Distributed {
         total[b] += nnz[r * blocks + b];
         if (r < me) base[b] += nnz[r * blocks + b];
       }
+    // Packed blocks: each rank codes its rows of each block (whole row groups: blocks() aligned
+    // the ranks' rows), and the words of lower ranks come first.
+    const bool packed = o_.encoding == BlockEncoding::packed;
+    std::vector<PackedBlock> coded(packed ? blocks : 0);
+    std::vector<std::uint64_t> words(packed ? R * blocks : 0, 0), word_total(blocks, 0), word_base(blocks, 0);
+    if (packed) {
+      agreed(c_, [&] {
+        for (std::uint64_t b = 0; b < blocks; ++b) {
+          const Slice& sl = slices_[b];
+          CsrSpan span;
+          span.id = {static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
+          span.rows = sl.offsets.size() - 1;
+          span.cols = rows_of_class(b % n);
+          span.offsets = sl.offsets.data();
+          span.neighbors = sl.neighbors.data();
+          span.nnz = sl.neighbors.size();
+          coded[b] = pack_block(span, threads_);
+          words[me * blocks + b] = coded[b].words.size();
+        }
+      });
+      ranks::allreduce(c_, words.data(), words.size());
+      for (std::uint64_t b = 0; b < blocks; ++b)
+        for (std::uint64_t r = 0; r < R; ++r) {
+          word_total[b] += words[r * blocks + b];
+          if (r < me) word_base[b] += words[r * blocks + b];
+        }
+      lap("write.pack");
+    }
     // 1. Where each block's two arrays start in the file.
     std::vector<std::uint64_t> address(2 * blocks, 0);
     std::string temp;
@@ -816,7 +849,8 @@ class Distributed {
       for (std::uint64_t b = 0; b < blocks; ++b) {
         const BlockId id{static_cast<std::uint32_t>(b / n), static_cast<std::uint32_t>(b % n)};
         std::tie(address[2 * b], address[2 * b + 1]) =
-            writer->allocate_block(id, rows_of_class(b / n), rows_of_class(b % n), total[b]);
+            packed ? writer->allocate_packed_block(id, rows_of_class(b / n), rows_of_class(b % n), total[b], word_total[b])
+                   : writer->allocate_block(id, rows_of_class(b / n), rows_of_class(b % n), total[b]);
       }
       temp = writer->temp_path();
     });
@@ -830,8 +864,9 @@ class Distributed {
     constexpr std::uint64_t P = kChecksumPieceBytes;
     std::vector<std::uint64_t> first_piece(2 * blocks + 1, 0), bytes(2 * blocks, 0);
     for (std::uint64_t b = 0; b < blocks; ++b) {
-      bytes[2 * b] = (rows_of_class(b / n) + 1) * sizeof(eoff_t);
-      bytes[2 * b + 1] = total[b] * sizeof(vid_t);
+      bytes[2 * b] = packed ? 2 * (packed_groups(rows_of_class(b / n)) + 1) * sizeof(std::uint64_t)
+                            : (rows_of_class(b / n) + 1) * sizeof(eoff_t);
+      bytes[2 * b + 1] = packed ? word_total[b] * sizeof(std::uint32_t) : total[b] * sizeof(vid_t);
       first_piece[2 * b + 1] = first_piece[2 * b] + (bytes[2 * b] + P - 1) / P;
       first_piece[2 * b + 2] = first_piece[2 * b + 1] + (bytes[2 * b + 1] + P - 1) / P;
     }
@@ -854,13 +889,31 @@ class Distributed {
           const unsigned char* data = nullptr;
           std::uint64_t at = 0, size = 0;  // this rank's bytes [at, at + size) of the array
           if (item % 2 == 0) {
-            // Offsets: entry 0 from rank 0, then each rank's rows' ends, counted from the block's start.
             const std::uint64_t rows = s.offsets.size() - 1;
             for (std::uint64_t r = 0; r < rows; ++r) {
               const std::uint64_t d = s.offsets[r + 1] - s.offsets[r];
               with_two[b] += d >= 2;
               longest[b] = std::max(longest[b], d);
             }
+          }
+          if (packed && item % 2 == 0) {
+            // The index: this rank's groups' pairs, counted from the block's start; the last
+            // rank also writes the closing pair (the totals).
+            std::vector<std::uint64_t>& index = coded[b].index;
+            const std::uint64_t groups = index.size() / 2 - 1;
+            for (std::uint64_t g = 0; g < groups; ++g) index[2 * g] += word_base[b], index[2 * g + 1] += base[b];
+            index[2 * groups] = word_total[b];
+            index[2 * groups + 1] = total[b];
+            if (me + 1 < R) index.resize(2 * groups);
+            data = reinterpret_cast<const unsigned char*>(index.data());
+            at = 2 * packed_groups(s.first_row) * sizeof(std::uint64_t);
+            size = index.size() * sizeof(std::uint64_t);
+          } else if (packed) {
+            data = reinterpret_cast<const unsigned char*>(coded[b].words.data());
+            at = word_base[b] * sizeof(std::uint32_t);
+            size = coded[b].words.size() * sizeof(std::uint32_t);
+          } else if (item % 2 == 0) {
+            // Offsets: entry 0 from rank 0, then each rank's rows' ends, counted from the block's start.
             for (eoff_t& o : s.offsets) o += base[b];
             const std::uint64_t skip = c_.rank == 0 ? 0 : 1;
             data = reinterpret_cast<const unsigned char*>(s.offsets.data() + skip);
@@ -919,6 +972,7 @@ class Distributed {
     max_degree = 0;
     for (std::uint64_t d : longest) max_degree = std::max(max_degree, d);
     slices_.clear();
+    coded.clear();
     lap("write.checksums");
     progress_.add(edges_);
     progress_.end();

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
       ("block-encoding", cli::po::value(&encoding)->default_value("csr"), "how blocks are stored: csr (offsets and 4-byte "
        "neighbours; read by mapping the file) or packed (rows coded in bit-packed gaps, about a third of the bytes; decoded "
-       "when read; one process only for now)")
+       "when read)")
       ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text or generating edges, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
        "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")
@@ -93,9 +93,7 @@ int main(int argc, char** argv) {
     options.debug_memory = vm.count("debug-memory") > 0;
     if (encoding == "packed") options.encoding = BlockEncoding::packed;
     else if (encoding != "csr") throw UsageError("--block-encoding must be csr or packed, not '" + encoding + "'");
-    if (options.encoding == BlockEncoding::packed && rank_count > 1)
-      throw UsageError("--block-encoding packed is written by one process only for now: run tricount-partition without "
-                       "mpirun, or with --block-encoding csr");
+
     // A generator input, or nullopt for a file; a bad spec is a usage error here.
     const std::optional<GeneratorArgs> generated = generator_input(input);
     if (generated && format != "auto")

@@ -43,7 +43,7 @@ struct GraphHeader {
   // The exact triangle count known before the graph was generated (a Kronecker product's
   // closed form, input/kronecker_product.hpp), when the input came with one.
   std::optional<std::uint64_t> known_triangles;
-  // What BlockFileWriter::write_block stores (blocks streamed or written by ranks are CSR).
+  // What BlockFileWriter::write_block stores (blocks streamed in pieces are CSR).
   BlockEncoding encoding = BlockEncoding::csr;
 };
 
@@ -172,7 +172,11 @@ class BlockFileWriter {
   // callers write their bytes there (pwrite) and report the block with block_written.
   std::pair<std::uint64_t, std::uint64_t> allocate_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols,
                                                          std::uint64_t nnz);
-  // The figures of a block made with allocate_block, once its bytes are in the file.
+  // The same for a packed block (packed_block.hpp) of `words` words: where its group index and
+  // its words start.
+  std::pair<std::uint64_t, std::uint64_t> allocate_packed_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols,
+                                                                std::uint64_t nnz, std::uint64_t words);
+  // The figures of a block made with allocate_block or allocate_packed_block, once its bytes are in the file.
   void block_written(const BlockId& id, std::uint32_t max_degree, std::uint64_t rows_with_two, std::uint64_t checksum);
 
  private:

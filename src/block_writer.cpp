@@ -507,6 +507,28 @@ std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_block(const Bl
   return where;
 }
 
+std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_packed_block(const BlockId& id, std::uint64_t rows,
+                                                                               std::uint64_t cols, std::uint64_t nnz,
+                                                                               std::uint64_t words) {
+  std::lock_guard lock(hdf5_mutex());
+  auto& s = *impl_;
+  const std::uint32_t n = s.header.parts;
+  if (id.row_class >= n || id.col_class >= n) throw Error("block " + block_name(id) + " outside the n x n grid");
+  const std::string where = "'" + s.temp + "' block " + block_name(id);
+  Handle g(h5_check(H5Gcreate2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(),
+                               H5P_DEFAULT),
+                    where + ": cannot create group"),
+           H5Gclose);
+  const Handle index = create_sized_dataset(g.get(), "group_index", H5T_STD_U64LE, 2 * (packed_groups(rows) + 1), where);
+  const Handle data = create_sized_dataset(g.get(), "words", H5T_STD_U32LE, words, where);
+  auto address = [](hid_t set) {
+    const haddr_t a = H5Dget_offset(set);
+    return a == HADDR_UNDEF ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(a);
+  };
+  s.attributes[std::size_t(id.row_class) * n + id.col_class] = {rows, cols, nnz, 0, 0, 0, true};
+  return {address(index.get()), address(data.get())};
+}
+
 void BlockFileWriter::block_written(const BlockId& id, std::uint32_t max_degree, std::uint64_t rows_with_two,
                                     std::uint64_t checksum) {
   std::lock_guard lock(hdf5_mutex());

@@ -121,7 +121,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"text_collective", "MESSY", {"--order", "collective"}},
                       Case{"gzip_text", "MESSY_GZ", {"--parts", "2"}},
                       Case{"matrix_market", "MM", {"--parts", "2"}},
-                      Case{"webgraph", "CNR", {"--parts", "2"}}),
+                      Case{"webgraph", "CNR", {"--parts", "2"}},
+                      // Packed blocks: the ranks code whole row groups, as one process does.
+                      Case{"packed_kronecker_n1_large", "kronecker:17", {"--parts", "1", "--block-encoding", "packed"}},
+                      Case{"packed_uniform_n5", "uniform:11", {"--parts", "5", "--block-encoding", "packed"}},
+                      Case{"packed_text_sparse_ids", "MESSY", {"--parts", "3", "--block-encoding", "packed"}},
+                      Case{"packed_webgraph", "CNR", {"--parts", "2", "--block-encoding", "packed"}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 // The file that 3 ranks wrote counts the triangles of the input, by tricount-count.
@@ -137,6 +142,13 @@ TEST(PartitionRanksCount, CountsLikeOneProcess) {
   const ProcessResult count = mpi_count(2, {"-i", three, "--threads", "1"});
   ASSERT_EQ(count.exit_code, 0) << describe(count);
   EXPECT_TRUE(contains(count.out, "48260")) << count.out;  // CA-GrQc's published triangle count
+  // Packed by 3 ranks: the same count.
+  const std::string packed = dir.file("packed.h5");
+  const ProcessResult p = partition_on(3, {"-i", input, "-o", packed, "-n", "2", "-q", "--block-encoding", "packed"});
+  ASSERT_EQ(p.exit_code, 0) << describe(p);
+  const ProcessResult packed_count = mpi_count(2, {"-i", packed, "--threads", "1"});
+  ASSERT_EQ(packed_count.exit_code, 0) << describe(packed_count);
+  EXPECT_TRUE(contains(packed_count.out, "48260")) << packed_count.out;
 }
 
 // An error on one rank or all: one message from rank 0, the exit code of one process, no
@@ -155,8 +167,6 @@ TEST(PartitionRanksErrors, OneMessageNoOutput) {
       {{"-i", input, "-o", input}, 2, "same file"},
       {{"-i", "kronecker:16", "-o", out, "--memory-budget", "1M", "--threads", "1"}, 1, "memory budget"},
       {{"-i", "kronecker:scale=99", "-o", out}, 2, "scale"},
-      // Packed blocks are written by one process only, for now.
-      {{"-i", input, "-o", out, "--block-encoding", "packed"}, 2, "one process only"},
   };
   for (const Bad& b : cases) {
     const ProcessResult r = partition_on(3, b.args);
