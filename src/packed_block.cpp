@@ -2,6 +2,8 @@
 #include "src/packed_block.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <atomic>
 #include <mutex>
 
@@ -45,6 +47,79 @@ inline std::uint32_t run_value(const std::uint32_t* words, std::uint64_t t, unsi
   return static_cast<std::uint32_t>(w == 32 ? x : x & ((std::uint64_t{1} << w) - 1));
 }
 
+// Threads' ranges of groups of about equal work, a neighbour and a row counted 1 each:
+// boundary t is the first group whose work before it reaches t / threads of the whole (in
+// degree order the hub rows are the last groups, and equal numbers of groups left one
+// thread with most of the neighbours). work_before(g) must not decrease.
+template <class WorkBefore>
+std::vector<std::uint64_t> balanced_groups(std::uint64_t groups, unsigned threads, WorkBefore work_before) {
+  std::vector<std::uint64_t> bound(threads + 1, groups);
+  bound[0] = 0;
+  const std::uint64_t total = work_before(groups);
+  for (unsigned t = 1; t < threads; ++t) {
+    const std::uint64_t goal = total / threads * t + total % threads * t / threads;
+    std::uint64_t lo = bound[t - 1], hi = groups;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (work_before(mid) < goal) lo = mid + 1;
+      else hi = mid;
+    }
+    bound[t] = lo;
+  }
+  return bound;
+}
+
+// 32 values of width W from W words.
+template <unsigned W>
+void unpack_full_run(const std::uint32_t* in, std::uint32_t* out) {
+  if constexpr (W == 0) {
+    for (unsigned t = 0; t < kPackedRun; ++t) out[t] = 0;
+  } else {
+    for (unsigned t = 0; t < kPackedRun; ++t) {
+      const unsigned bit = t * W, shift = bit % 32;
+      std::uint64_t x = in[bit / 32] >> shift;
+      if (shift + W > 32) x |= std::uint64_t{in[bit / 32 + 1]} << (32 - shift);
+      out[t] = static_cast<std::uint32_t>(W == 32 ? x : x & ((std::uint64_t{1} << W) - 1));
+    }
+  }
+}
+template <unsigned... W>
+constexpr auto full_run_table(std::integer_sequence<unsigned, W...>) {
+  return std::array<void (*)(const std::uint32_t*, std::uint32_t*), sizeof...(W)>{&unpack_full_run<W>...};
+}
+constexpr auto kFullRun = full_run_table(std::make_integer_sequence<unsigned, 33>{});
+
+// One sequence of a group, read in order: a run at a time is decoded into buf. The widths
+// were checked (at most 32) and the runs' words lie inside the group.
+struct Cursor {
+  const std::uint32_t* run;      // the next run's words
+  const std::uint32_t* widths;   // the group's width bytes
+  std::uint64_t width_index;     // the next run's width
+  std::uint64_t left;            // values from the next run on
+  std::uint32_t buf[kPackedRun];
+  unsigned at = 0, have = 0;
+  bool done() const { return at == have && left == 0; }
+  __attribute__((always_inline)) bool next(std::uint32_t& v) {
+    if (at == have && !refill()) return false;
+    v = buf[at++];
+    return true;
+  }
+  bool refill() {
+    if (left == 0) return false;
+    const unsigned wd = (widths[width_index / 4] >> (8 * (width_index % 4))) & 0xFFu;
+    const unsigned k = static_cast<unsigned>(std::min<std::uint64_t>(kPackedRun, left));
+    if (k == kPackedRun) kFullRun[wd](run, buf);
+    else
+      for (unsigned t = 0; t < k; ++t) buf[t] = run_value(run, t, wd);
+    run += run_words(k, wd);
+    left -= k;
+    ++width_index;
+    at = 0;
+    have = k;
+    return true;
+  }
+};
+
 struct GroupScratch {
   std::vector<std::uint32_t> lengths, firsts, gaps, data;
   std::vector<std::uint8_t> widths;
@@ -85,11 +160,15 @@ PackedBlock pack_block(const CsrSpan& b, unsigned threads) {
   p.index.assign(2 * (groups + 1), 0);
   // Each thread packs a range of groups into its own words; the ranges are then laid end to end.
   const unsigned t_count = static_cast<unsigned>(std::clamp<std::uint64_t>(groups / 64, 1, std::max(1u, threads)));
+  const std::vector<std::uint64_t> bound = balanced_groups(groups, t_count, [&](std::uint64_t g) {
+    const std::uint64_t row = std::min(b.rows, g * kPackedGroupRows);
+    return b.offsets[row] + row;
+  });
   std::vector<std::vector<std::uint32_t>> parts(t_count);
   parallel_for(t_count, [&](unsigned t) {
     std::vector<std::uint32_t>& out = parts[t];
     GroupScratch s;
-    for (std::uint64_t g = groups * t / t_count; g < groups * (t + 1) / t_count; ++g) {
+    for (std::uint64_t g = bound[t]; g < bound[t + 1]; ++g) {
       p.index[2 * g] = out.size();  // within the range's words, made global below
       p.index[2 * g + 1] = b.offsets[g * kPackedGroupRows];
       pack_group(b, g, s, out);
@@ -98,7 +177,7 @@ PackedBlock pack_block(const CsrSpan& b, unsigned threads) {
   std::vector<std::uint64_t> base(t_count + 1, 0);
   for (unsigned t = 0; t < t_count; ++t) base[t + 1] = base[t] + parts[t].size();
   for (unsigned t = 0; t < t_count; ++t)
-    for (std::uint64_t g = groups * t / t_count; g < groups * (t + 1) / t_count; ++g) p.index[2 * g] += base[t];
+    for (std::uint64_t g = bound[t]; g < bound[t + 1]; ++g) p.index[2 * g] += base[t];
   p.index[2 * groups] = base[t_count];
   p.index[2 * groups + 1] = b.nnz;
   p.words.resize(base[t_count]);
@@ -127,9 +206,11 @@ void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::u
   std::uint64_t bad_group = groups;
   std::string bad;
   const unsigned t_count = static_cast<unsigned>(std::clamp<std::uint64_t>(groups / 64, 1, std::max(1u, threads)));
-  parallel_ranges(groups, t_count, [&](std::uint64_t first, std::uint64_t last) {
-    std::vector<std::uint32_t> lengths;
-    for (std::uint64_t g = first; g < last; ++g) {
+  const std::vector<std::uint64_t> bound = balanced_groups(groups, t_count, [&](std::uint64_t g) {
+    return index[2 * g + 1] + std::min(rows, g * kPackedGroupRows);
+  });
+  parallel_for(t_count, [&](unsigned t) {
+    for (std::uint64_t g = bound[t]; g < bound[t + 1]; ++g) {
       const std::uint64_t r0 = g * kPackedGroupRows, r1 = std::min(rows, r0 + kPackedGroupRows), nrows = r1 - r0;
       const std::uint32_t* w = words + index[2 * g];
       const std::uint64_t available = index[2 * g + 2] - index[2 * g];
@@ -156,43 +237,36 @@ void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::u
         }
         if (data != available)
           return void(error = "takes " + std::to_string(available) + " words, its runs " + std::to_string(data));
-        // Each sequence is read in order through a cursor: its run's words and width, the
-        // value within the run, and the values left from the run's start.
-        struct Cursor {
-          const std::uint32_t* run;
-          std::uint64_t width_index, left, t = 0;
-        };
-        auto next = [&](Cursor& c, std::uint32_t& v) {
-          if (c.t == c.left) return false;  // the sequence is used up
-          const unsigned wd = static_cast<unsigned>(width(c.width_index));
-          v = run_value(c.run, c.t, wd);
-          if (++c.t == kPackedRun) {
-            c.run += run_words(kPackedRun, wd);
-            c.left -= kPackedRun;
-            c.t = 0;
-            ++c.width_index;
-          }
-          return true;
-        };
-        Cursor len{start[0], 0, values[0]}, fst{start[1], runs[0], values[1]}, gap{start[2], runs[0] + runs[1], values[2]};
+        // Each sequence is read in order through a cursor that decodes a run at a time.
+        Cursor len{start[0], &w[1], 0, values[0]}, fst{start[1], &w[1], runs[0], values[1]},
+            gap{start[2], &w[1], runs[0] + runs[1], values[2]};
         std::uint64_t edge = e0;
         for (std::uint64_t r = r0; r < r1; ++r) {
-          std::uint32_t d = 0, first = 0, step = 0;
-          next(len, d);
+          std::uint32_t d = 0, first = 0;
+          len.next(d);
           out.offsets[r] = edge;
           if (d == 0) continue;
-          if (edge + d > e0 + edges || !next(fst, first)) return void(error = "holds more neighbours than its edges");
+          if (edge + d > e0 + edges || !fst.next(first)) return void(error = "holds more neighbours than its edges");
           std::uint64_t x = first;
-          for (std::uint32_t k = 0;; ++k) {
-            if (x >= cols)
-              return void(error = "has neighbour " + std::to_string(x) + " but the block has " + std::to_string(cols) + " columns");
-            out.neighbors[edge++] = static_cast<vid_t>(x);
-            if (k + 1 == d) break;
-            if (!next(gap, step)) return void(error = "holds more neighbours than its gaps");
-            x += std::uint64_t{step} + 1;
+          vid_t* row = out.neighbors.data() + edge;
+          row[0] = static_cast<vid_t>(x);
+          // The row's gaps, a decoded run's worth at a time.
+          for (std::uint32_t k = 1; k < d;) {
+            if (gap.at == gap.have && !gap.refill()) return void(error = "holds more neighbours than its gaps");
+            const unsigned take = std::min<std::uint32_t>(d - k, gap.have - gap.at);
+            for (unsigned q = 0; q < take; ++q) {
+              x += std::uint64_t{gap.buf[gap.at + q]} + 1;
+              row[k + q] = static_cast<vid_t>(x);
+            }
+            gap.at += take;
+            k += take;
           }
+          edge += d;
+          // Neighbours ascend: the last is the largest.
+          if (x >= cols)
+            return void(error = "has neighbour " + std::to_string(x) + " but the block has " + std::to_string(cols) + " columns");
         }
-        if (fst.t != fst.left || gap.t != gap.left || edge != e0 + edges) error = "holds fewer neighbours than its edges";
+        if (!fst.done() || !gap.done() || edge != e0 + edges) error = "holds fewer neighbours than its edges";
       }();
       if (!error.empty()) {
         std::lock_guard lock(m);
