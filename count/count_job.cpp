@@ -597,6 +597,8 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   job.result.load_path = !options.static_schedule ? "file"
                          : options.load_path == "auto" ? (job.nodes->nodes() > 1 && job.nodes->hosts() > 1 ? "forward" : "file")
                                                        : options.load_path;
+  // Packed blocks reach a backend that decodes them undecoded; forwarding sends decoded blocks.
+  if (job.backend) job.worker_options.packed_to_device = job.backend->decodes_packed() && job.result.load_path != "forward";
   if (options.static_schedule) {
     job.result.schedule = "static";
     load_resident(job, resident.emplace());  // 5a. static: every worker's blocks loaded, then a barrier

@@ -102,6 +102,30 @@ class MappedBlock {
   std::shared_ptr<void> offsets_map_, neighbors_map_;
 };
 
+// A packed block (encoding "packed") as stored, for a reader that decodes it elsewhere (the
+// CUDA backend, on the GPU): its group index and words, and the figures a plan needs without
+// decoding. The words are mapped from the file where they lie aligned (else read), the index
+// is read (16 bytes per 128 rows). Unmapped when the last copy goes.
+class MappedPackedBlock {
+ public:
+  const CsrSpan& shape() const { return shape_; }  // id, rows, cols, nnz, max_degree; no arrays
+  const std::uint64_t* index() const { return index_; }       // 2 (groups + 1)
+  const std::uint32_t* words() const { return words_; }
+  std::uint64_t word_count() const { return word_count_; }
+  std::uint64_t nonempty_rows() const { return nonempty_rows_; }
+  std::uint64_t stored_bytes() const;
+
+ private:
+  friend class BlockFileReader;
+  CsrSpan shape_;
+  const std::uint64_t* index_ = nullptr;
+  const std::uint32_t* words_ = nullptr;
+  std::uint64_t word_count_ = 0, nonempty_rows_ = 0;
+  std::shared_ptr<std::vector<std::uint64_t>> index_copy_;
+  std::shared_ptr<BlockArray<std::uint32_t>> words_copy_;
+  std::shared_ptr<void> words_map_;
+};
+
 // Writes to a temporary beside `path` (output::OutputFile: "PATH.tmp.tricount-HOST-PID-RANDOM",
 // created exclusively) and renames it to `path` only in commit(); a writer destroyed without
 // commit() (an exception, a signal) removes its temporary file, so an output that exists
@@ -224,6 +248,12 @@ class BlockFileReader {
   // (worker/block_cache.hpp, NodeBlockChecks) before using them.
   std::optional<MappedBlock> map_block(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr,
                                        bool check = true) const;
+  // Whether block P(i,j) is stored packed (format version 3, encoding "packed").
+  bool is_packed(const BlockId& id) const;
+  // A packed block's stored arrays (not decoded), checked against the block checksum and for
+  // a consistent group index (each group's words and edges inside the block's); the decoder
+  // (worker/cuda/unpack.cuh) guards the rest. nullopt for a CSR block.
+  std::optional<MappedPackedBlock> map_packed(const BlockId& id, unsigned threads = 1, BlockReadTimes* times = nullptr) const;
   // The checks of map_block (checksum against the file's, validate_block); throws Error
   // naming the file and the block.
   void check_mapped(const MappedBlock& block, unsigned threads = 1, BlockReadTimes* times = nullptr) const;

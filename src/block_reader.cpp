@@ -460,6 +460,68 @@ std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigne
   return m;
 }
 
+std::uint64_t MappedPackedBlock::stored_bytes() const {
+  return 2 * (packed_groups(shape_.rows) + 1) * sizeof(std::uint64_t) + word_count_ * sizeof(std::uint32_t);
+}
+
+bool BlockFileReader::is_packed(const BlockId& id) const {
+  block_nnz(id);  // range check
+  return impl_->packed[std::size_t(id.row_class) * impl_->header.parts + id.col_class];
+}
+
+std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
+  StepTimer timer;
+  BlockReadTimes spent;
+  if (!is_packed(id)) return std::nullopt;
+  const Placement p = place_block(id, /*raw=*/true);
+  const std::string& at = p.at;
+  const std::uint64_t groups = packed_groups(p.shape.rows), index_bytes = 2 * (groups + 1) * sizeof(std::uint64_t),
+                      words_bytes = p.words * sizeof(std::uint32_t);
+  MappedPackedBlock m;
+  m.shape_ = p.shape;
+  m.word_count_ = p.words;
+  const bool map_words = p.words > 0 && p.neighbors.direct && p.neighbors.offset % alignof(std::uint32_t) == 0;
+  if (map_words) {
+    struct stat st {};
+    if (::fstat(impl_->raw_fd, &st) != 0) throw Error(at + ": cannot stat the file: " + std::strerror(errno));
+    if (p.neighbors.offset + words_bytes > static_cast<std::uint64_t>(st.st_size)) throw Error(at + ": the file ends early (truncated?)");
+    const void* data = nullptr;
+    m.words_map_ = map_range(impl_->raw_fd, p.neighbors.offset, words_bytes, &data, at + " words");
+    m.words_ = static_cast<const std::uint32_t*>(data);
+  }
+  {
+    std::lock_guard lock(hdf5_mutex());
+    Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
+    m.index_copy_ = std::make_shared<std::vector<std::uint64_t>>(
+        read_dataset<std::uint64_t>(g.get(), "group_index", H5T_NATIVE_UINT64, 2 * (groups + 1), at));
+    if (!map_words && p.words > 0)
+      m.words_copy_ = std::make_shared<BlockArray<std::uint32_t>>(
+          read_dataset<std::uint32_t, BlockArray<std::uint32_t>>(g.get(), "words", H5T_NATIVE_UINT32, p.words, at));
+  }
+  m.index_ = m.index_copy_->data();
+  if (m.words_copy_) m.words_ = m.words_copy_->data();
+  timer.lap(spent.metadata);
+  const std::uint64_t digest = tricount::block_checksum(p.shape.rows, p.shape.cols, array_digest(m.index_, index_bytes, threads),
+                                                        p.words ? array_digest(m.words_, words_bytes, threads) : array_digest(nullptr, 0));
+  timer.lap(spent.read);
+  if (digest != block_checksum(id)) throw Error(at + ": checksum mismatch (the file is corrupt)");
+  timer.lap(spent.checksum);
+  // The index in order and inside the arrays (what the decoder relies on), and the
+  // non-empty rows: each group's first word.
+  const auto corrupt = [&](const std::string& what) { return Error(at + ": " + what + " (the file is corrupt: re-run tricount-partition)"); };
+  const std::uint64_t* x = m.index_;
+  if (x[0] != 0 || x[1] != 0 || x[2 * groups] != p.words || x[2 * groups + 1] != p.shape.nnz)
+    throw corrupt("the packed index does not span the block's words and edges");
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    if (x[2 * g + 2] < x[2 * g] || x[2 * g + 3] < x[2 * g + 1]) throw corrupt("the packed index decreases at row group " + std::to_string(g));
+    if (x[2 * g + 2] == x[2 * g]) throw corrupt("packed row group " + std::to_string(g) + " is empty");
+    m.nonempty_rows_ += m.words_[x[2 * g]];
+  }
+  timer.lap(spent.validate);
+  if (times) *times += spent;
+  return m;
+}
+
 void BlockFileReader::check_mapped(const MappedBlock& block, unsigned threads, BlockReadTimes* times) const {
   StepTimer timer;
   BlockReadTimes spent;

@@ -98,6 +98,8 @@ struct Cursor {
   std::uint64_t left;            // values from the next run on
   std::uint32_t buf[kPackedRun];
   unsigned at = 0, have = 0;
+  Cursor(const std::uint32_t* first_run, const std::uint32_t* group_widths, std::uint64_t first_width, std::uint64_t values)
+      : run(first_run), widths(group_widths), width_index(first_width), left(values) {}
   bool done() const { return at == have && left == 0; }
   __attribute__((always_inline)) bool next(std::uint32_t& v) {
     if (at == have && !refill()) return false;

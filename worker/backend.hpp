@@ -28,6 +28,12 @@ struct BlockView {
   const eoff_t* offsets = nullptr;   // rows + 1
   const vid_t* neighbors = nullptr;  // nnz
   std::uint64_t nonempty_rows = 0;   // rows with a neighbour (0: not counted; plans then use rows)
+  // A packed block given undecoded (offsets and neighbors null; CountBackend::decodes_packed):
+  // its group index (2 (groups + 1) entries) and words, as stored (src/packed_block.hpp).
+  const std::uint64_t* packed_index = nullptr;
+  const std::uint32_t* packed_words = nullptr;
+  std::uint64_t packed_word_count = 0;
+  bool packed() const { return packed_index != nullptr; }
 };
 
 // Task (i, j, k, s): rows u of class i with split_of_row(u, splits) == split.
@@ -62,6 +68,9 @@ class CountBackend {
   virtual std::string device_name() const = 0;    // e.g. "NVIDIA H200" or "2 CPU threads"
   // Where its creation went (the report's backend_steps_seconds).
   virtual BackendStartTimes start_times() const { return {}; }
+  // Whether count() and make_resident() take packed blocks undecoded (BlockView::packed()):
+  // the CUDA backend decodes them on the device, after uploading their stored bytes.
+  virtual bool decodes_packed() const { return false; }
   // Counts the task's triangles; adds its times to `stats`.
   virtual count_t count(const TaskBlocks& blocks, CountStats& stats) = 0;
 

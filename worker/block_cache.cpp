@@ -35,11 +35,21 @@ BlockView make_block_view(const CsrSpan& block, std::uint64_t serial, std::uint6
   return v;
 }
 
+BlockView LoadedBlock::view() const {
+  BlockView v = make_block_view(span(), serial, nonempty_rows);
+  if (packed) {
+    v.packed_index = packed->index();
+    v.packed_words = packed->words();
+    v.packed_word_count = packed->word_count();
+  }
+  return v;
+}
+
 // What a block costs the budget: its private memory. A mapped block has none (its pages are
 // the page cache's, which the kernel reclaims as it needs), so it is not evicted and never
 // read and checked twice (measured: a 5.5 GB file counted with the 4 GiB budget was read as
 // 10.8 GB, and uploaded to the GPU twice).
-std::uint64_t BlockCache::charged(const LoadedBlock& b) { return b.mapped ? 0 : b.span().bytes(); }
+std::uint64_t BlockCache::charged(const LoadedBlock& b) { return b.mapped || b.packed ? 0 : b.span().bytes(); }
 
 NodeBlockChecks::Claim NodeBlockChecks::claim(const BlockId& id) {
   std::atomic_ref<std::uint32_t> s(state(id));
@@ -105,8 +115,19 @@ std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& lo
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto loaded = std::make_shared<LoadedBlock>();
-  if (map_) loaded->mapped = map_and_check(id);
-  if (!loaded->mapped) {
+  if (map_ && packed_to_device_ && file_.is_packed(id)) {
+    // Checked here (checksum, index), decoded on the device.
+    const double before = read_times_.validate + read_times_.checksum;
+    loaded->packed = file_.map_packed(id, threads_, &read_times_);
+    if (loaded->packed) {
+      checks_.seconds += read_times_.validate + read_times_.checksum - before;
+      checks_.blocks += 1;
+      checks_.bytes += loaded->packed->stored_bytes();
+      loaded->nonempty_rows = loaded->packed->nonempty_rows();
+    }
+  }
+  if (map_ && !loaded->packed) loaded->mapped = map_and_check(id);
+  if (!loaded->mapped && !loaded->packed) {
     // A private copy: read and checked here, whatever other workers did.
     const double before = read_times_.validate + read_times_.checksum;
     loaded->block = file_.read_block(id, threads_, &read_times_);
@@ -115,9 +136,9 @@ std::shared_ptr<const LoadedBlock> BlockCache::get(const BlockId& id, double& lo
     checks_.bytes += loaded->block.bytes();
   }
   loaded->serial = next_serial_++;
-  loaded->nonempty_rows = count_nonempty_rows(loaded->span(), threads_);
+  if (!loaded->packed) loaded->nonempty_rows = count_nonempty_rows(loaded->span(), threads_);
   load_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::uint64_t bytes = loaded->span().bytes();
+  const std::uint64_t bytes = loaded->packed ? loaded->packed->stored_bytes() : loaded->span().bytes();
   bytes_loaded += bytes;
   resident_ += charged(*loaded);
   lru_.push_front(loaded);

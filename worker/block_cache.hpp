@@ -26,11 +26,13 @@ std::uint64_t count_nonempty_rows(const CsrSpan& block, unsigned threads = 1);
 // read into memory.
 struct LoadedBlock {
   std::optional<MappedBlock> mapped;
+  // A packed block mapped as stored, for a backend that decodes it (no arrays in span()).
+  std::optional<MappedPackedBlock> packed;
   CsrBlock block;            // when not mapped
   std::uint64_t serial = 0;  // unique per load in this process (see BlockView::serial)
   std::uint64_t nonempty_rows = 0;  // counted once per load: more parts leave most rows empty
-  CsrSpan span() const { return mapped ? mapped->span() : block.span(); }
-  BlockView view() const { return make_block_view(span(), serial, nonempty_rows); }
+  CsrSpan span() const { return mapped ? mapped->span() : packed ? packed->shape() : block.span(); }
+  BlockView view() const;
 };
 
 // Which blocks a worker of this node has checked (checksum and validation), kept in memory
@@ -71,9 +73,12 @@ class BlockCache {
   // threads: how many threads read, validate and checksum one block; map: map blocks from
   // the file where possible (BlockFileReader::map_block), else read them (read_block);
   // node_checks: the node's shared record (null: every block this cache maps is checked here).
+  // packed_to_device: packed blocks are mapped as stored, not decoded (LoadedBlock::packed),
+  // for a backend that decodes them (CountBackend::decodes_packed).
   BlockCache(const BlockFileReader& file, std::uint64_t budget_bytes, unsigned threads = 1, bool map = true,
-             NodeBlockChecks* node_checks = nullptr)
-      : file_(file), budget_(budget_bytes), threads_(threads), map_(map), node_checks_(node_checks) {}
+             NodeBlockChecks* node_checks = nullptr, bool packed_to_device = false)
+      : file_(file), budget_(budget_bytes), threads_(threads), map_(map), node_checks_(node_checks),
+        packed_to_device_(packed_to_device) {}
 
   // Returns the block, reading it if needed; adds read time and bytes to the counters.
   std::shared_ptr<const LoadedBlock> get(const BlockId& id, double& load_seconds, std::uint64_t& bytes_loaded);
@@ -109,6 +114,7 @@ class BlockCache {
   unsigned threads_;
   bool map_;
   NodeBlockChecks* node_checks_;
+  bool packed_to_device_;
   BlockChecks checks_;
   std::uint64_t resident_ = 0;
   BlockReadTimes read_times_;

@@ -53,7 +53,8 @@ std::string describe(const TaskPlan& plan, std::uint64_t id) {
 
 std::unique_ptr<BlockCache> make_block_cache(const BlockFileReader& file, const WorkerOptions& options) {
   const std::uint64_t budget = options.cache_bytes ? options.cache_bytes : default_cache_bytes(available_memory_bytes(), 1);
-  return std::make_unique<BlockCache>(file, budget, options.loader_threads, options.map_blocks, options.node_checks);
+  return std::make_unique<BlockCache>(file, budget, options.loader_threads, options.map_blocks, options.node_checks,
+                                      options.packed_to_device);
 }
 
 WorkerStats run_worker(const BlockFileReader& file, const TaskPlan& plan, CountBackend& backend, TaskSource& source,

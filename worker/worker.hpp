@@ -78,6 +78,7 @@ struct WorkerOptions {
   bool map_blocks = true;  // map blocks from the file where possible (BlockFileReader::map_block)
   unsigned loader_threads = 0;  // threads that read, validate and checksum each block (0: run_count picks)
   NodeBlockChecks* node_checks = nullptr;  // the node's shared record of checked blocks (null: check all here)
+  bool packed_to_device = false;  // packed blocks to the backend undecoded (CountBackend::decodes_packed)
   // Fault injection, for tests only: on this task the worker throws (or, with
   // crash_on_fault, kills itself with SIGKILL as `kill -9` would).
   std::uint64_t fault_at_task = kNoTask;

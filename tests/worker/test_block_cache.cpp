@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "partitioner/partition.hpp"
+#include "src/packed_block.hpp"
 #include "tests/test_support.hpp"
 #include "worker/block_cache.hpp"
 
@@ -98,3 +99,66 @@ TEST(BlockCache, ALoadedBlockCountsItsNonEmptyRows) {
     }
 }
 
+
+// A packed file for a backend that decodes on the device: the cache maps the stored words
+// (checked against the checksum, not decoded), the view carries them and the rows a plan
+// needs; without that backend the cache decodes, and both views describe the same block.
+TEST(BlockCache, PackedBlocksGoToADecodingBackendAsStored) {
+  TempDir dir;
+  PartitionOptions o;
+  o.parts = 2;
+  PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 5)), o);
+  g.header.encoding = BlockEncoding::packed;
+  const std::string path = dir.file("packed.h5");
+  write_block_file(g, path);
+  BlockFileReader file(path);
+  BlockCache as_stored(file, 1u << 30, 2, true, nullptr, /*packed_to_device=*/true), decoded(file, 1u << 30, 2);
+  double seconds = 0;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = 0; i < 2; ++i)
+    for (std::uint32_t j = 0; j < 2; ++j) {
+      SCOPED_TRACE(block_name({i, j}));
+      EXPECT_TRUE(file.is_packed({i, j}));
+      const auto s = as_stored.get({i, j}, seconds, bytes);
+      const auto d = decoded.get({i, j}, seconds, bytes);
+      ASSERT_TRUE(s->packed.has_value());
+      EXPECT_FALSE(d->packed.has_value());
+      const BlockView sv = s->view(), dv = d->view();
+      EXPECT_TRUE(sv.packed());
+      EXPECT_FALSE(dv.packed());
+      EXPECT_EQ(sv.offsets, nullptr);
+      EXPECT_EQ(sv.rows, dv.rows);
+      EXPECT_EQ(sv.nnz, dv.nnz);
+      EXPECT_EQ(sv.max_degree, dv.max_degree);
+      EXPECT_EQ(sv.nonempty_rows, dv.nonempty_rows);
+      const PackedBlock want = pack_block(g.block(i, j).span());
+      ASSERT_EQ(sv.packed_word_count, want.words.size());
+      EXPECT_TRUE(std::equal(want.index.begin(), want.index.end(), sv.packed_index));
+      EXPECT_TRUE(std::equal(want.words.begin(), want.words.end(), sv.packed_words));
+      EXPECT_TRUE(std::equal(dv.neighbors, dv.neighbors + dv.nnz, g.block(i, j).neighbors.begin()));
+    }
+  EXPECT_EQ(as_stored.resident_bytes(), 0u);  // mapped: the page cache's
+  EXPECT_GT(decoded.resident_bytes(), 0u);
+  // A CSR file: nothing packed, whatever the backend.
+  const std::string csr = write_graph(dir, 2);
+  BlockFileReader csr_file(csr);
+  BlockCache csr_cache(csr_file, 1u << 30, 2, true, nullptr, true);
+  EXPECT_FALSE(csr_file.is_packed({0, 1}));
+  EXPECT_FALSE(csr_cache.get({0, 1}, seconds, bytes)->view().packed());
+}
+
+// A packed block mapped for the device knows its non-empty rows (each group's first word)
+// and its stored bytes without decoding.
+TEST(BlockCache, MappedPackedBlocksKnowTheirRowsAndBytes) {
+  TempDir dir;
+  PartitionOptions o;
+  o.parts = 1;
+  PartitionedGraph g = partition_edges(to_raw(random_graph(3000, 60000, 6)), o);
+  g.header.encoding = BlockEncoding::packed;
+  const std::string path = dir.file("packed.h5");
+  write_block_file(g, path);
+  const std::optional<MappedPackedBlock> m = BlockFileReader(path).map_packed({0, 0});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->nonempty_rows(), count_nonempty_rows(g.block(0, 0).span()));
+  EXPECT_EQ(m->stored_bytes(), pack_block(g.block(0, 0).span()).bytes());
+}

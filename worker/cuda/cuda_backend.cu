@@ -108,6 +108,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/packed_block.hpp"
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_backend.hpp"
 #include "worker/cuda/cuda_check.cuh"
@@ -261,6 +262,7 @@ class CudaBackend final : public CountBackend {
   ~CudaBackend() override { cudaSetDevice(device_); }
 
   std::string_view name() const override { return "cuda"; }
+  bool decodes_packed() const override { return true; }
   std::string device_name() const override { return prop_.name; }
   BackendStartTimes start_times() const override { return start_times_; }
 
@@ -418,6 +420,24 @@ class CudaBackend final : public CountBackend {
       all_one = all_one && got == 1;
       counted += std::string(counted.empty() ? "" : ", ") + what + " " + std::to_string(got);
     }
+    // The same triangle packed, decoded on the device (unpack.cuh).
+    CsrBlock block;
+    block.rows = block.cols = 3;
+    block.max_degree = 2;
+    block.offsets.assign(offsets.begin(), offsets.end());
+    block.neighbors.assign(neighbors.begin(), neighbors.end());
+    const PackedBlock packed = pack_block(block.span());
+    BlockView pv = v;
+    pv.offsets = nullptr;
+    pv.neighbors = nullptr;
+    pv.packed_index = packed.index.data();
+    pv.packed_words = packed.words.data();
+    pv.packed_word_count = packed.words.size();
+    cache_->drop_unserialed();
+    CountStats unused;
+    const count_t got = run(TaskBlocks{pv, pv, pv, 0, 1}, warp, unused, false);
+    all_one = all_one && got == 1;
+    counted += ", packed " + std::to_string(got);
     if (!all_one)
       throw Error("CUDA backend self-test on " + std::string(prop_.name) + " counted " + counted +
                   " triangles in a triangle (expected 1 on each path)");

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "src/threads.hpp"
+#include "worker/cuda/unpack.cuh"
 
 namespace tricount::cuda {
 
@@ -16,6 +17,11 @@ constexpr std::size_t kStagingBytes = std::size_t{32} << 20;       // per pinned
 constexpr std::uint64_t kReserveBytes = std::uint64_t{256} << 20;  // left free for the runtime
 
 std::uint64_t view_bytes(const BlockView& v) { return (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t); }
+// What crosses the link: a packed block's stored bytes, else its CSR.
+std::uint64_t packed_index_entries(const BlockView& v) { return 2 * ((v.rows + kUnpackGroupRows - 1) / kUnpackGroupRows + 1); }
+std::uint64_t upload_bytes(const BlockView& v) {
+  return v.packed() ? packed_index_entries(v) * sizeof(std::uint64_t) + v.packed_word_count * sizeof(std::uint32_t) : view_bytes(v);
+}
 
 std::string mib(std::uint64_t bytes) {
   char buf[64];
@@ -31,7 +37,8 @@ struct Roles {
   explicit Roles(const TaskBlocks& b) : views{&b.hash, &b.one_hop, &b.two_hop} {
     for (int r = 0; r < 3; ++r)
       for (int q = 0; q < r && same_as[r] < 0; ++q)
-        if (views[q]->serial != 0 ? views[q]->serial == views[r]->serial : views[q]->offsets == views[r]->offsets)
+        if (views[q]->serial != 0 ? views[q]->serial == views[r]->serial
+                                  : views[q]->offsets == views[r]->offsets && views[q]->packed_words == views[r]->packed_words)
           same_as[r] = q;
   }
   std::uint64_t distinct_bytes() const {
@@ -58,6 +65,9 @@ DeviceBlockCache::DeviceBlockCache(int device, std::string device_name, std::uin
       staging_threads_(std::clamp(usable_cores() / 2, 1u, 8u)) {
   for (auto& e : staging_done_) e = std::make_unique<Event>(false);
   for (auto& b : staging_) b = PinnedBuffer(kStagingBytes);
+  decode_error_.allocate(1);
+  TRICOUNT_CUDA_TRY(cudaMemset(decode_error_.get(), 0, sizeof(unsigned)));
+  TRICOUNT_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
 }
 
 // Unchecked: a destructor has no one to tell, and the blocks' frees follow.
@@ -91,7 +101,7 @@ DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t workin
     const BlockView* v = roles.views[r];
     std::unique_ptr<DeviceBlock> d = upload_block(*v, stream_);
     if (!d) throw_does_not_fit(b, working_need);
-    copied += view_bytes(*v);
+    copied += upload_bytes(*v);
     dev[r] = d.get();
     keep.push_back(d.get());
     blocks_.push_back(std::move(d));
@@ -103,6 +113,7 @@ DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t workin
       stats.bytes_transferred += copied;
     }
   }
+  check_decoded();
   // 4. Shared roles, and the use clock for eviction.
   for (int r = 0; r < 3; ++r) {
     if (roles.same_as[r] >= 0) dev[r] = dev[roles.same_as[r]];
@@ -138,7 +149,7 @@ void DeviceBlockCache::prefetch(const TaskBlocks& next, CountStats& stats) {
     d->last_use = ++use_clock_;
     keep.push_back(d.get());
     blocks_.push_back(std::move(d));
-    copied += view_bytes(v);
+    copied += upload_bytes(v);
   }
   if (!copied) return;
   stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -152,8 +163,46 @@ std::unique_ptr<DeviceBlock> DeviceBlockCache::upload_block(const BlockView& v, 
   d->cols = v.cols;
   d->nnz = v.nnz;
   if (!d->offsets.try_allocate(v.rows + 1) || !d->neighbors.try_allocate(v.nnz)) return nullptr;
-  upload(d->offsets.get(), v.offsets, (v.rows + 1) * sizeof(eoff_t), stream);
-  upload(d->neighbors.get(), v.neighbors, v.nnz * sizeof(vid_t), stream);
+  if (!v.packed()) {
+    upload(d->offsets.get(), v.offsets, (v.rows + 1) * sizeof(eoff_t), stream);
+    upload(d->neighbors.get(), v.neighbors, v.nnz * sizeof(vid_t), stream);
+    return d;
+  }
+  // A packed block: its stored bytes into temporaries freed in stream order once decoded.
+  const std::uint64_t entries = packed_index_entries(v), groups = entries / 2 - 1;
+  std::uint64_t* index = nullptr;
+  std::uint32_t* words = nullptr;
+  auto allocate = [&](void** p, std::uint64_t bytes) {
+    const cudaError_t err = cudaMallocAsync(p, std::max<std::uint64_t>(bytes, 4), stream);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return false;
+    }
+    TRICOUNT_CUDA_TRY(err);
+    return true;
+  };
+  if (!allocate(reinterpret_cast<void**>(&index), entries * sizeof(std::uint64_t))) return nullptr;
+  if (!allocate(reinterpret_cast<void**>(&words), v.packed_word_count * sizeof(std::uint32_t))) {
+    TRICOUNT_CUDA_TRY(cudaFreeAsync(index, stream));
+    return nullptr;
+  }
+  upload(index, v.packed_index, entries * sizeof(std::uint64_t), stream);
+  upload(words, v.packed_words, v.packed_word_count * sizeof(std::uint32_t), stream);
+  UnpackParams p;
+  p.index = index;
+  p.words = words;
+  p.rows = v.rows, p.cols = v.cols, p.nnz = v.nnz, p.groups = groups;
+  p.offsets = d->offsets.get();
+  p.neighbors = d->neighbors.get();
+  p.error = decode_error_.get();
+  const std::uint64_t warps_per_cta = kUnpackThreads / 32;
+  const unsigned grid = static_cast<unsigned>(
+      std::clamp<std::uint64_t>((groups + warps_per_cta - 1) / warps_per_cta, 1, std::uint64_t(multiprocessors_) * 16));
+  unpack_groups<<<grid, kUnpackThreads, 0, stream>>>(p);
+  TRICOUNT_CUDA_CHECK_LAUNCH("unpack_groups");
+  TRICOUNT_CUDA_TRY(cudaFreeAsync(index, stream));
+  TRICOUNT_CUDA_TRY(cudaFreeAsync(words, stream));
+  decoded_.push_back(block_label(v));
   return d;
 }
 
@@ -185,7 +234,22 @@ void DeviceBlockCache::preload(const std::vector<BlockView>& blocks, CountStats&
   }
   TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));
   stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  stats.bytes_transferred += need;
+  for (const BlockView* v : missing) stats.bytes_transferred += upload_bytes(*v);
+  check_decoded();
+}
+
+void DeviceBlockCache::check_decoded() {
+  if (decoded_.empty()) return;
+  TRICOUNT_CUDA_TRY(cudaStreamSynchronize(copy_stream_));
+  TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));
+  unsigned error = 0;
+  TRICOUNT_CUDA_TRY(cudaMemcpy(&error, decode_error_.get(), sizeof error, cudaMemcpyDeviceToHost));
+  std::string blocks;
+  for (const std::string& b : decoded_) blocks += (blocks.empty() ? "" : ", ") + b;
+  decoded_.clear();
+  if (error)
+    throw Error("CUDA backend: a packed block among " + blocks + " does not decode (its rows, gaps and words disagree "
+                "although its checksum matched): the file is corrupt or written by a faulty tricount-partition; re-run it");
 }
 
 void DeviceBlockCache::drop_unserialed() {

@@ -73,6 +73,10 @@ class DeviceBlockCache {
   // not all fit. Adds the copies to `stats`.
   void preload(const std::vector<BlockView>& blocks, CountStats& stats);
 
+  // Throws an Error naming them when a packed block decoded since the last call did not
+  // decode (waits for the copies and decodes to end first); nothing when none was decoded.
+  void check_decoded();
+
   // Forgets blocks without a serial (they are identified by their pointer only for the
   // task that uploaded them).
   void drop_unserialed();
@@ -103,6 +107,9 @@ class DeviceBlockCache {
   std::vector<std::unique_ptr<DeviceBlock>> blocks_;
   std::vector<const DeviceBlock*> running_;  // the blocks of the task last acquired
   std::uint64_t use_clock_ = 0;
+  DeviceBuffer<unsigned> decode_error_;  // set by unpack_groups on an inconsistent group
+  std::vector<std::string> decoded_;      // packed blocks decoded since check_decoded
+  int multiprocessors_ = 1;
 };
 
 }  // namespace tricount::cuda
