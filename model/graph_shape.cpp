@@ -99,6 +99,31 @@ std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file) {
   return bytes;
 }
 
+namespace {
+// Kronecker 26's packed files at n = 1 and 8 (one H200, run2 of results/h200-issue28-packed):
+// their blocks' bytes fit about 1.82 bytes per edge plus 0.80 per row; a packed byte took
+// about 1.43 times a CSR byte's upload time with its decode (run3).
+constexpr double kPackedBytesPerEdge = 1.82, kPackedBytesPerRow = 0.80, kPackedUploadCost = 1.43;
+}  // namespace
+
+std::uint64_t packed_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz) {
+  return static_cast<std::uint64_t>(kPackedBytesPerEdge * static_cast<double>(nnz) +
+                                    kPackedBytesPerRow * static_cast<double>(rows_in_class(vertices, parts, row_class)));
+}
+
+void pack_shape(GraphShape& g) {
+  const std::uint64_t n = g.parts;
+  g.stored_bytes.assign(n * n, 0);
+  for (std::uint64_t b = 0; b < n * n; ++b) {
+    // The block's neighbours, back from its CSR bytes.
+    const std::uint64_t rows = rows_in_class(g.vertices, g.parts, static_cast<std::uint32_t>(b / n));
+    const std::uint64_t offsets = (rows + 1) * sizeof(eoff_t);
+    const std::uint64_t nnz = g.block_bytes[b] > offsets ? (g.block_bytes[b] - offsets) / sizeof(vid_t) : 0;
+    g.stored_bytes[b] = packed_bytes_of(g.vertices, g.parts, static_cast<std::uint32_t>(b / n), nnz);
+  }
+  g.upload_cost = kPackedUploadCost;
+}
+
 GraphShape file_shape(const std::string& path) {
   const BlockFileReader file(path);
   GraphShape g;
@@ -108,6 +133,14 @@ GraphShape file_shape(const std::string& path) {
   if (g.subtask_work.empty())
     throw Error("'" + path + "' has no /task_work estimates: partition it again with this tricount-partition");
   g.block_bytes = file_block_bytes(file);
+  bool packed = false;
+  for (std::uint32_t i = 0; i < g.parts; ++i)
+    for (std::uint32_t j = 0; j < g.parts; ++j) {
+      g.stored_bytes.push_back(file.block_stored_bytes({i, j}));
+      packed = packed || file.is_packed({i, j});
+    }
+  if (packed) g.upload_cost = kPackedUploadCost;
+  else g.stored_bytes.clear();
   return g;
 }
 

@@ -16,7 +16,13 @@ struct GraphShape {
   std::uint64_t vertices = 0, edges = 0;
   std::uint32_t parts = 1;
   std::vector<std::uint64_t> subtask_work;  // n^3, indexed (i * n + j) * n + k
-  std::vector<std::uint64_t> block_bytes;   // n^2, row-major
+  std::vector<std::uint64_t> block_bytes;   // n^2, row-major: CSR bytes, what a GPU holds
+  // What a GPU reads, receives and uploads of each block: packed blocks' stored bytes (n^2;
+  // empty: block_bytes), and the upload's seconds per such byte against a CSR byte's (a packed
+  // block is decoded on the GPU as it lands).
+  std::vector<std::uint64_t> stored_bytes;
+  double upload_cost = 1.0;
+  const std::vector<std::uint64_t>& loaded_bytes() const { return stored_bytes.empty() ? block_bytes : stored_bytes; }
   std::uint64_t total_work() const;
   std::uint64_t max_block_bytes() const;
 };
@@ -31,7 +37,13 @@ GraphShape load_graph_shape(const std::string& path);  // throws Error naming th
 std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
 // The bytes of every block of a file (n x n, row-major), from its attributes.
 std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file);
-// The shape of the block file at `path` (Error when it has no /task_work estimates).
+// A packed block's stored bytes for a block of `nnz` neighbours at n parts, from the packed
+// files' measured bytes per edge and per row (bench/RESULTS.md §6, packed blocks).
+std::uint64_t packed_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
+// The shape with every block packed: stored_bytes from packed_bytes_of, the packed upload cost.
+void pack_shape(GraphShape& shape);
+// The shape of the block file at `path` (Error when it has no /task_work estimates); a
+// packed file's blocks carry their stored bytes.
 GraphShape file_shape(const std::string& path);
 // A synthetic graph of `vertices`, `edges` and total work at n parts: even tasks and blocks.
 GraphShape synthetic_shape(const std::string& description, std::uint64_t vertices, std::uint64_t edges,

@@ -32,7 +32,7 @@ LoadPhaseTerms load_phase(const CostModel& model, const GraphShape& shape, const
         const std::size_t b = std::size_t(id_b.row_class) * n + id_b.col_class;
         if (held[b]) continue;
         held[b] = true;
-        gpu_bytes[w] += shape.block_bytes[b], gpu_check[w] += check[b];
+        gpu_bytes[w] += shape.loaded_bytes()[b], gpu_check[w] += check[b];
         ++needers[w / per_node][b];
       }
   }
@@ -57,7 +57,7 @@ LoadPhaseTerms load_phase(const CostModel& model, const GraphShape& shape, const
       const double read = bytes * model.load_seconds_per_byte, net = static_cast<double>(node_read[w / per_node]) / node_fs;
       double& pipe = separate ? t.node_file_system_seconds : t.network_seconds;
       pipe = std::max(pipe, net);
-      const double up = bytes * model.upload_seconds_per_byte;
+      const double up = bytes * model.upload_seconds_per_byte * shape.upload_cost;
       t.read_seconds = std::max(t.read_seconds, read);
       t.check_seconds = std::max(t.check_seconds, gpu_check[w]);
       t.upload_seconds = std::max(t.upload_seconds, up);
@@ -72,24 +72,24 @@ LoadPhaseTerms load_phase(const CostModel& model, const GraphShape& shape, const
     std::size_t reader = nodes;
     for (std::size_t v = 0; v < nodes; ++v)
       if (needers[v][b] > 0) {
-        node_need[v] += shape.block_bytes[b];
+        node_need[v] += shape.loaded_bytes()[b];
         ++node_received_blocks[v];
         if (reader == nodes || node_read[v] < node_read[reader]) reader = v;
       }
     if (reader == nodes) continue;  // no GPU needs it
-    node_read[reader] += shape.block_bytes[b], node_check[reader] += check[b];
+    node_read[reader] += shape.loaded_bytes()[b], node_check[reader] += check[b];
     --node_received_blocks[reader];
     // The reader sends it to one rank of each other node needing it.
     for (std::size_t v = 0; v < nodes; ++v)
-      if (v != reader && needers[v][b] > 0) node_sent[reader] += shape.block_bytes[b];
-    t.total_read_bytes += shape.block_bytes[b];
+      if (v != reader && needers[v][b] > 0) node_sent[reader] += shape.loaded_bytes()[b];
+    t.total_read_bytes += shape.loaded_bytes()[b];
   }
   // 5. The pipes: file system, each node's reads (spread over its ranks), link, copies; each GPU's upload.
   t.file_system_seconds = static_cast<double>(t.total_read_bytes) / fs;
   std::vector<std::uint64_t> node_gpu_bytes(nodes, 0);
   for (std::size_t w = 0; w < gpus; ++w) {
     node_gpu_bytes[w / per_node] += gpu_bytes[w];
-    t.upload_seconds = std::max(t.upload_seconds, static_cast<double>(gpu_bytes[w]) * model.upload_seconds_per_byte);
+    t.upload_seconds = std::max(t.upload_seconds, static_cast<double>(gpu_bytes[w]) * model.upload_seconds_per_byte * shape.upload_cost);
   }
   for (std::size_t v = 0; v < nodes; ++v) {
     const double ranks = node_size(v);

@@ -27,7 +27,7 @@ JournalContents model_task_run(const CostModel& model, const GraphShape& shape, 
 }
 
 BlockLoads model_block_loads(const CostModel& model, const GraphShape& shape, double seconds_per_byte, bool with_fixed_costs) {
-  BlockLoads loads{shape.block_bytes, seconds_per_byte};
+  BlockLoads loads{shape.loaded_bytes(), seconds_per_byte};
   // The simulator charges bytes at one rate: a block's fixed and per-row costs ride on it as
   // the bytes read at that rate in the same time.
   if (with_fixed_costs && (model.load_seconds_per_block > 0 || model.load_seconds_per_row > 0))
@@ -49,7 +49,7 @@ std::vector<PredictedPoint> predict_runs(const CostModel& model, const GraphShap
     const double own = model.load_seconds_per_byte;
     const double network = std::min(gpus, machine.gpus_per_node) / machine.network_bytes_per_second;
     const double shared_fs = gpus / machine.file_system_bytes_per_second;
-    return std::max({own, network, shared_fs}) + model.upload_seconds_per_byte;
+    return std::max({own, network, shared_fs}) + model.upload_seconds_per_byte * shape.upload_cost;
   };
   double count_seconds = 0;
   for (const JournalRecord& r : run.records) count_seconds += r.seconds;
@@ -102,9 +102,10 @@ std::vector<StaticPrediction> predict_static(const CostModel& model, const Graph
   for (std::size_t c = 0; c < counts.size(); ++c) {
     StaticPrediction p;
     p.dynamic = dynamic[c];
-    // Times with each block's fixed load costs; bytes without them; the one-GPU base at its own rate.
+    // Times with each block's fixed load costs; bytes held without them; the one-GPU base at its own rate.
     const BlockLoads charged = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, true);
-    const BlockLoads plain = model_block_loads(model, shape, dynamic[c].load_seconds_per_byte, false);
+    // What each GPU holds: its blocks' CSR bytes (a packed block is decoded on the device).
+    const BlockLoads plain{shape.block_bytes, dynamic[c].load_seconds_per_byte};
     const BlockLoads base_loads = model_block_loads(model, shape, one_rate, true);
     std::vector<std::vector<std::uint64_t>> assignment;
     p.point = simulate_static(run, counts[c], &charged, one_rate, per_node, by_nodes ? &assignment : nullptr);
@@ -168,6 +169,7 @@ GraphSize graph_size(const GraphRequest& g, const CostModel& model) {
 GraphShapes graph_shapes(const GraphRequest& graph, const CostModel& model, bool any_parts, std::uint32_t parts,
                          const std::vector<std::string>& like) {
   GraphShapes shapes;
+  shapes.packed = graph.packed;
   if (!graph.input.empty()) {
     shapes.from_file = file_shape(graph.input);
     if (any_parts) {
@@ -192,11 +194,18 @@ GraphShapes graph_shapes(const GraphRequest& graph, const CostModel& model, bool
 
 GraphShape GraphShapes::at(std::uint32_t n) const {
   if (from_file) return *from_file;
-  if (const auto like = like_at.find(n); like != like_at.end())
-    return like_shape(size->description, size->vertices, size->edges, size->total_work, like->second.second);
-  GraphShape even = synthetic_shape(size->description, size->vertices, size->edges, size->total_work, n);
-  even.description += ", even tasks and blocks";
-  return even;
+  GraphShape shape;
+  if (const auto like = like_at.find(n); like != like_at.end()) {
+    shape = like_shape(size->description, size->vertices, size->edges, size->total_work, like->second.second);
+  } else {
+    shape = synthetic_shape(size->description, size->vertices, size->edges, size->total_work, n);
+    shape.description += ", even tasks and blocks";
+  }
+  if (packed) {
+    pack_shape(shape);
+    shape.description += ", packed blocks";
+  }
+  return shape;
 }
 
 }  // namespace tricount

@@ -88,6 +88,7 @@ struct GraphRequest {
   std::string input, family = "kronecker";
   int kronecker_scale = 0;
   double edges = 0, vertices = 0;
+  bool packed = false;  // a graph given by size, partitioned with --block-encoding packed
 };
 
 // |V|, |E| and total work of a graph given by size, from the model's family fit.
@@ -104,6 +105,7 @@ struct GraphShapes {
   std::optional<GraphSize> size;        // a graph given by size (a block file's, when planning)
   std::optional<GraphShape> from_file;  // a block file's own shape, at its n
   std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> like_at;  // n -> most edges, path
+  bool packed = false;  // shapes made for a size are packed (pack_shape)
   GraphShape at(std::uint32_t n) const;
 };
 // `any_parts` (planning): a block file stands for its size, at any n; else `parts` (0: the

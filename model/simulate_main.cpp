@@ -557,7 +557,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> journals, reports, samples;
     std::string json, workers_list, input, fit_path, model_path, gpus_list, gpu_memory, network = "25G", file_system = "2.5T";
     std::string splits_text = "auto";
-    std::string backend = "cuda", device = "unnamed device", storage = "page cache", schedule = "dynamic";
+    std::string backend = "cuda", device = "unnamed device", storage = "page cache", schedule = "dynamic", block_encoding;
     std::string intra_node, latency, node_file_system;
     int max_workers = 1024, kronecker_scale = 0;
     double overhead = 0, edges = 0, vertices = 0;
@@ -585,6 +585,9 @@ int main(int argc, char** argv) {
       ("edges", cli::po::value(&edges), "with --model: predict a graph of this many (undirected) edges ...")
       ("vertices", cli::po::value(&vertices), "... and this many vertices")
       ("family", cli::po::value(&request.graph.family)->default_value("kronecker"), "degree distribution of --edges/--vertices: kronecker or erdos-renyi")
+      ("block-encoding", cli::po::value(&block_encoding)->default_value("csr"), "with --model and a graph given by size: "
+       "its blocks as tricount-partition --block-encoding writes them, csr or packed (read, sent and uploaded at their "
+       "packed bytes, decoded on the GPU); a block file's own are its encoding")
       ("parts", cli::po::value(&request.parts), "with --model: n to predict for")
       ("workload-splits", cli::po::value(&splits_text)->default_value("auto"),
        "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (about 4 tasks per GPU, "
@@ -671,6 +674,9 @@ int main(int argc, char** argv) {
       request.model_path = model_path, request.json = json;
       request.graph.input = input, request.graph.kronecker_scale = kronecker_scale;
       request.graph.edges = edges, request.graph.vertices = vertices;
+      if (block_encoding != "csr" && block_encoding != "packed")
+        throw UsageError("--block-encoding must be csr or packed, not '" + block_encoding + "'");
+      request.graph.packed = block_encoding == "packed";
       request.machine.network_bytes_per_second = parse_rate(network, "--network");
       request.machine.file_system_bytes_per_second = parse_rate(file_system, "--file-system");
       request.plan = vm.count("plan") > 0;

@@ -250,6 +250,8 @@ class BlockFileReader {
                                        bool check = true) const;
   // Whether block P(i,j) is stored packed (format version 3, encoding "packed").
   bool is_packed(const BlockId& id) const;
+  // Its arrays' bytes as stored (a packed block's index and words; else csr_bytes).
+  std::uint64_t block_stored_bytes(const BlockId& id) const;
   // A packed block's stored arrays (not decoded), checked against the block checksum and for
   // a consistent group index (each group's words and edges inside the block's); the decoder
   // (worker/cuda/unpack.cuh) guards the rest. nullopt for a CSR block.

@@ -469,6 +469,14 @@ bool BlockFileReader::is_packed(const BlockId& id) const {
   return impl_->packed[std::size_t(id.row_class) * impl_->header.parts + id.col_class];
 }
 
+std::uint64_t BlockFileReader::block_stored_bytes(const BlockId& id) const {
+  const auto& h = impl_->header;
+  const std::uint64_t rows = rows_in_class(h.vertices, h.parts, id.row_class);
+  if (!is_packed(id)) return csr_bytes(rows, block_nnz(id));
+  return 2 * (packed_groups(rows) + 1) * sizeof(std::uint64_t) +
+         impl_->words[std::size_t(id.row_class) * h.parts + id.col_class] * sizeof(std::uint32_t);
+}
+
 std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
   StepTimer timer;
   BlockReadTimes spent;

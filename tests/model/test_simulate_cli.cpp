@@ -233,6 +233,7 @@ const std::vector<BadCase> kBadCases = {
     {"EdgesWithoutVertices", {"--model", "MODEL", "--edges", "1000", "--parts", "4", "--gpus", "1"}, 2, "--vertices"},
     {"MoreEdgesThanASimpleGraphHolds", {"--model", "MODEL", "--edges", "1000", "--vertices", "10", "--parts", "2", "--gpus", "1"}, 2, "simple graph"},
     {"UnknownFamily", {"--model", "MODEL", "--edges", "1000", "--vertices", "100", "--family", "powerlaw", "--parts", "2", "--gpus", "1"}, 2, "powerlaw"},
+    {"UnknownBlockEncoding", {"--model", "MODEL", "--kronecker-scale", "20", "--parts", "2", "--gpus", "1", "--block-encoding", "zip"}, 2, "csr or packed"},
     {"ScaleWithoutFamilyFit", {"--model", "NOFAMILY", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1"}, 2, "--kronecker-sample"},
     {"BadSchedule", {"--model", "MODEL", "--kronecker-scale", "20", "--parts", "4", "--gpus", "1", "--schedule", "lpt"}, 2, "--schedule: 'lpt'"},
     {"LikeWithInput", {"--model", "MODEL", "--input", "MODEL", "--parts", "4", "--gpus", "1", "--like", "MODEL"}, 2, "--like"},
