@@ -53,8 +53,7 @@ int main(int argc, char** argv) {
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
       ("block-encoding", cli::po::value(&encoding)->default_value("csr"), "how blocks are stored: csr (offsets and 4-byte "
        "neighbours, block format version 2, which older tricounts read) or packed (rows coded in bit-packed gaps, 0.35-0.7 "
-       "of CSR's bytes; decoded on the GPU, or on the CPU by the CPU backend; blocks beyond --memory-budget are still "
-       "written as CSR)")
+       "of CSR's bytes; decoded on the GPU, or on the CPU by the CPU backend)")
       ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text or generating edges, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
        "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")

@@ -66,7 +66,8 @@ struct PartitionOptions {
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
   bool runs_on_disk = false;        // runs on disk even when they fit in memory (--runs-on-disk)
   bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
-  // How blocks built whole are stored (--block-encoding); blocks streamed in pieces are CSR.
+  // How blocks are stored (--block-encoding); a packed block too large for memory is built in
+  // scratch files and packed from them.
   BlockEncoding encoding = BlockEncoding::csr;
   // The input's counts known in advance (its FILE.known; partition_file reads it): the
   // cleaned graph must have these vertices and edges, and the block file gets the triangles.

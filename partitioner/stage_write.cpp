@@ -1,14 +1,18 @@
 // Stage write: per block, its segments are merged (threads split the rows) into the CSR,
 // built whole in memory and handed to the writer thread when it fits, else written to the
-// HDF5 datasets in pieces (BlockFileWriter::begin_block). Per-row degrees and per-column
+// HDF5 datasets in pieces (BlockFileWriter::begin_block), or, for packed blocks, built in
+// scratch files and packed from them (the same file as built whole). Per-row degrees and per-column
 // counts go to small files for the estimate stage.
 #include "partitioner/pipeline_state.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -51,6 +55,52 @@ struct ArraySink : BlockSink {
     count_columns(data, count);
   }
 };
+// A block too large for memory, packed: its CSR built in two scratch files (on disk, or memory
+// files when the runs are held in memory), then mapped and packed by the writer.
+struct ScratchSink : BlockSink {
+  int offsets_fd = -1, neighbors_fd = -1;
+  std::string offsets_path, neighbors_path;
+  void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) override {
+    runs::pwrite_all(offsets_fd, data, count * sizeof(eoff_t), first * sizeof(eoff_t), offsets_path);
+    row_degrees(first, data, count);
+  }
+  void neighbors(std::uint64_t first, const vid_t* data, std::size_t count) override {
+    runs::pwrite_all(neighbors_fd, data, count * sizeof(vid_t), first * sizeof(vid_t), neighbors_path);
+    count_columns(data, count);
+  }
+};
+// A scratch file mapped read-only, unmapped and removed at the end of its scope.
+struct MappedScratch {
+  std::string path;
+  int fd = -1;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  MappedScratch(std::string p, std::size_t size) : path(std::move(p)), fd(runs::create_scratch_file(path)), bytes(size) {
+    if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) runs::throw_write_error(path, errno);
+  }
+  const void* map() {
+    if (bytes == 0) return nullptr;
+    // Opened for writing only (a memory file for both): mapped through a reading descriptor.
+    const int reader = ::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_CLOEXEC);
+    if (reader < 0) throw Error("cannot read back scratch file '" + path + "': " + std::strerror(errno));
+    data = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, reader, 0);
+    const int err = errno;
+    ::close(reader);
+    if (data == MAP_FAILED) {
+      data = nullptr;
+      throw Error("cannot map scratch file '" + path + "': " + std::strerror(err));
+    }
+    return data;
+  }
+  ~MappedScratch() {
+    if (data) ::munmap(data, bytes);
+    if (fd >= 0) ::close(fd);
+    runs::remove_scratch_file(path);
+  }
+  MappedScratch(const MappedScratch&) = delete;
+  MappedScratch& operator=(const MappedScratch&) = delete;
+};
+
 struct StreamSink : BlockSink {
   BlockFileWriter::BlockStream* stream = nullptr;
   void offsets(std::uint64_t first, const eoff_t* data, std::size_t count) override {
@@ -150,6 +200,29 @@ void Pipeline::write_blocks(BlockOutput& out) {
         block.max_degree = block_max;
         degree_file.close();
         writer.push(std::move(block));
+      } else if (o_.encoding == BlockEncoding::packed) {
+        ++report_.streamed_blocks;
+        writer.drain();       // the file is ours alone again
+        writer.take_spare();  // and the memory: a block that does not fit is built in scratch files
+        MappedScratch offsets(scratch_.new_file("packoff"), (rows + 1) * sizeof(eoff_t)),
+            neighbors(scratch_.new_file("packnb"), nnz * sizeof(vid_t));
+        const eoff_t zero = 0;
+        runs::pwrite_all(offsets.fd, &zero, sizeof zero, 0, offsets.path);
+        runs::parallel_merge<std::uint64_t>(
+            pool_, segs, threads, cursors, KeyLess{}, RowStart{},
+            [&](const MergeRange<std::uint64_t>& range, runs::MergeStream<std::uint64_t, KeyLess>& merged) {
+              ScratchSink sink;
+              sink.offsets_fd = offsets.fd, sink.neighbors_fd = neighbors.fd;
+              sink.offsets_path = offsets.path, sink.neighbors_path = neighbors.path;
+              build(range, merged, sink);
+            });
+        degree_file.close();
+        CsrSpan span;
+        span.id = {i, j};
+        span.rows = rows, span.cols = cols, span.nnz = nnz, span.max_degree = block_max;
+        span.offsets = static_cast<const eoff_t*>(offsets.map());
+        span.neighbors = static_cast<const vid_t*>(neighbors.map());
+        file->write_block(span, threads_);
       } else {
         ++report_.streamed_blocks;
         writer.drain();       // the file is ours alone again

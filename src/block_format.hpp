@@ -43,7 +43,8 @@ struct GraphHeader {
   // The exact triangle count known before the graph was generated (a Kronecker product's
   // closed form, input/kronecker_product.hpp), when the input came with one.
   std::optional<std::uint64_t> known_triangles;
-  // What BlockFileWriter::write_block stores (blocks streamed in pieces are CSR).
+  // What BlockFileWriter::write_block stores (blocks streamed in pieces are CSR; the
+  // partitioner packs its large blocks from scratch files through write_block instead).
   BlockEncoding encoding = BlockEncoding::csr;
 };
 
@@ -146,6 +147,8 @@ class BlockFileWriter {
   void write_degrees(const std::vector<std::uint32_t>& degrees);
   // Its checksum and row statistics are computed on up to `threads` threads.
   void write_block(const CsrBlock& block, unsigned threads = 1);
+  // The same from arrays held elsewhere (a block built in scratch files and mapped).
+  void write_block(const CsrSpan& block, unsigned threads = 1);
   // Estimated work of each subtask (i, j, k), indexed (i * n + j) * n + k: the 2-hop probes
   // plus the table insertions. The scheduler hands out the costliest first.
   void write_task_work(const std::vector<std::uint64_t>& work);
