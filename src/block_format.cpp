@@ -19,7 +19,7 @@ std::string block_group_path(const BlockId& id) {
   return "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class);
 }
 
-std::uint64_t CsrBlock::rows_with_two(unsigned threads) const {
+std::uint64_t CsrSpan::rows_with_two(unsigned threads) const {
   // At least 2^20 rows a thread: starting one costs more than counting that many.
   const unsigned t = static_cast<unsigned>(std::clamp<std::uint64_t>(rows >> 20, 1, std::max(1u, threads)));
   std::vector<std::uint64_t> count(t, 0);
@@ -33,6 +33,12 @@ std::uint64_t CsrBlock::rows_with_two(unsigned threads) const {
   return n;
 }
 
+std::uint64_t CsrSpan::checksum(unsigned threads) const {
+  return block_checksum(rows, cols, array_digest(offsets, (rows + 1) * sizeof(eoff_t), threads),
+                        array_digest(neighbors, nnz * sizeof(vid_t), threads));
+}
+
+std::uint64_t CsrBlock::rows_with_two(unsigned threads) const { return span().rows_with_two(threads); }
 std::uint64_t CsrBlock::checksum(unsigned threads) const {
   return block_checksum(rows, cols, array_digest(offsets.data(), offsets.size() * sizeof(eoff_t), threads),
                         array_digest(neighbors.data(), neighbors.size() * sizeof(vid_t), threads));

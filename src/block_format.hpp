@@ -60,6 +60,8 @@ struct CsrSpan {
   const vid_t* neighbors = nullptr;  // nnz
   std::uint64_t nnz = 0;
   std::uint64_t bytes() const { return csr_bytes(rows, nnz); }
+  std::uint64_t rows_with_two(unsigned threads = 1) const;  // rows with at least two neighbours
+  std::uint64_t checksum(unsigned threads = 1) const;       // of shape, offsets and neighbours (block_checksum)
 };
 
 // One block P(i,j) in host memory: a CSR over the rows of class i (local row r is global
@@ -281,7 +283,6 @@ class BlockFileReader {
  private:
   struct Placement;
   Placement place_block(const BlockId& id, bool raw) const;
-  CsrBlock read_packed(const Placement& p, unsigned threads, BlockReadTimes& spent) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

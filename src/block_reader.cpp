@@ -316,56 +316,26 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
   return p;
 }
 
-// A packed block: its index and words read and checked against the block checksum (which
-// covers the stored bytes), then decoded and validated.
-CsrBlock BlockFileReader::read_packed(const Placement& p, unsigned threads, BlockReadTimes& spent) const {
-  StepTimer timer;
-  const std::string& at = p.at;
-  const std::uint64_t groups = packed_groups(p.shape.rows), index_entries = 2 * (groups + 1);
-  std::vector<std::uint64_t> index;
-  BlockArray<std::uint32_t> words;
-  std::uint64_t index_digest = 0, words_digest = 0;
-  if (!p.offsets.direct || !p.neighbors.direct) {
-    std::lock_guard lock(hdf5_mutex());
-    Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(p.shape.id).c_str(), H5P_DEFAULT), at + ": cannot open group"),
-             H5Gclose);
-    if (!p.offsets.direct) index = read_dataset<std::uint64_t>(g.get(), "group_index", H5T_NATIVE_UINT64, index_entries, at);
-    if (!p.neighbors.direct)
-      words = read_dataset<std::uint32_t, BlockArray<std::uint32_t>>(g.get(), "words", H5T_NATIVE_UINT32, p.words, at);
-  }
-  if (p.offsets.direct) {
-    index.resize(index_entries);
-    index_digest = pread_digest(impl_->raw_fd, p.offsets.offset, index.data(), index_entries * sizeof(std::uint64_t), 1,
-                                at + " group_index");
-  } else {
-    index_digest = array_digest(index.data(), index.size() * sizeof(std::uint64_t));
-  }
-  if (p.neighbors.direct) {
-    words.resize(p.words);
-    words_digest = pread_digest(impl_->raw_fd, p.neighbors.offset, words.data(), p.words * sizeof(std::uint32_t), threads,
-                                at + " words");
-  } else {
-    words_digest = array_digest(words.data(), words.size() * sizeof(std::uint32_t), threads);
-  }
-  timer.lap(spent.read);
-  if (tricount::block_checksum(p.shape.rows, p.shape.cols, index_digest, words_digest) != block_checksum(p.shape.id))
-    throw Error(at + ": checksum mismatch (the file is corrupt)");
-  timer.lap(spent.checksum);
-  CsrBlock b;
-  b.id = p.shape.id;
-  b.rows = p.shape.rows;
-  b.cols = p.shape.cols;
-  b.max_degree = p.shape.max_degree;
-  unpack_block(index.data(), words.data(), words.size(), p.shape.nnz, b, p.where, threads);
-  timer.lap(spent.decode);
-  validate_block(b, p.where, threads);
-  timer.lap(spent.validate);
-  return b;
-}
-
 CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
   StepTimer timer;
   BlockReadTimes spent;
+  if (is_packed(id)) {
+    // Its stored arrays as map_packed has them (checksum and index checked), decoded here.
+    const MappedPackedBlock m = *map_packed(id, threads, &spent);
+    StepTimer decode_timer;
+    CsrBlock b;
+    b.id = id;
+    b.rows = m.shape().rows;
+    b.cols = m.shape().cols;
+    b.max_degree = m.shape().max_degree;
+    const std::string where = "'" + printable(impl_->path) + "'";
+    unpack_block(m.index(), m.words(), m.word_count(), m.shape().nnz, b, where, threads);
+    decode_timer.lap(spent.decode);
+    validate_block(b, where, threads);
+    decode_timer.lap(spent.validate);
+    if (times) *times += spent;
+    return b;
+  }
   const Placement p = place_block(id, threads > 1);
   const std::uint64_t nnz = p.shape.nnz;
   const std::string& at = p.at;
@@ -375,11 +345,6 @@ CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockR
   b.cols = p.shape.cols;
   b.max_degree = p.shape.max_degree;
   timer.lap(spent.metadata);
-  if (p.packed) {
-    b = read_packed(p, threads, spent);
-    if (times) *times += spent;
-    return b;
-  }
   if (!p.offsets.direct || !p.neighbors.direct) {
     std::lock_guard lock(hdf5_mutex());
     Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
@@ -514,17 +479,10 @@ std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, 
   timer.lap(spent.read);
   if (digest != block_checksum(id)) throw Error(at + ": checksum mismatch (the file is corrupt)");
   timer.lap(spent.checksum);
-  // The index in order and inside the arrays (what the decoder relies on), and the
-  // non-empty rows: each group's first word.
-  const auto corrupt = [&](const std::string& what) { return Error(at + ": " + what + " (the file is corrupt: re-run tricount-partition)"); };
-  const std::uint64_t* x = m.index_;
-  if (x[0] != 0 || x[1] != 0 || x[2 * groups] != p.words || x[2 * groups + 1] != p.shape.nnz)
-    throw corrupt("the packed index does not span the block's words and edges");
-  for (std::uint64_t g = 0; g < groups; ++g) {
-    if (x[2 * g + 2] < x[2 * g] || x[2 * g + 3] < x[2 * g + 1]) throw corrupt("the packed index decreases at row group " + std::to_string(g));
-    if (x[2 * g + 2] == x[2 * g]) throw corrupt("packed row group " + std::to_string(g) + " is empty");
-    m.nonempty_rows_ += m.words_[x[2 * g]];
-  }
+  // The index in order and inside the arrays (what the decoders rely on), and the non-empty
+  // rows: each group's first word.
+  check_packed_index(m.index_, p.shape.rows, p.words, p.shape.nnz, at);
+  for (std::uint64_t g = 0; g < groups; ++g) m.nonempty_rows_ += m.words_[m.index_[2 * g]];
   timer.lap(spent.validate);
   if (times) *times += spent;
   return m;

@@ -241,41 +241,16 @@ void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
 }
 
 void BlockFileWriter::write_block(const CsrBlock& b, unsigned threads) {
-  // Packed blocks take the span's path (the same file); CSR ones keep their arrays' sizes.
-  if (impl_->header.encoding == BlockEncoding::packed) return write_block(b.span(), threads);
-  // The block's own figures first, outside the library's lock.
-  const std::uint64_t rows_with_two = b.rows_with_two(threads), checksum = b.checksum(threads);
-  std::lock_guard lock(hdf5_mutex());
-  auto& s = *impl_;
-  const std::uint32_t n = s.header.parts;
-  if (b.id.row_class >= n || b.id.col_class >= n) throw Error("block " + block_name(b.id) + " outside the n x n grid");
-  const std::string where = "'" + s.temp + "' block " + block_name(b.id);
-  const std::string name = block_group_path(b.id);
-  Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(), H5P_DEFAULT), where + ": cannot create group"),
-           H5Gclose);
-  s.attributes[std::size_t(b.id.row_class) * n + b.id.col_class] = {b.rows, b.cols, b.nnz(), b.max_degree, rows_with_two, checksum, false};
-  s.checksums[std::size_t(b.id.row_class) * n + b.id.col_class] = checksum;
-  const auto start = std::chrono::steady_clock::now();
-  write_dataset_in_slabs(s.file.get(), g.get(), "offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, b.offsets.data(),
-                         b.offsets.size(), sizeof(eoff_t), where, s.writeback);
-  write_dataset_in_slabs(s.file.get(), g.get(), "neighbors", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.neighbors.data(),
-                         b.neighbors.size(), sizeof(vid_t), where, s.writeback);
-  s.write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  s.written[std::size_t(b.id.row_class) * n + b.id.col_class] = true;
+  if (b.offsets.size() != b.rows + 1)
+    throw Error("block " + block_name(b.id) + ": offsets has " + std::to_string(b.offsets.size()) +
+                " entries, expected rows + 1 = " + std::to_string(b.rows + 1));
+  write_block(b.span(), threads);
 }
 
 void BlockFileWriter::write_block(const CsrSpan& b, unsigned threads) {
   // The block's own figures, and its packed words, first, outside the library's lock.
   const bool packed = impl_->header.encoding == BlockEncoding::packed;
-  std::uint64_t rows_with_two = 0;
-  {
-    const unsigned t = static_cast<unsigned>(std::clamp<std::uint64_t>(b.rows >> 20, 1, std::max(1u, threads)));
-    std::vector<std::uint64_t> count(t, 0);
-    parallel_for(t, [&](unsigned k) {
-      for (std::uint64_t r = b.rows * k / t; r < b.rows * (k + 1) / t; ++r) count[k] += b.offsets[r + 1] - b.offsets[r] >= 2;
-    });
-    for (std::uint64_t c : count) rows_with_two += c;
-  }
+  const std::uint64_t rows_with_two = b.rows_with_two(threads);
   PackedBlock p;
   std::uint64_t checksum = 0;
   if (packed) {
@@ -283,8 +258,7 @@ void BlockFileWriter::write_block(const CsrSpan& b, unsigned threads) {
     checksum = block_checksum(b.rows, b.cols, array_digest(p.index.data(), p.index.size() * sizeof(std::uint64_t)),
                               array_digest(p.words.data(), p.words.size() * sizeof(std::uint32_t), threads));
   } else {
-    checksum = block_checksum(b.rows, b.cols, array_digest(b.offsets, (b.rows + 1) * sizeof(eoff_t), threads),
-                              array_digest(b.neighbors, b.nnz * sizeof(vid_t), threads));
+    checksum = b.checksum(threads);
   }
   std::lock_guard lock(hdf5_mutex());
   auto& s = *impl_;
@@ -525,15 +499,19 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
   return st;
 }
 
+namespace {
+// Where a dataset allocated when created starts in the file (UINT64_MAX for an empty one).
+std::uint64_t dataset_address(hid_t set) {
+  const haddr_t a = H5Dget_offset(set);
+  return a == HADDR_UNDEF ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(a);
+}
+}  // namespace
+
 std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_block(const BlockId& id, std::uint64_t rows,
                                                                         std::uint64_t cols, std::uint64_t nnz) {
   BlockStream stream = begin_block(id, rows, cols, nnz);
   std::lock_guard lock(hdf5_mutex());
-  auto address = [](hid_t set) {
-    const haddr_t a = H5Dget_offset(set);
-    return a == HADDR_UNDEF ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(a);
-  };
-  const auto where = std::make_pair(address(stream.impl_->offsets.get()), address(stream.impl_->neighbors.get()));
+  const auto where = std::make_pair(dataset_address(stream.impl_->offsets.get()), dataset_address(stream.impl_->neighbors.get()));
   auto& s = *impl_;
   s.attributes[std::size_t(id.row_class) * s.header.parts + id.col_class] = {rows, cols, nnz, 0, 0, 0};
   stream.impl_->finished = true;  // the callers fill it; block_written counts it
@@ -554,12 +532,8 @@ std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_packed_block(c
            H5Gclose);
   const Handle index = create_sized_dataset(g.get(), "group_index", H5T_STD_U64LE, 2 * (packed_groups(rows) + 1), where);
   const Handle data = create_sized_dataset(g.get(), "words", H5T_STD_U32LE, words, where);
-  auto address = [](hid_t set) {
-    const haddr_t a = H5Dget_offset(set);
-    return a == HADDR_UNDEF ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(a);
-  };
   s.attributes[std::size_t(id.row_class) * n + id.col_class] = {rows, cols, nnz, 0, 0, 0, true};
-  return {address(index.get()), address(data.get())};
+  return {dataset_address(index.get()), dataset_address(data.get())};
 }
 
 void BlockFileWriter::block_written(const BlockId& id, std::uint32_t max_degree, std::uint64_t rows_with_two,

@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
-#include <atomic>
 #include <mutex>
+#include <utility>
 
 #include "src/threads.hpp"
 
@@ -13,7 +12,6 @@ namespace tricount {
 namespace {
 
 unsigned width_of(std::uint32_t x) { return x ? 32 - static_cast<unsigned>(__builtin_clz(x)) : 0; }
-std::uint64_t run_words(std::uint64_t values, unsigned width) { return (values * width + 31) / 32; }
 std::uint64_t runs_of(std::uint64_t values) { return (values + kPackedRun - 1) / kPackedRun; }
 
 // Appends `count` values in runs: a width byte each to `widths`, the bits to `data`.
@@ -25,7 +23,7 @@ void pack_runs(const std::vector<std::uint32_t>& v, std::vector<std::uint8_t>& w
     const unsigned w = width_of(all);
     widths.push_back(static_cast<std::uint8_t>(w));
     const std::size_t base = data.size();
-    data.resize(base + run_words(k, w), 0);
+    data.resize(base + packed_run_words(k, w), 0);
     if (w == 0) continue;
     for (std::uint64_t t = 0; t < k; ++t) {
       const std::uint64_t bit = t * w;
@@ -35,16 +33,6 @@ void pack_runs(const std::vector<std::uint32_t>& v, std::vector<std::uint8_t>& w
       if (shift + w > 32) data[word + 1] |= v[at + t] >> (32 - shift);
     }
   }
-}
-
-// Value t of a run of width w starting at words[0].
-inline std::uint32_t run_value(const std::uint32_t* words, std::uint64_t t, unsigned w) {
-  if (w == 0) return 0;
-  const std::uint64_t bit = t * w;
-  const unsigned shift = bit % 32;
-  std::uint64_t x = words[bit / 32] >> shift;
-  if (shift + w > 32) x |= std::uint64_t{words[bit / 32 + 1]} << (32 - shift);
-  return static_cast<std::uint32_t>(w == 32 ? x : x & ((std::uint64_t{1} << w) - 1));
 }
 
 // Threads' ranges of groups of about equal work, a neighbour and a row counted 1 each:
@@ -70,18 +58,10 @@ std::vector<std::uint64_t> balanced_groups(std::uint64_t groups, unsigned thread
 }
 
 // 32 values of width W from W words.
+// (packed_run_value with the width a constant: its shifts and mask fold into each instance).
 template <unsigned W>
 void unpack_full_run(const std::uint32_t* in, std::uint32_t* out) {
-  if constexpr (W == 0) {
-    for (unsigned t = 0; t < kPackedRun; ++t) out[t] = 0;
-  } else {
-    for (unsigned t = 0; t < kPackedRun; ++t) {
-      const unsigned bit = t * W, shift = bit % 32;
-      std::uint64_t x = in[bit / 32] >> shift;
-      if (shift + W > 32) x |= std::uint64_t{in[bit / 32 + 1]} << (32 - shift);
-      out[t] = static_cast<std::uint32_t>(W == 32 ? x : x & ((std::uint64_t{1} << W) - 1));
-    }
-  }
+  for (unsigned t = 0; t < kPackedRun; ++t) out[t] = packed_run_value(in, t, W);
 }
 template <unsigned... W>
 constexpr auto full_run_table(std::integer_sequence<unsigned, W...>) {
@@ -112,8 +92,8 @@ struct Cursor {
     const unsigned k = static_cast<unsigned>(std::min<std::uint64_t>(kPackedRun, left));
     if (k == kPackedRun) kFullRun[wd](run, buf);
     else
-      for (unsigned t = 0; t < k; ++t) buf[t] = run_value(run, t, wd);
-    run += run_words(k, wd);
+      for (unsigned t = 0; t < k; ++t) buf[t] = packed_run_value(run, t, wd);
+    run += packed_run_words(k, wd);
     left -= k;
     ++width_index;
     at = 0;
@@ -187,19 +167,32 @@ PackedBlock pack_block(const CsrSpan& b, unsigned threads) {
   return p;
 }
 
+namespace {
+Error corrupt_packed(const std::string& at, const std::string& what) {
+  return Error(at + ": " + what + " (the file is corrupt: re-run tricount-partition)");
+}
+}  // namespace
+
+void check_packed_index(const std::uint64_t* index, std::uint64_t rows, std::uint64_t word_count, std::uint64_t nnz,
+                        const std::string& at) {
+  const std::uint64_t groups = packed_groups(rows);
+  if (index[0] != 0 || index[1] != 0) throw corrupt_packed(at, "the packed index does not start at 0");
+  if (index[2 * groups] != word_count || index[2 * groups + 1] != nnz)
+    throw corrupt_packed(at, "the packed index ends at word " + std::to_string(index[2 * groups]) + " and edge " +
+                                 std::to_string(index[2 * groups + 1]) + ", not " + std::to_string(word_count) + " and " +
+                                 std::to_string(nnz));
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    if (index[2 * g + 2] < index[2 * g] || index[2 * g + 3] < index[2 * g + 1])
+      throw corrupt_packed(at, "the packed index decreases at row group " + std::to_string(g));
+    if (index[2 * g + 2] == index[2 * g]) throw corrupt_packed(at, "packed row group " + std::to_string(g) + " is empty");
+  }
+}
+
 void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::uint64_t word_count, std::uint64_t nnz,
                   CsrBlock& out, const std::string& where, unsigned threads) {
   const std::uint64_t rows = out.rows, cols = out.cols, groups = packed_groups(rows);
   const std::string at = where + " block " + block_name(out.id);
-  const auto corrupt = [&](const std::string& what) { return Error(at + ": " + what + " (the file is corrupt: re-run tricount-partition)"); };
-  // The index first: groups in order, inside the words and edges.
-  if (index[0] != 0 || index[1] != 0) throw corrupt("the packed index does not start at 0");
-  if (index[2 * groups] != word_count || index[2 * groups + 1] != nnz)
-    throw corrupt("the packed index ends at word " + std::to_string(index[2 * groups]) + " and edge " +
-                  std::to_string(index[2 * groups + 1]) + ", not " + std::to_string(word_count) + " and " + std::to_string(nnz));
-  for (std::uint64_t g = 0; g < groups; ++g)
-    if (index[2 * g + 2] < index[2 * g] || index[2 * g + 3] < index[2 * g + 1])
-      throw corrupt("the packed index decreases at row group " + std::to_string(g));
+  check_packed_index(index, rows, word_count, nnz, at);  // groups in order, inside the words and edges
   out.offsets.resize(rows + 1);
   out.neighbors.resize(nnz);
   out.offsets[rows] = nnz;
@@ -219,7 +212,6 @@ void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::u
       const std::uint64_t e0 = index[2 * g + 1], edges = index[2 * g + 3] - e0;
       std::string error;
       [&] {
-        if (available == 0) return void(error = "is empty");
         const std::uint64_t nonempty = w[0];
         if (nonempty > nrows || nonempty > edges) return void(error = "has more non-empty rows than rows or edges");
         const std::uint64_t runs[3] = {runs_of(nrows), runs_of(nonempty), runs_of(edges - nonempty)};
@@ -234,7 +226,7 @@ void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::u
           start[s] = w + data;
           for (std::uint64_t r = 0; r < runs[s]; ++r, ++k) {
             if (width(k) > 32) return void(error = "has a run wider than 32 bits");
-            data += run_words(std::min<std::uint64_t>(kPackedRun, values[s] - r * kPackedRun), width(k));
+            data += packed_run_words(std::min<std::uint64_t>(kPackedRun, values[s] - r * kPackedRun), width(k));
           }
         }
         if (data != available)
@@ -277,7 +269,7 @@ void unpack_block(const std::uint64_t* index, const std::uint32_t* words, std::u
       }
     }
   });
-  if (bad_group < groups) throw corrupt("packed row group " + std::to_string(bad_group) + " " + bad);
+  if (bad_group < groups) throw corrupt_packed(at, "packed row group " + std::to_string(bad_group) + " " + bad);
 }
 
 }  // namespace tricount

@@ -26,7 +26,20 @@ namespace tricount {
 inline constexpr std::uint32_t kPackedGroupRows = 128;
 inline constexpr std::uint32_t kPackedRun = 32;
 
-inline std::uint64_t packed_groups(std::uint64_t rows) { return (rows + kPackedGroupRows - 1) / kPackedGroupRows; }
+TRICOUNT_HOST_DEVICE inline std::uint64_t packed_groups(std::uint64_t rows) {
+  return (rows + kPackedGroupRows - 1) / kPackedGroupRows;
+}
+// The words of a run of `values` values of width w (at most 32 values).
+TRICOUNT_HOST_DEVICE inline std::uint64_t packed_run_words(std::uint64_t values, unsigned w) { return (values * w + 31) / 32; }
+// Value t of a run of width w (at most 32) whose words start at run[0].
+TRICOUNT_HOST_DEVICE inline std::uint32_t packed_run_value(const std::uint32_t* run, std::uint64_t t, unsigned w) {
+  if (w == 0) return 0;
+  const std::uint64_t bit = t * w;
+  const unsigned shift = bit % 32;
+  std::uint64_t x = run[bit / 32] >> shift;
+  if (shift + w > 32) x |= std::uint64_t{run[bit / 32 + 1]} << (32 - shift);
+  return static_cast<std::uint32_t>(w == 32 ? x : x & ((std::uint64_t{1} << w) - 1));
+}
 
 struct PackedBlock {
   // Entries 2g and 2g + 1: group g's first word in `words` and its first edge (the CSR's
@@ -38,6 +51,12 @@ struct PackedBlock {
 
 // The block's rows packed, groups spread over up to `threads` threads (the same words for any number).
 PackedBlock pack_block(const CsrSpan& block, unsigned threads = 1);
+
+// Checks a packed block's group index (2 (packed_groups(rows) + 1) entries): it starts at 0,
+// ends at the block's words and neighbours, never decreases and gives every group a word.
+// Throws Error naming `at` (the file and block) and the group.
+void check_packed_index(const std::uint64_t* index, std::uint64_t rows, std::uint64_t word_count, std::uint64_t nnz,
+                        const std::string& at);
 
 // Decodes a packed block of out.rows rows and `nnz` neighbours into out.offsets and
 // out.neighbors (out.cols bounds the neighbours). index holds 2 (packed_groups(rows) + 1)

@@ -18,7 +18,7 @@ constexpr std::uint64_t kReserveBytes = std::uint64_t{256} << 20;  // left free 
 
 std::uint64_t view_bytes(const BlockView& v) { return (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t); }
 // What crosses the link: a packed block's stored bytes, else its CSR.
-std::uint64_t packed_index_entries(const BlockView& v) { return 2 * ((v.rows + kUnpackGroupRows - 1) / kUnpackGroupRows + 1); }
+std::uint64_t packed_index_entries(const BlockView& v) { return 2 * (packed_groups(v.rows) + 1); }
 std::uint64_t upload_bytes(const BlockView& v) {
   return v.packed() ? packed_index_entries(v) * sizeof(std::uint64_t) + v.packed_word_count * sizeof(std::uint32_t) : view_bytes(v);
 }

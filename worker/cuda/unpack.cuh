@@ -17,23 +17,15 @@
 
 #include <cstdint>
 
+#include "src/packed_block.hpp"
 #include "src/types.hpp"
 
 namespace tricount::cuda {
 
 inline constexpr unsigned kUnpackThreads = 256;  // 8 warps, a group each
-inline constexpr unsigned kUnpackGroupRows = 128;
 
 namespace unpack_detail {
 
-__device__ __forceinline__ std::uint32_t run_value(const std::uint32_t* run, unsigned t, unsigned w) {
-  if (w == 0) return 0;
-  const unsigned bit = t * w, shift = bit % 32;
-  std::uint64_t x = run[bit / 32] >> shift;
-  if (shift + w > 32) x |= std::uint64_t{run[bit / 32 + 1]} << (32 - shift);
-  return static_cast<std::uint32_t>(w == 32 ? x : x & ((std::uint64_t{1} << w) - 1));
-}
-__device__ __forceinline__ std::uint64_t run_words(std::uint64_t values, unsigned w) { return (values * w + 31) / 32; }
 __device__ __forceinline__ std::uint64_t min64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
 
 }  // namespace unpack_detail
@@ -50,11 +42,11 @@ struct UnpackParams {
 __global__ void __launch_bounds__(kUnpackThreads) unpack_groups(UnpackParams p) {
   using namespace unpack_detail;
   constexpr unsigned kWarps = kUnpackThreads / 32;
-  __shared__ std::uint64_t s_start[kWarps][kUnpackGroupRows];  // non-empty row j: its first edge, from the group's
-  __shared__ std::uint64_t s_gap0[kWarps][kUnpackGroupRows];   // its first gap's index
-  __shared__ std::uint64_t s_base[kWarps][kUnpackGroupRows];   // the gaps' running sum before it
-  __shared__ std::uint32_t s_first[kWarps][kUnpackGroupRows];  // its first neighbour
-  __shared__ std::uint32_t s_len[kWarps][kUnpackGroupRows];
+  __shared__ std::uint64_t s_start[kWarps][kPackedGroupRows];  // non-empty row j: its first edge, from the group's
+  __shared__ std::uint64_t s_gap0[kWarps][kPackedGroupRows];   // its first gap's index
+  __shared__ std::uint64_t s_base[kWarps][kPackedGroupRows];   // the gaps' running sum before it
+  __shared__ std::uint32_t s_first[kWarps][kPackedGroupRows];  // its first neighbour
+  __shared__ std::uint32_t s_len[kWarps][kPackedGroupRows];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   std::uint64_t* start = s_start[warp];
   std::uint64_t* gap0 = s_gap0[warp];
@@ -64,8 +56,8 @@ __global__ void __launch_bounds__(kUnpackThreads) unpack_groups(UnpackParams p) 
   if (blockIdx.x == 0 && threadIdx.x == 0) p.offsets[p.rows] = p.nnz;
   const std::uint64_t warps = std::uint64_t{gridDim.x} * kWarps;
   for (std::uint64_t g = std::uint64_t{blockIdx.x} * kWarps + warp; g < p.groups; g += warps) {
-    const std::uint64_t r0 = g * kUnpackGroupRows;
-    const unsigned nrows = static_cast<unsigned>(min64(kUnpackGroupRows, p.rows - r0));
+    const std::uint64_t r0 = g * kPackedGroupRows;
+    const unsigned nrows = static_cast<unsigned>(min64(kPackedGroupRows, p.rows - r0));
     const std::uint32_t* w = p.words + p.index[2 * g];
     const std::uint64_t available = p.index[2 * g + 2] - p.index[2 * g];
     const std::uint64_t e0 = p.index[2 * g + 1], edges = p.index[2 * g + 3] - e0;
@@ -84,14 +76,14 @@ __global__ void __launch_bounds__(kUnpackThreads) unpack_groups(UnpackParams p) 
     std::uint64_t pos = header, k = 0;  // the next run's first word and width
     // A run's words must lie inside the group: false (and *error) otherwise.
     auto run_fits = [&](std::uint64_t count, unsigned wd) {
-      return wd <= 32 && pos + run_words(count, wd) <= available;
+      return wd <= 32 && pos + packed_run_words(count, wd) <= available;
     };
     // 1. Lengths; the rows' starts and the non-empty rows' ranks by one scan of 4 rows a lane.
     for (unsigned r = 0; r < runs[0]; ++r, ++k) {
       const unsigned wd = width(k), count = nrows - 32 * r < 32 ? nrows - 32 * r : 32;
       if (!run_fits(count, wd)) bad = true;
-      else if (lane < count) len[32 * r + lane] = run_value(w + pos, lane, wd);
-      pos += run_words(count, wd);
+      else if (lane < count) len[32 * r + lane] = packed_run_value(w + pos, lane, wd);
+      pos += packed_run_words(count, wd);
       if (bad) break;
     }
     __syncwarp();
@@ -140,13 +132,13 @@ __global__ void __launch_bounds__(kUnpackThreads) unpack_groups(UnpackParams p) 
         break;
       }
       if (lane < count) {
-        const std::uint32_t x = run_value(w + pos, lane, wd);
+        const std::uint32_t x = packed_run_value(w + pos, lane, wd);
         const unsigned j = 32 * r + lane;
         first[j] = x;
         if (x < p.cols) p.neighbors[e0 + start[j]] = x;
         else atomicExch(p.error, 1u);
       }
-      pos += run_words(count, wd);
+      pos += packed_run_words(count, wd);
     }
     __syncwarp();
     if (bad) {
@@ -163,7 +155,7 @@ __global__ void __launch_bounds__(kUnpackThreads) unpack_groups(UnpackParams p) 
         break;
       }
       const std::uint64_t gi = 32 * r + lane;  // this lane's gap
-      std::uint64_t step = lane < count ? std::uint64_t{run_value(w + pos, lane, wd)} + 1 : 0;
+      std::uint64_t step = lane < count ? std::uint64_t{packed_run_value(w + pos, lane, wd)} + 1 : 0;
       std::uint64_t incl = step;
       for (unsigned d = 1; d < 32; d *= 2) {
         const std::uint64_t up = __shfl_up_sync(0xFFFFFFFFu, incl, d);
@@ -189,7 +181,7 @@ __global__ void __launch_bounds__(kUnpackThreads) unpack_groups(UnpackParams p) 
         else atomicExch(p.error, 1u);
       }
       carry += __shfl_sync(0xFFFFFFFFu, incl, 31);
-      pos += run_words(count, wd);
+      pos += packed_run_words(count, wd);
       __syncwarp();
     }
     if (bad && lane == 0) atomicExch(p.error, 1u);
