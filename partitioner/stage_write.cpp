@@ -19,6 +19,8 @@
 #include "partitioner/block_writer_thread.hpp"
 #include "partitioner/count_cache.hpp"
 #include "partitioner/csr_range_builder.hpp"
+#include "src/checksum.hpp"
+#include "src/packed_block.hpp"
 
 namespace tricount::pipeline {
 
@@ -100,6 +102,77 @@ struct MappedScratch {
   MappedScratch(const MappedScratch&) = delete;
   MappedScratch& operator=(const MappedScratch&) = delete;
 };
+
+// A packed block from its CSR in mapped scratch files, in windows of row groups of about
+// `window_bytes` of CSR, so that the process holds one window's words and pages at a time
+// (packing it whole held all its pages and words: over --memory-budget). Pass 1 packs each
+// window for its groups' sizes, the block's datasets are then placed at their sizes, and
+// pass 2 packs each window again and writes its words in place; the file is byte for byte
+// what write_block writes. A window's pages are dropped from the mapping once packed
+// (MADV_DONTNEED: the scratch file keeps them).
+void write_packed_in_windows(BlockFileWriter& file, const CsrSpan& b, const MappedScratch& offsets,
+                             const MappedScratch& neighbors, std::uint64_t window_bytes, unsigned threads) {
+  const std::uint64_t groups = packed_groups(b.rows);
+  const auto first_row = [&](std::uint64_t g) { return std::min(b.rows, g * kPackedGroupRows); };
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const auto drop = [&](const MappedScratch& m, std::uint64_t from, std::uint64_t to) {  // bytes [from, to) of m
+    const std::uint64_t lo = (from + page - 1) / page * page, hi = to / page * page;
+    if (m.data && lo < hi) ::madvise(static_cast<char*>(m.data) + lo, hi - lo, MADV_DONTNEED);
+  };
+  std::vector<std::uint64_t> windows{0};  // each window's first group, then `groups`
+  for (std::uint64_t g = 1; g <= groups; ++g) {
+    const std::uint64_t lo = first_row(windows.back()), hi = first_row(g);
+    if (g == groups || (hi - lo) * sizeof(eoff_t) + (b.offsets[hi] - b.offsets[lo]) * sizeof(vid_t) >= window_bytes) {
+      windows.push_back(g);
+      drop(offsets, lo * sizeof(eoff_t), hi * sizeof(eoff_t));  // read one offset per group: every page
+    }
+  }
+  const auto release = [&](std::uint64_t g0, std::uint64_t g1) {
+    const std::uint64_t lo = first_row(g0), hi = first_row(g1);
+    drop(neighbors, b.offsets[lo] * sizeof(vid_t), b.offsets[hi] * sizeof(vid_t));
+    drop(offsets, lo * sizeof(eoff_t), hi * sizeof(eoff_t));
+  };
+  // 1. The group index and the rows of two or more, window by window.
+  std::vector<std::uint64_t> index(2 * (groups + 1), 0);
+  std::uint64_t words = 0, rows_with_two = 0;
+  for (std::size_t w = 0; w + 1 < windows.size(); ++w) {
+    const std::uint64_t g0 = windows[w], g1 = windows[w + 1];
+    const PackedBlock p = pack_groups(b, g0, g1, threads);
+    for (std::uint64_t g = g0; g < g1; ++g) {
+      index[2 * g] = words + p.index[2 * (g - g0)];
+      index[2 * g + 1] = p.index[2 * (g - g0) + 1];
+    }
+    words += p.index[2 * (g1 - g0)];
+    CsrSpan rows = b;
+    rows.offsets = b.offsets + first_row(g0);
+    rows.rows = first_row(g1) - first_row(g0);
+    rows_with_two += rows.rows_with_two(threads);
+    release(g0, g1);
+  }
+  index[2 * groups] = words;
+  index[2 * groups + 1] = b.nnz;
+  // 2. The datasets placed, then each window's words at its place.
+  const auto [index_at, words_at] = file.allocate_packed_block(b.id, b.rows, b.cols, b.nnz, words);
+  const std::string& path = file.temp_path();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open '" + path + "' to write block " + block_name(b.id) + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  runs::pwrite_all(fd, index.data(), index.size() * sizeof(std::uint64_t), index_at, path);
+  ArrayDigestStream digest;
+  for (std::size_t w = 0; w + 1 < windows.size(); ++w) {
+    const std::uint64_t g0 = windows[w], g1 = windows[w + 1];
+    const PackedBlock p = pack_groups(b, g0, g1, threads);
+    runs::pwrite_all(fd, p.words.data(), p.words.size() * sizeof(std::uint32_t), words_at + index[2 * g0] * sizeof(std::uint32_t), path);
+    digest.add(p.words.data(), p.words.size() * sizeof(std::uint32_t));
+    release(g0, g1);
+  }
+  const std::uint64_t checksum =
+      block_checksum(b.rows, b.cols, array_digest(index.data(), index.size() * sizeof(std::uint64_t), threads), digest.value());
+  file.block_written(b.id, static_cast<std::uint32_t>(b.max_degree), rows_with_two, checksum);
+}
 
 struct StreamSink : BlockSink {
   BlockFileWriter::BlockStream* stream = nullptr;
@@ -222,7 +295,8 @@ void Pipeline::write_blocks(BlockOutput& out) {
         span.rows = rows, span.cols = cols, span.nnz = nnz, span.max_degree = block_max;
         span.offsets = static_cast<const eoff_t*>(offsets.map());
         span.neighbors = static_cast<const vid_t*>(neighbors.map());
-        file->write_block(span, threads_);
+        if (rows == 0) file->write_block(span, threads_);
+        else write_packed_in_windows(*file, span, offsets, neighbors, std::max<std::uint64_t>(work_budget_ / 4, 1 << 20), threads_);
       } else {
         ++report_.streamed_blocks;
         writer.drain();       // the file is ours alone again

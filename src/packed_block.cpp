@@ -136,24 +136,27 @@ void pack_group(const CsrSpan& b, std::uint64_t g, GroupScratch& s, std::vector<
 
 }  // namespace
 
-PackedBlock pack_block(const CsrSpan& b, unsigned threads) {
-  const std::uint64_t groups = packed_groups(b.rows);
+PackedBlock pack_groups(const CsrSpan& b, std::uint64_t first, std::uint64_t last, unsigned threads) {
+  const std::uint64_t groups = last - first;
   PackedBlock p;
   p.index.assign(2 * (groups + 1), 0);
   // Each thread packs a range of groups into its own words; the ranges are then laid end to end.
   const unsigned t_count = static_cast<unsigned>(std::clamp<std::uint64_t>(groups / 64, 1, std::max(1u, threads)));
-  const std::vector<std::uint64_t> bound = balanced_groups(groups, t_count, [&](std::uint64_t g) {
-    const std::uint64_t row = std::min(b.rows, g * kPackedGroupRows);
+  const auto work_at = [&](std::uint64_t g) {
+    const std::uint64_t row = std::min(b.rows, (first + g) * kPackedGroupRows);
     return b.offsets[row] + row;
-  });
+  };
+  const std::uint64_t work_first = work_at(0);
+  const std::vector<std::uint64_t> bound =
+      balanced_groups(groups, t_count, [&](std::uint64_t g) { return work_at(g) - work_first; });
   std::vector<std::vector<std::uint32_t>> parts(t_count);
   parallel_for(t_count, [&](unsigned t) {
     std::vector<std::uint32_t>& out = parts[t];
     GroupScratch s;
     for (std::uint64_t g = bound[t]; g < bound[t + 1]; ++g) {
       p.index[2 * g] = out.size();  // within the range's words, made global below
-      p.index[2 * g + 1] = b.offsets[g * kPackedGroupRows];
-      pack_group(b, g, s, out);
+      p.index[2 * g + 1] = b.offsets[(first + g) * kPackedGroupRows];
+      pack_group(b, first + g, s, out);
     }
   });
   std::vector<std::uint64_t> base(t_count + 1, 0);
@@ -161,11 +164,13 @@ PackedBlock pack_block(const CsrSpan& b, unsigned threads) {
   for (unsigned t = 0; t < t_count; ++t)
     for (std::uint64_t g = bound[t]; g < bound[t + 1]; ++g) p.index[2 * g] += base[t];
   p.index[2 * groups] = base[t_count];
-  p.index[2 * groups + 1] = b.nnz;
+  p.index[2 * groups + 1] = b.offsets[std::min(b.rows, last * kPackedGroupRows)];
   p.words.resize(base[t_count]);
   parallel_for(t_count, [&](unsigned t) { std::copy(parts[t].begin(), parts[t].end(), p.words.begin() + base[t]); });
   return p;
 }
+
+PackedBlock pack_block(const CsrSpan& b, unsigned threads) { return pack_groups(b, 0, packed_groups(b.rows), threads); }
 
 namespace {
 Error corrupt_packed(const std::string& at, const std::string& what) {

@@ -51,6 +51,10 @@ struct PackedBlock {
 
 // The block's rows packed, groups spread over up to `threads` threads (the same words for any number).
 PackedBlock pack_block(const CsrSpan& block, unsigned threads = 1);
+// Row groups [first, last) alone: their words, laid end to end as in the whole block's, and
+// their index pairs relative to the first group's word (the last pair: the words in all and
+// the edge the next group starts at). pack_block is pack_groups(0, packed_groups(rows)).
+PackedBlock pack_groups(const CsrSpan& block, std::uint64_t first, std::uint64_t last, unsigned threads = 1);
 
 // Checks a packed block's group index (2 (packed_groups(rows) + 1) entries): it starts at 0,
 // ends at the block's words and neighbours, never decreases and gives every group a word.
