@@ -585,9 +585,9 @@ int main(int argc, char** argv) {
       ("edges", cli::po::value(&edges), "with --model: predict a graph of this many (undirected) edges ...")
       ("vertices", cli::po::value(&vertices), "... and this many vertices")
       ("family", cli::po::value(&request.graph.family)->default_value("kronecker"), "degree distribution of --edges/--vertices: kronecker or erdos-renyi")
-      ("block-encoding", cli::po::value(&block_encoding)->default_value("csr"), "with --model and a graph given by size: "
-       "its blocks as tricount-partition --block-encoding writes them, csr or packed (read, sent and uploaded at their "
-       "packed bytes, decoded on the GPU); a block file's own are its encoding")
+      ("block-encoding", cli::po::value(&block_encoding)->default_value("packed"), "with --model and a graph given by size: "
+       "its blocks as tricount-partition --block-encoding writes them, packed (its default: read, sent and uploaded at "
+       "their packed bytes, decoded on the GPU) or csr; a block file's own are its encoding")
       ("parts", cli::po::value(&request.parts), "with --model: n to predict for")
       ("workload-splits", cli::po::value(&splits_text)->default_value("auto"),
        "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (about 4 tasks per GPU, "

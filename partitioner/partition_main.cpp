@@ -51,9 +51,10 @@ int main(int argc, char** argv) {
       ("parts,n", cli::po::value(&parts)->default_value(1), "n: split the graph into n x n blocks by vertex id mod n")
       ("format,f", cli::po::value(&format)->default_value("auto"), "input format: auto, edgelist, mtx, bin32, bin64 or webgraph")
       ("order", cli::po::value(&order)->default_value("degree"), "vertex reordering: degree or collective (TRUST)")
-      ("block-encoding", cli::po::value(&encoding)->default_value("csr"), "how blocks are stored: csr (offsets and 4-byte "
-       "neighbours, block format version 2, which older tricounts read) or packed (rows coded in bit-packed gaps, 0.35-0.7 "
-       "of CSR's bytes; decoded on the GPU, or on the CPU by the CPU backend)")
+      ("block-encoding", cli::po::value(&encoding)->default_value(PartitionOptions{}.encoding == BlockEncoding::packed ? "packed" : "csr"),
+       "how blocks are stored: packed (rows coded in bit-packed gaps, 0.35-0.7 of CSR's bytes; decoded on the GPU, or on "
+       "the CPU by the CPU backend) or csr (offsets and 4-byte neighbours, block format version 2, which tricounts before "
+       "packed blocks read)")
       ("threads,t", cli::po::value(&threads)->default_value(0), "threads for parsing text or generating edges, sorting and merging (0 = all cores)")
       ("memory-budget,m", cli::po::value(&budget), "memory to use, e.g. 4G or 512M (default: half of the machine's "
        "memory); the sorted runs are held in memory when they fit in half of it, else written to --tmpdir")
@@ -91,8 +92,8 @@ int main(int argc, char** argv) {
     options.tmpdir = tmpdir;
     options.runs_on_disk = vm.count("runs-on-disk") > 0 || vm.count("force-external") > 0;
     options.debug_memory = vm.count("debug-memory") > 0;
-    if (encoding == "packed") options.encoding = BlockEncoding::packed;
-    else if (encoding != "csr") throw UsageError("--block-encoding must be csr or packed, not '" + encoding + "'");
+    if (encoding != "csr" && encoding != "packed") throw UsageError("--block-encoding must be csr or packed, not '" + encoding + "'");
+    options.encoding = encoding == "packed" ? BlockEncoding::packed : BlockEncoding::csr;
 
     // A generator input, or nullopt for a file; a bad spec is a usage error here.
     const std::optional<GeneratorArgs> generated = generator_input(input);

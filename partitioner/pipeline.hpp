@@ -66,9 +66,10 @@ struct PartitionOptions {
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
   bool runs_on_disk = false;        // runs on disk even when they fit in memory (--runs-on-disk)
   bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
-  // How blocks are stored (--block-encoding); a packed block too large for memory is built in
-  // scratch files and packed from them.
-  BlockEncoding encoding = BlockEncoding::csr;
+  // How blocks are stored (--block-encoding): packed by default (fewer bytes to read, send and
+  // upload; bench/RESULTS.md, issue 28); a packed block too large for memory is built in
+  // scratch files and packed from them a window at a time.
+  BlockEncoding encoding = BlockEncoding::packed;
   // The input's counts known in advance (its FILE.known; partition_file reads it): the
   // cleaned graph must have these vertices and edges, and the block file gets the triangles.
   std::optional<KnownCounts> known;

@@ -419,6 +419,19 @@ haddr_t dataset_offset(const std::string& path, const std::string& dataset) {
 }  // namespace
 
 void corrupt_block_neighbors(const std::string& path, const BlockId& id) {
+  const std::string group = "/blocks/P_" + std::to_string(id.row_class) + "_" + std::to_string(id.col_class);
+  if (BlockFileReader(path).is_packed(id)) {  // one bit of the first packed word: the checksum covers them
+    const haddr_t at = dataset_offset(path, group + "/words");
+    const int fd = ::open(path.c_str(), O_RDWR);
+    if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
+    std::uint32_t word = 0;
+    bool done = ::pread(fd, &word, sizeof word, static_cast<off_t>(at)) == ssize_t(sizeof word);
+    word ^= 1u << 7;
+    done = done && ::pwrite(fd, &word, sizeof word, static_cast<off_t>(at)) == ssize_t(sizeof word);
+    ::close(fd);
+    if (!done) throw std::runtime_error("cannot rewrite " + group + "/words of " + path);
+    return;
+  }
   // 1. A neighbour one above its row's previous one, which can go one down.
   std::uint64_t entry = 0;
   vid_t lowered = 0;

@@ -150,7 +150,8 @@ std::uint64_t json_uint(const std::string& json, const std::string& key);
 std::vector<double> json_numbers(const std::string& json, const std::string& key);
 
 // Lowers one neighbour of block `id` of a block file by one, in place, where its row stays
-// sorted: the file opens and the block validates, but reading it fails its checksum.
+// sorted (a packed block: flips a bit of its first word): the file opens and the block
+// validates, but reading it fails its checksum.
 void corrupt_block_neighbors(const std::string& path, const BlockId& id);
 
 // A text table's rows without its '#' header lines (which name the input).

@@ -22,11 +22,11 @@ ProcessResult simulate(std::vector<std::string> args) {
   return run_process(args, 120);
 }
 
-// The static table of the earlier model (main 1f54848, before --load-path), at these
-// settings: unchanged when no new flag is given.
+// The static table of the earlier model (main 1f54848, before --load-path and packed
+// blocks), at these settings: unchanged when no new flag is given but CSR blocks.
 TEST(SimulateLoadPath, WithoutItTheStaticPredictionIsTheEarlierOne) {
   const ProcessResult r = simulate({"--model", model(), "--kronecker-scale", "24", "--parts", "4", "--gpus", "1,6,12,48",
-                                    "--schedule", "static", "--gpu-memory", "2G"});
+                                    "--schedule", "static", "--gpu-memory", "2G", "--block-encoding", "csr"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   for (const char* line : {
            "      1        0.5410      1.000        0.2144        0.7554      1.000      1.000            1.323   yes      1.000\n",

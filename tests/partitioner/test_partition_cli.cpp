@@ -381,10 +381,15 @@ TEST(cliOutput, H5lsShowsBlocks) {
   const std::string h5 = make_block_file(dir, 2);
   const ProcessResult r = run_process({"h5ls", "-r", h5}, kProgramTimeout);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  for (const char* block : {"P_0_0", "P_0_1", "P_1_0", "P_1_1"})
-    for (const char* set : {"offsets", "neighbors"}) {
-      const std::string name = std::string("/blocks/") + block + "/" + set;
-      EXPECT_TRUE(contains(r.out, name)) << "h5ls -r does not list " << name << ":\n" << r.out;
+  const tricount::BlockFileReader reader(h5);
+  for (std::uint32_t i = 0; i < 2; ++i)
+    for (std::uint32_t j = 0; j < 2; ++j) {
+      const std::vector<const char*> sets = reader.is_packed({i, j}) ? std::vector<const char*>{"group_index", "words"}
+                                                                       : std::vector<const char*>{"offsets", "neighbors"};
+      for (const char* set : sets) {
+        const std::string name = "/blocks/P_" + std::to_string(i) + "_" + std::to_string(j) + "/" + set;
+        EXPECT_TRUE(contains(r.out, name)) << "h5ls -r does not list " << name << ":\n" << r.out;
+      }
     }
   EXPECT_TRUE(contains(r.out, "/vertex_map")) << r.out;
 }

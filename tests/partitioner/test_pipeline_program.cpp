@@ -367,11 +367,14 @@ TEST(PipelineFailure, FullDiskIsAClearErrorAndLeavesNothing) {
     EXPECT_TRUE(entries(dir.file("tmp")).empty()) << join(entries(dir.file("tmp")));
     EXPECT_TRUE(entries(dir.file("out")).empty()) << join(entries(dir.file("out")));
   }
-  // (b) The scratch files fit (8 threads: small parts) but the HDF5 output does not.
-  {
-    const Finished f = run_child({prog("tricount-partition"), "--input", input, "--output", out, "--memory-budget",
-                                  "16M", "--runs-on-disk", "--tmpdir", dir.file("tmp"), "--threads", "8", "--quiet"},
-                                 dir.file("err.txt"), 3 << 20);
+  // (b) The scratch files fit (8 threads: small parts) but the HDF5 output does not: CSR
+  // (4.6 MB) over 3 MB, packed (1.7 MB) over 1.25 MB.
+  for (const auto& [encoding, limit] : {std::pair<std::string, std::uint64_t>{"csr", 3u << 20}, {"packed", 5u << 18}}) {
+    SCOPED_TRACE(encoding);
+    const Finished f = run_child({prog("tricount-partition"), "--input", input, "--output", out, "--memory-budget", "16M",
+                                  "--runs-on-disk", "--tmpdir", dir.file("tmp"), "--threads", "8", "--block-encoding", encoding,
+                                  "--quiet"},
+                                 dir.file("err.txt"), limit);
     EXPECT_EQ(f.exit_code, 1) << f.err;
     EXPECT_TRUE(contains(f.err, "disk full")) << f.err;
     EXPECT_TRUE(contains(f.err, out)) << "the message should name the output\n" << f.err;

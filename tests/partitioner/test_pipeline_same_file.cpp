@@ -117,6 +117,7 @@ std::uint64_t partition_digest(const std::string& input, std::uint32_t parts, Ve
   PartitionOptions o;
   o.parts = parts;
   o.order = order;
+  o.encoding = BlockEncoding::csr;  // the pinned digests are of CSR files (version 2, as before the merge)
   o.threads = threads;
   o.memory_budget = budget;
   o.runs_on_disk = force_disk;

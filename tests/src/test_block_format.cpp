@@ -24,9 +24,11 @@ using namespace tricount::testing;
 
 namespace {
 
+// CSR blocks: most tests here look into the CSR datasets; packed blocks set their encoding.
 PartitionedGraph random_blocks(std::uint32_t parts, std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed) {
   PartitionOptions o;
   o.parts = parts;
+  o.encoding = BlockEncoding::csr;
   return partition_edges(to_raw(random_graph(vertices, edges, seed)), o);
 }
 

@@ -16,9 +16,10 @@ using namespace tricount::testing;
 
 namespace {
 
-std::string write_graph(const TempDir& dir, std::uint32_t parts) {
+std::string write_graph(const TempDir& dir, std::uint32_t parts) {  // CSR blocks, which workers map
   PartitionOptions o;
   o.parts = parts;
+  o.encoding = BlockEncoding::csr;
   const std::string path = dir.file("g.h5");
   write_block_file(partition_edges(to_raw(random_graph(3000, 60000, 5)), o), path);  // blocks large enough to map
   BlockFileReader reader(path);
