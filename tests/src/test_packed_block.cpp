@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "src/packed_block.hpp"
 
@@ -85,6 +87,36 @@ TEST(PackedBlock, WordsDoNotDependOnThreads) {
   // Empty rows cost bits, not an 8-byte offset each.
   const CsrBlock near = make_block(40000, 100000, [](std::uint64_t, std::mt19937_64&) { return 0; }, 3);
   EXPECT_LT(pack_block(near.span()).bytes(), near.bytes() / 10);
+}
+
+// Windows of row groups (pack_groups, as the partitioner packs a block too large for memory)
+// laid end to end give the whole block's words and index, whatever the windows and threads.
+TEST(PackedBlock, WindowsOfGroupsAreTheWholeBlock) {
+  const CsrBlock b = make_block(40000, 100000, [](std::uint64_t r, std::mt19937_64& g) { return r > 39990 ? 3000 : g() % 12; }, 5);
+  const PackedBlock whole = pack_block(b.span(), 3);
+  const std::uint64_t groups = packed_groups(b.rows);
+  for (std::uint64_t window : std::vector<std::uint64_t>{1, 7, 64, groups - 1, groups}) {
+    SCOPED_TRACE("windows of " + std::to_string(window) + " groups");
+    std::vector<std::uint64_t> index(2 * (groups + 1), 0);
+    std::vector<std::uint32_t> words;
+    for (std::uint64_t g0 = 0; g0 < groups; g0 += window) {
+      const std::uint64_t g1 = std::min(groups, g0 + window);
+      const PackedBlock part = pack_groups(b.span(), g0, g1, 1 + unsigned(g0 % 4));
+      ASSERT_EQ(part.index.size(), 2 * (g1 - g0 + 1));
+      EXPECT_EQ(part.index[2 * (g1 - g0)], part.words.size());
+      EXPECT_EQ(part.index[2 * (g1 - g0) + 1], b.offsets[std::min(b.rows, g1 * kPackedGroupRows)]);
+      for (std::uint64_t g = g0; g < g1; ++g) {
+        index[2 * g] = words.size() + part.index[2 * (g - g0)];
+        index[2 * g + 1] = part.index[2 * (g - g0) + 1];
+      }
+      words.insert(words.end(), part.words.begin(), part.words.end());
+    }
+    index[2 * groups] = words.size();
+    index[2 * groups + 1] = b.nnz();
+    EXPECT_EQ(index, whole.index);
+    ASSERT_EQ(words.size(), whole.words.size());
+    EXPECT_TRUE(std::equal(words.begin(), words.end(), whole.words.begin()));
+  }
 }
 
 TEST(PackedBlock, DamagedWordsAreErrorsNamingTheBlock) {
