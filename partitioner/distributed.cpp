@@ -864,7 +864,7 @@ class Distributed {
     constexpr std::uint64_t P = kChecksumPieceBytes;
     std::vector<std::uint64_t> first_piece(2 * blocks + 1, 0), bytes(2 * blocks, 0);
     for (std::uint64_t b = 0; b < blocks; ++b) {
-      bytes[2 * b] = packed ? 2 * (packed_groups(rows_of_class(b / n)) + 1) * sizeof(std::uint64_t)
+      bytes[2 * b] = packed ? packed_index_entries(rows_of_class(b / n)) * sizeof(std::uint64_t)
                             : (rows_of_class(b / n) + 1) * sizeof(eoff_t);
       bytes[2 * b + 1] = packed ? word_total[b] * sizeof(std::uint32_t) : total[b] * sizeof(vid_t);
       first_piece[2 * b + 1] = first_piece[2 * b] + (bytes[2 * b] + P - 1) / P;

@@ -133,7 +133,7 @@ void write_packed_in_windows(BlockFileWriter& file, const CsrSpan& b, const Mapp
     drop(offsets, lo * sizeof(eoff_t), hi * sizeof(eoff_t));
   };
   // 1. The group index and the rows of two or more, window by window.
-  std::vector<std::uint64_t> index(2 * (groups + 1), 0);
+  std::vector<std::uint64_t> index(packed_index_entries(b.rows), 0);
   std::uint64_t words = 0, rows_with_two = 0;
   for (std::size_t w = 0; w + 1 < windows.size(); ++w) {
     const std::uint64_t g0 = windows[w], g1 = windows[w + 1];
@@ -295,8 +295,7 @@ void Pipeline::write_blocks(BlockOutput& out) {
         span.rows = rows, span.cols = cols, span.nnz = nnz, span.max_degree = block_max;
         span.offsets = static_cast<const eoff_t*>(offsets.map());
         span.neighbors = static_cast<const vid_t*>(neighbors.map());
-        if (rows == 0) file->write_block(span, threads_);
-        else write_packed_in_windows(*file, span, offsets, neighbors, std::max<std::uint64_t>(work_budget_ / 4, 1 << 20), threads_);
+        write_packed_in_windows(*file, span, offsets, neighbors, std::max<std::uint64_t>(work_budget_ / 4, 1 << 20), threads_);
       } else {
         ++report_.streamed_blocks;
         writer.drain();       // the file is ours alone again

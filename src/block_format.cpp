@@ -39,10 +39,7 @@ std::uint64_t CsrSpan::checksum(unsigned threads) const {
 }
 
 std::uint64_t CsrBlock::rows_with_two(unsigned threads) const { return span().rows_with_two(threads); }
-std::uint64_t CsrBlock::checksum(unsigned threads) const {
-  return block_checksum(rows, cols, array_digest(offsets.data(), offsets.size() * sizeof(eoff_t), threads),
-                        array_digest(neighbors.data(), neighbors.size() * sizeof(vid_t), threads));
-}
+std::uint64_t CsrBlock::checksum(unsigned threads) const { return span().checksum(threads); }
 
 namespace {
 

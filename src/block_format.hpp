@@ -44,7 +44,7 @@ struct GraphHeader {
   // closed form, input/kronecker_product.hpp), when the input came with one.
   std::optional<std::uint64_t> known_triangles;
   // What BlockFileWriter::write_block stores (blocks streamed in pieces are CSR; the
-  // partitioner packs its large blocks from scratch files through write_block instead).
+  // partitioner packs a block too large for memory a window at a time, allocate_packed_block).
   BlockEncoding encoding = BlockEncoding::csr;
 };
 
@@ -149,7 +149,7 @@ class BlockFileWriter {
   void write_degrees(const std::vector<std::uint32_t>& degrees);
   // Its checksum and row statistics are computed on up to `threads` threads.
   void write_block(const CsrBlock& block, unsigned threads = 1);
-  // The same from arrays held elsewhere (a block built in scratch files and mapped).
+  // The same from arrays held elsewhere.
   void write_block(const CsrSpan& block, unsigned threads = 1);
   // Estimated work of each subtask (i, j, k), indexed (i * n + j) * n + k: the 2-hop probes
   // plus the table insertions. The scheduler hands out the costliest first.

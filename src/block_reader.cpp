@@ -206,7 +206,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
       if (version >= 3) encoding = read_attribute_string(g.get(), "encoding", at);
       if (encoding == "packed") {
         s.packed[std::size_t(i) * n + j] = true;
-        if (stored_dataset_length(g.get(), "group_index", sizeof(std::uint64_t), at) != 2 * (packed_groups(rows) + 1))
+        if (stored_dataset_length(g.get(), "group_index", sizeof(std::uint64_t), at) != packed_index_entries(rows))
           throw Error(at + ": dataset sizes do not match its rows attribute");
         s.words[std::size_t(i) * n + j] = stored_dataset_length(g.get(), "words", sizeof(std::uint32_t), at);
       } else if (encoding == "csr") {
@@ -307,7 +307,7 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
   p.packed = impl_->packed[index];
   if (p.packed) {
     p.words = impl_->words[index];
-    p.offsets = extent("group_index", H5T_NATIVE_UINT64, 2 * (packed_groups(b.rows) + 1), sizeof(std::uint64_t));
+    p.offsets = extent("group_index", H5T_NATIVE_UINT64, packed_index_entries(b.rows), sizeof(std::uint64_t));
     p.neighbors = extent("words", H5T_NATIVE_UINT32, p.words, sizeof(std::uint32_t));
     return p;
   }
@@ -426,7 +426,7 @@ std::optional<MappedBlock> BlockFileReader::map_block(const BlockId& id, unsigne
 }
 
 std::uint64_t MappedPackedBlock::stored_bytes() const {
-  return 2 * (packed_groups(shape_.rows) + 1) * sizeof(std::uint64_t) + word_count_ * sizeof(std::uint32_t);
+  return packed_stored_bytes(shape_.rows, word_count_);
 }
 
 bool BlockFileReader::is_packed(const BlockId& id) const {
@@ -438,8 +438,7 @@ std::uint64_t BlockFileReader::block_stored_bytes(const BlockId& id) const {
   const auto& h = impl_->header;
   const std::uint64_t rows = rows_in_class(h.vertices, h.parts, id.row_class);
   if (!is_packed(id)) return csr_bytes(rows, block_nnz(id));
-  return 2 * (packed_groups(rows) + 1) * sizeof(std::uint64_t) +
-         impl_->words[std::size_t(id.row_class) * h.parts + id.col_class] * sizeof(std::uint32_t);
+  return packed_stored_bytes(rows, impl_->words[std::size_t(id.row_class) * h.parts + id.col_class]);
 }
 
 std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, unsigned threads, BlockReadTimes* times) const {
@@ -448,8 +447,8 @@ std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, 
   if (!is_packed(id)) return std::nullopt;
   const Placement p = place_block(id, /*raw=*/true);
   const std::string& at = p.at;
-  const std::uint64_t groups = packed_groups(p.shape.rows), index_bytes = 2 * (groups + 1) * sizeof(std::uint64_t),
-                      words_bytes = p.words * sizeof(std::uint32_t);
+  const std::uint64_t groups = packed_groups(p.shape.rows), index_entries = packed_index_entries(p.shape.rows),
+                      index_bytes = index_entries * sizeof(std::uint64_t), words_bytes = p.words * sizeof(std::uint32_t);
   MappedPackedBlock m;
   m.shape_ = p.shape;
   m.word_count_ = p.words;
@@ -466,7 +465,7 @@ std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, 
     std::lock_guard lock(hdf5_mutex());
     Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
     m.index_copy_ = std::make_shared<std::vector<std::uint64_t>>(
-        read_dataset<std::uint64_t>(g.get(), "group_index", H5T_NATIVE_UINT64, 2 * (groups + 1), at));
+        read_dataset<std::uint64_t>(g.get(), "group_index", H5T_NATIVE_UINT64, index_entries, at));
     if (!map_words && p.words > 0)
       m.words_copy_ = std::make_shared<BlockArray<std::uint32_t>>(
           read_dataset<std::uint32_t, BlockArray<std::uint32_t>>(g.get(), "words", H5T_NATIVE_UINT32, p.words, at));

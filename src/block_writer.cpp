@@ -530,7 +530,7 @@ std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_packed_block(c
                                H5P_DEFAULT),
                     where + ": cannot create group"),
            H5Gclose);
-  const Handle index = create_sized_dataset(g.get(), "group_index", H5T_STD_U64LE, 2 * (packed_groups(rows) + 1), where);
+  const Handle index = create_sized_dataset(g.get(), "group_index", H5T_STD_U64LE, packed_index_entries(rows), where);
   const Handle data = create_sized_dataset(g.get(), "words", H5T_STD_U32LE, words, where);
   s.attributes[std::size_t(id.row_class) * n + id.col_class] = {rows, cols, nnz, 0, 0, 0, true};
   return {dataset_address(index.get()), dataset_address(data.get())};

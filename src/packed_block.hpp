@@ -29,6 +29,13 @@ inline constexpr std::uint32_t kPackedRun = 32;
 TRICOUNT_HOST_DEVICE inline std::uint64_t packed_groups(std::uint64_t rows) {
   return (rows + kPackedGroupRows - 1) / kPackedGroupRows;
 }
+// Entries of a block's group index: each group's first word and first edge, then the words
+// and edges in all.
+TRICOUNT_HOST_DEVICE inline std::uint64_t packed_index_entries(std::uint64_t rows) { return 2 * (packed_groups(rows) + 1); }
+// A packed block's stored bytes: its group index and its words.
+TRICOUNT_HOST_DEVICE inline std::uint64_t packed_stored_bytes(std::uint64_t rows, std::uint64_t words) {
+  return packed_index_entries(rows) * sizeof(std::uint64_t) + words * sizeof(std::uint32_t);
+}
 // The words of a run of `values` values of width w (at most 32 values).
 TRICOUNT_HOST_DEVICE inline std::uint64_t packed_run_words(std::uint64_t values, unsigned w) { return (values * w + 31) / 32; }
 // Value t of a run of width w (at most 32) whose words start at run[0].

@@ -18,9 +18,8 @@ constexpr std::uint64_t kReserveBytes = std::uint64_t{256} << 20;  // left free 
 
 std::uint64_t view_bytes(const BlockView& v) { return (v.rows + 1) * sizeof(eoff_t) + v.nnz * sizeof(vid_t); }
 // What crosses the link: a packed block's stored bytes, else its CSR.
-std::uint64_t packed_index_entries(const BlockView& v) { return 2 * (packed_groups(v.rows) + 1); }
 std::uint64_t upload_bytes(const BlockView& v) {
-  return v.packed() ? packed_index_entries(v) * sizeof(std::uint64_t) + v.packed_word_count * sizeof(std::uint32_t) : view_bytes(v);
+  return v.packed() ? packed_stored_bytes(v.rows, v.packed_word_count) : view_bytes(v);
 }
 
 std::string mib(std::uint64_t bytes) {
@@ -169,7 +168,7 @@ std::unique_ptr<DeviceBlock> DeviceBlockCache::upload_block(const BlockView& v, 
     return d;
   }
   // A packed block: its stored bytes into temporaries freed in stream order once decoded.
-  const std::uint64_t entries = packed_index_entries(v), groups = entries / 2 - 1;
+  const std::uint64_t entries = packed_index_entries(v.rows), groups = packed_groups(v.rows);
   std::uint64_t* index = nullptr;
   std::uint32_t* words = nullptr;
   auto allocate = [&](void** p, std::uint64_t bytes) {
