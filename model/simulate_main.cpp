@@ -590,8 +590,8 @@ int main(int argc, char** argv) {
        "their packed bytes, decoded on the GPU) or csr; a block file's own are its encoding")
       ("parts", cli::po::value(&request.parts), "with --model: n to predict for")
       ("workload-splits", cli::po::value(&splits_text)->default_value("auto"),
-       "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (about 4 tasks per GPU, "
-       "m = 1 for one)")
+       "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (the fewest m that give every GPU "
+       "a task, m = 1 for one)")
       ("gpus", cli::po::value(&gpus_list), "with --model: comma-separated GPU counts; with --plan: the most GPUs")
       ("gpus-per-node", cli::po::value(&request.machine.gpus_per_node)->default_value(6), "GPUs sharing a node's network link")
       ("network", cli::po::value(&network)->default_value(network), "network bandwidth per node, bytes/s (25G)")

@@ -13,7 +13,7 @@ void check_parts(std::uint64_t parts) {
 void check_workload_splits(std::uint64_t splits) {
   if (splits == 0 || splits > kMaxWorkloadSplits)
     throw UsageError("--workload-splits must be between 1 and " + std::to_string(kMaxWorkloadSplits) + " (got " +
-                     std::to_string(splits) + "); use auto for about four tasks per worker");
+                     std::to_string(splits) + "); use auto for a task per worker");
 }
 
 WorkloadSplits parse_workload_splits(const std::string& text) {
@@ -31,7 +31,21 @@ std::uint32_t auto_workload_splits(std::uint32_t parts, std::uint64_t workers, s
   if (workers <= 1) return 1;
   const std::uint64_t subtasks = std::uint64_t(parts) * parts * parts;
   const std::uint64_t want = std::uint64_t(tasks_per_worker) * workers;
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
+  const auto fewest = static_cast<std::uint32_t>(std::clamp<std::uint64_t>((want + subtasks - 1) / subtasks, 1, kMaxWorkloadSplits));
+  // A worker's finish, in subtasks: its ceil(n^3 m / w) tasks of 1/m + the repeated share.
+  const auto finish = [&](std::uint32_t m) {
+    const std::uint64_t tasks = (subtasks * m + workers - 1) / workers;
+    return double(tasks) * (1.0 / m + kSplitRepeatShare);
+  };
+  std::uint32_t best = fewest;
+  double best_finish = finish(fewest);
+  // Past the m whose repeated shares alone exceed the best finish, no m can beat it.
+  for (std::uint32_t m = fewest + 1;
+       m <= kMaxWorkloadSplits && double(subtasks) * m / double(workers) * kSplitRepeatShare < best_finish; ++m) {
+    const double f = finish(m);
+    if (f < best_finish * (1 - 1e-9)) best = m, best_finish = f;
+  }
+  return best;
 }
 
 TaskPlan::TaskPlan(std::uint32_t parts, std::uint32_t splits) : parts_(parts), splits_(splits) {

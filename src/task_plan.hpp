@@ -39,13 +39,18 @@ void check_workload_splits(std::uint64_t splits);
 using WorkloadSplits = std::optional<std::uint32_t>;
 // "auto" or a number within check_workload_splits; throws UsageError naming --workload-splits.
 WorkloadSplits parse_workload_splits(const std::string& text);
-// The tasks per worker that --workload-splits auto aims for: enough that longest-processing-
-// time-first can even out the finish times.
-inline constexpr std::uint32_t kAutoTasksPerWorker = 4;
+// The fewest tasks per worker that --workload-splits auto allows: one.
+inline constexpr std::uint32_t kAutoTasksPerWorker = 1;
+// The share of a subtask's count that each of its splits repeats (the row walk, the hub
+// rows' tables): splits cost alike, since they divide the rows by a hash, but every split
+// more lengthens the count (bench/RESULTS.md, section 4, workload splits).
+inline constexpr double kSplitRepeatShare = 0.04;
 // The one rule for --workload-splits auto (tricount-count, tricount-simulate --model and
-// --plan): the fewest m that give every worker at least `tasks_per_worker` of the n^3 * m
-// tasks, within kMaxWorkloadSplits; 1 for a single worker, who has nobody to even out with
-// (more splits only repeat each subtask's row walk).
+// --plan): among the m that give every worker at least `tasks_per_worker` of the n^3 * m
+// tasks, the one with the shortest finish, counting each worker's tasks as
+// ceil(n^3 m / workers) of cost 1/m + kSplitRepeatShare (ties: the fewer splits), within
+// kMaxWorkloadSplits; 1 for a single worker, who has nobody to share with. So one task per
+// worker on a --parts 1 file, and more only where the tasks would not divide evenly.
 std::uint32_t auto_workload_splits(std::uint32_t parts, std::uint64_t workers,
                                    std::uint32_t tasks_per_worker = kAutoTasksPerWorker);
 // m as given, or auto_workload_splits's.

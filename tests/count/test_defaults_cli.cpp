@@ -50,14 +50,14 @@ class CountDefaults : public ::testing::Test {
   static inline EdgePairs edges_;
 };
 
-// mpirun -np 5 on a --parts 1 file: 4 workers, auto gives 16 tasks (m = 16), 4 each.
+// mpirun -np 5 on a --parts 1 file: 4 workers, auto gives 4 tasks (m = 4), one each.
 TEST_F(CountDefaults, FiveRanksOnOnePartNeedNoOption) {
   const ProcessResult r = count(5, 1);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(json_uint(r.out, "triangles"), reference::count_triangles(edges_));
   EXPECT_EQ(json_uint(r.out, "workers"), 4u);
   EXPECT_EQ(json_uint(r.out, "workload_splits"), auto_workload_splits(1, 4));
-  EXPECT_EQ(json_uint(r.out, "tasks"), 16u);
+  EXPECT_EQ(json_uint(r.out, "tasks"), 4u);
 }
 
 // One worker keeps m = 1: more splits would only repeat the row walks.

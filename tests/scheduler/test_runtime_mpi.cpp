@@ -117,7 +117,7 @@ TEST_F(Runtime, SameCountAtNineRanksWithAutoSplits) {
   const auto r = count(9, "k14p2.h5", {"--workload-splits", "auto"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json_uint(r.out, "triangles"), expected_);
-  EXPECT_GE(json_uint(r.out, "tasks"), 32u);  // at least 4 per worker
+  EXPECT_GE(json_uint(r.out, "tasks"), 8u);  // at least one per worker
 }
 
 // tricount-simulate replays a measured run's journal for the same plan: every task of the

@@ -78,13 +78,15 @@ TEST(TaskQueue, SkipsFinishedTasksAndFallsBackToBlockSizes) {
               t.hash_block() == (BlockId{0, 1}));
 }
 
-// auto: about four tasks per worker for longest-processing-time-first to even out; a single
-// worker has nothing to even out, and each extra split repeats the subtask's row walk.
-TEST(AutoSplits, AboutFourTasksPerWorkerAndOneForASingleWorker) {
+// auto: a task per worker, more only where the tasks would not divide evenly (each split
+// repeats the subtask's row walk and hub tables); one for a single worker.
+TEST(AutoSplits, ATaskPerWorkerAndOneForASingleWorker) {
   EXPECT_EQ(auto_workload_splits(1, 1), 1u);
   EXPECT_EQ(auto_workload_splits(4, 1), 1u);
-  EXPECT_EQ(auto_workload_splits(1, 8), 32u);
-  EXPECT_EQ(auto_workload_splits(2, 8), 4u);  // 8 subtasks, 32 tasks wanted
+  EXPECT_EQ(auto_workload_splits(1, 8), 8u);
+  EXPECT_EQ(auto_workload_splits(2, 8), 1u);  // 8 subtasks for 8 workers
+  EXPECT_EQ(auto_workload_splits(2, 12), 3u); // 8 subtasks, 12 workers: 24 tasks, 2 each (16 would leave 4 with 1)
+  EXPECT_EQ(auto_workload_splits(4, 48), 3u); // 64 subtasks: 192 tasks, 4 each (64 would give 16 workers 2)
   EXPECT_EQ(auto_workload_splits(4, 8), 1u);  // 64 subtasks are enough
   EXPECT_EQ(auto_workload_splits(1, 100000), kMaxWorkloadSplits);
 }

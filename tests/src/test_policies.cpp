@@ -16,19 +16,21 @@
 
 using namespace tricount;
 
-TEST(WorkloadSplits, AutoGivesEveryWorkerAboutFourTasks) {
-  EXPECT_EQ(kAutoTasksPerWorker, 4u);
-  // One worker has nobody to even out with.
+TEST(WorkloadSplits, AutoGivesEveryWorkerATask) {
+  EXPECT_EQ(kAutoTasksPerWorker, 1u);
+  // One worker has nobody to share with.
   for (std::uint32_t n : {1u, 2u, 7u}) EXPECT_EQ(auto_workload_splits(n, 1), 1u) << n;
   EXPECT_EQ(auto_workload_splits(1, 0), 1u);
-  // 4 workers on a --parts 1 file: 16 tasks, 4 each.
-  EXPECT_EQ(auto_workload_splits(1, 4), 16u);
-  EXPECT_EQ(auto_workload_splits(2, 4), 2u);   // 8 tasks at m = 1, 16 wanted
-  EXPECT_EQ(auto_workload_splits(4, 4), 1u);   // 64 already
+  // 4 workers on a --parts 1 file: 4 tasks, one each.
+  EXPECT_EQ(auto_workload_splits(1, 4), 4u);
+  EXPECT_EQ(auto_workload_splits(1, 5), 5u);
+  EXPECT_EQ(auto_workload_splits(2, 4), 1u);   // 8 subtasks already
+  EXPECT_EQ(auto_workload_splits(2, 9), 2u);   // 8 subtasks for 9 workers
+  EXPECT_EQ(auto_workload_splits(4, 4), 1u);
   EXPECT_EQ(auto_workload_splits(1, 1u << 20), kMaxWorkloadSplits);  // capped
   EXPECT_EQ(auto_workload_splits(2, 3, 8), 3u);  // 24 wanted over 8 subtasks (i,j,k)
   for (std::uint32_t n : {1u, 3u, 8u})
-    for (std::uint64_t w : {2u, 5u, 100u}) EXPECT_GE(std::uint64_t(n) * n * n * auto_workload_splits(n, w), 4 * w);
+    for (std::uint64_t w : {2u, 5u, 100u}) EXPECT_GE(std::uint64_t(n) * n * n * auto_workload_splits(n, w), w);
 }
 
 TEST(WorkloadSplits, ParseTakesAutoOrANumberInRange) {
@@ -37,7 +39,7 @@ TEST(WorkloadSplits, ParseTakesAutoOrANumberInRange) {
   EXPECT_EQ(parse_workload_splits(std::to_string(kMaxWorkloadSplits)), WorkloadSplits(kMaxWorkloadSplits));
   for (const char* bad : {"0", "", "-1", "abc", "3x", "Auto", "4097", "99999999999999"})
     EXPECT_THROW(parse_workload_splits(bad), UsageError) << bad;
-  EXPECT_EQ(resolve_workload_splits(std::nullopt, 1, 4), 16u);
+  EXPECT_EQ(resolve_workload_splits(std::nullopt, 1, 4), 4u);
   EXPECT_EQ(resolve_workload_splits(7u, 1, 4), 7u);
 }
 
