@@ -25,4 +25,12 @@ export OMPI_MCA_rmaps_base_oversubscribe="${OMPI_MCA_rmaps_base_oversubscribe:-1
 export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
 # Unbound, as scripts/mpi-env: a rank bound to one core would be warned about (count/launch_checks).
 export OMPI_MCA_hwloc_base_binding_policy="${OMPI_MCA_hwloc_base_binding_policy:-none}"
-exec "$mpiexec" -np "$ranks" --oversubscribe "$exe" "$@"
+# Its own Open MPI session directory: mpiexec runs of tests at once raced to create the
+# shared /tmp/ompi.HOST.UID ("mkdir ...: File exists"); an explicit setting wins.
+if [ -n "${OMPI_MCA_orte_tmpdir_base:-}" ]; then exec "$mpiexec" -np "$ranks" --oversubscribe "$exe" "$@"; fi
+session=$(mktemp -d "${TMPDIR:-/tmp}/tricount-mpi-XXXXXX")
+export OMPI_MCA_orte_tmpdir_base="$session"
+rc=0
+"$mpiexec" -np "$ranks" --oversubscribe "$exe" "$@" || rc=$?
+rm -rf "$session"
+exit "$rc"

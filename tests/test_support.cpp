@@ -67,6 +67,25 @@ const bool mpi_env_ready = [] {
   ::setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
   return true;
 }();
+
+// Each test process its own Open MPI session directory: the mpiexec runs of tests running
+// at once raced to create the shared /tmp/ompi.HOST.UID ("mkdir ...: File exists", seen on a
+// loaded 2-core machine). Removed when the process ends; an explicit setting wins.
+struct MpiSessionDir {
+  std::string path;
+  MpiSessionDir() {
+    if (std::getenv("OMPI_MCA_orte_tmpdir_base")) return;
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tricount-mpi-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) return;  // Open MPI's own default then
+    path = tmpl;
+    ::setenv("OMPI_MCA_orte_tmpdir_base", path.c_str(), 1);
+  }
+  ~MpiSessionDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+const MpiSessionDir mpi_session_dir;
 }  // namespace
 
 TempDir::TempDir() {
