@@ -616,6 +616,8 @@ int main(int argc, char** argv) {
        "prediction takes its task-work and block-size shape, scaled to the graph's total work and edges (repeat for other "
        "n; without one, tasks and blocks are even)")
       ("plan", "recommend --parts and --workload-splits for --gpus of --gpu-memory each, with the predictions")
+      ("auto-splits", "print the m that tricount-count's --workload-splits auto takes for --gpus (or --workers) workers "
+       "on --input BLOCKFILE (its parts) or --parts N, and nothing else")
       ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
       ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(kAutoTasksPerWorker),
        "with --plan: the fewest tasks per GPU (the default is tricount-count's --workload-splits auto)")
@@ -629,6 +631,7 @@ int main(int argc, char** argv) {
                     "  tricount-simulate --fit MODEL.json --journal PATH... [--report JSON...] [--kronecker-sample S=FILE...]\n"
                     "  tricount-simulate --model MODEL.json (--input FILE | --kronecker-scale S | --edges E --vertices V)\n"
                     "                    --parts N [--workload-splits M] --gpus 1,2,4\n"
+                    "  tricount-simulate --auto-splits (--input BLOCKFILE | --parts N) --gpus W\n"
                     "  tricount-simulate --plan --model MODEL.json (--kronecker-scale S | --edges E --vertices V)\n"
                     "                    --gpus P --gpu-memory 16G [--gpus-per-node 6]\n"
                     "                    [--schedule static --load-path file|forward|auto [--file-system-per-node BW]]",
@@ -653,12 +656,27 @@ int main(int argc, char** argv) {
     if (!(overhead >= 0 && overhead <= 3600))
       throw UsageError("--task-overhead must be between 0 and 3600 seconds (a scheduler's latency per task is microseconds "
                        "to milliseconds)");
-    // 1. Fit.
+    // 1. The splits of --workload-splits auto (slurm/study.sbatch asks for them here).
+    if (vm.count("auto-splits")) {
+      for (const char* other : {"fit", "model", "plan", "journal"})
+        if (vm.count(other)) throw UsageError(std::string("--auto-splits: leave out --") + other);
+      if (int(!input.empty()) + int(vm.count("parts") > 0) != 1)
+        throw UsageError("--auto-splits: give the block file (--input) or its --parts, one of them");
+      if (int(!gpus_list.empty()) + int(!workers_list.empty()) != 1)
+        throw UsageError("--auto-splits: give the workers' count, --gpus W or --workers W");
+      const std::vector<int> workers = parse_counts(gpus_list.empty() ? workers_list : gpus_list, "--gpus");
+      if (workers.size() != 1) throw UsageError("--auto-splits: --gpus is one number");
+      const std::uint32_t parts = input.empty() ? request.parts : BlockFileReader(input).header().parts;
+      check_parts(parts);
+      std::printf("%u\n", auto_workload_splits(parts, static_cast<std::uint64_t>(workers.front())));
+      return cli::kExitOk;
+    }
+    // 2. Fit.
     if (!fit_path.empty()) {
       if (vm.count("model") || vm.count("plan")) throw UsageError("--fit: give --model and --plan in a later call");
       return fit({journals, reports, samples, backend, device, storage, fit_path});
     }
-    // 2. Predict or plan.
+    // 3. Predict or plan.
     if (!model_path.empty() || vm.count("plan")) {
       if (model_path.empty()) throw UsageError("--plan needs --model (a cost model written by --fit)");
       if (!journals.empty()) throw UsageError("--model predicts from the model: leave out --journal");
@@ -722,7 +740,7 @@ int main(int argc, char** argv) {
       }
       return predict(request);
     }
-    // 3. Replay one journal.
+    // 4. Replay one journal.
     if (journals.size() != 1) throw UsageError("give one --journal to replay (or --fit, --model)");
     if (max_workers < 1 || max_workers > kMaxSimulatedWorkers)
       throw UsageError("--max-workers must be between 1 and " + std::to_string(kMaxSimulatedWorkers) + " (got " +

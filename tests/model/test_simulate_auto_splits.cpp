@@ -1,5 +1,6 @@
 // tricount-simulate --workload-splits auto: the m tricount-count's auto picks at the most
-// --gpus (one rule, src/task_plan.hpp), and auto is the default as in tricount-count.
+// --gpus (one rule, src/task_plan.hpp), and auto is the default as in tricount-count;
+// --auto-splits prints that m alone (for slurm/study.sbatch).
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -46,6 +47,38 @@ TEST(SimulateSplits, AutoIsTheCountsChoiceAtTheMostGpus) {
                                         120);
   EXPECT_EQ(bad.exit_code, 2) << describe(bad);
   EXPECT_NE(bad.err.find("--workload-splits"), std::string::npos) << describe(bad);
+}
+
+// --auto-splits: the rule's m for a block file's parts or for --parts, and nothing else.
+TEST(SimulateSplits, AutoSplitsPrintsTheRulesM) {
+  TempDir dir;
+  const std::string txt = dir.file("g.txt");
+  write_text_edges(txt, random_graph(200, 1000, 3));
+  const std::string h5 = dir.file("g.h5");
+  const ProcessResult part =
+      run_process({bin_dir() + "/tricount-partition", "--input", txt, "--output", h5, "--parts", "2", "-q"}, 120);
+  ASSERT_EQ(part.exit_code, 0) << describe(part);
+  auto m_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {bin_dir() + "/tricount-simulate", "--auto-splits"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const ProcessResult r = run_process(argv, 120);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    return r.out;
+  };
+  EXPECT_EQ(m_of({"--input", h5, "--gpus", "12"}), std::to_string(auto_workload_splits(2, 12)) + "\n");
+  EXPECT_EQ(m_of({"--parts", "1", "--gpus", "4"}), "4\n");
+  EXPECT_EQ(m_of({"--parts", "4", "--workers", "48"}), std::to_string(auto_workload_splits(4, 48)) + "\n");
+  EXPECT_EQ(m_of({"--parts", "3", "--gpus", "1"}), "1\n");
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--gpus", "4"}, {"--parts", "2", "--input", h5, "--gpus", "4"}, {"--parts", "2"}, {"--parts", "2", "--gpus", "2,4"},
+           {"--parts", "0", "--gpus", "2"}, {"--input", dir.file("missing.h5"), "--gpus", "2"}}) {
+    std::vector<std::string> argv = {bin_dir() + "/tricount-simulate", "--auto-splits"};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    const ProcessResult r = run_process(argv, 120);
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(r.out.empty()) << describe(r);
+    EXPECT_FALSE(r.err.empty()) << describe(r);
+  }
 }
 
 }  // namespace
