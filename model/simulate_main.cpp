@@ -590,8 +590,8 @@ int main(int argc, char** argv) {
        "their packed bytes, decoded on the GPU) or csr; a block file's own are its encoding")
       ("parts", cli::po::value(&request.parts), "with --model: n to predict for")
       ("workload-splits", cli::po::value(&splits_text)->default_value("auto"),
-       "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (the fewest m that give every GPU "
-       "a task, m = 1 for one)")
+       "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (a task per GPU at least, more "
+       "only where tasks would divide unevenly; m = 1 for one)")
       ("gpus", cli::po::value(&gpus_list), "with --model: comma-separated GPU counts; with --plan: the most GPUs")
       ("gpus-per-node", cli::po::value(&request.machine.gpus_per_node)->default_value(6), "GPUs sharing a node's network link")
       ("network", cli::po::value(&network)->default_value(network), "network bandwidth per node, bytes/s (25G)")
@@ -664,8 +664,9 @@ int main(int argc, char** argv) {
         throw UsageError("--auto-splits: give the block file (--input) or its --parts, one of them");
       if (int(!gpus_list.empty()) + int(!workers_list.empty()) != 1)
         throw UsageError("--auto-splits: give the workers' count, --gpus W or --workers W");
-      const std::vector<int> workers = parse_counts(gpus_list.empty() ? workers_list : gpus_list, "--gpus");
-      if (workers.size() != 1) throw UsageError("--auto-splits: --gpus is one number");
+      const char* option = gpus_list.empty() ? "--workers" : "--gpus";
+      const std::vector<int> workers = parse_counts(gpus_list.empty() ? workers_list : gpus_list, option);
+      if (workers.size() != 1) throw UsageError(std::string("--auto-splits: ") + option + " is one number");
       const std::uint32_t parts = input.empty() ? request.parts : BlockFileReader(input).header().parts;
       check_parts(parts);
       std::printf("%u\n", auto_workload_splits(parts, static_cast<std::uint64_t>(workers.front())));
@@ -727,8 +728,8 @@ int main(int argc, char** argv) {
         if (request.gpus.size() != 1) throw UsageError("--plan: --gpus is one number, the most GPUs");
         if (gpu_memory.empty()) throw UsageError("--plan needs --gpu-memory (one GPU's memory, e.g. 16G)");
         if (request.plan_request.tasks_per_gpu < 1 || request.plan_request.tasks_per_gpu > 1024)
-          throw UsageError("--tasks-per-gpu must be between 1 and 1024 (8 to 64 even the load out; more only lengthen "
-                           "the plan)");
+          throw UsageError("--tasks-per-gpu must be between 1 and 1024 (more even out unequal tasks, but each "
+                           "split repeats a share of its subtask; more only lengthen the plan)");
         if (!(request.plan_request.memory_headroom > 0 && request.plan_request.memory_headroom <= 1))
           throw UsageError("--memory-headroom must be above 0 and at most 1");
         if (!(request.plan_request.table_factor >= 0 && request.plan_request.table_factor <= 64))

@@ -52,12 +52,7 @@ TEST(SimulateSplits, AutoIsTheCountsChoiceAtTheMostGpus) {
 // --auto-splits: the rule's m for a block file's parts or for --parts, and nothing else.
 TEST(SimulateSplits, AutoSplitsPrintsTheRulesM) {
   TempDir dir;
-  const std::string txt = dir.file("g.txt");
-  write_text_edges(txt, random_graph(200, 1000, 3));
-  const std::string h5 = dir.file("g.h5");
-  const ProcessResult part =
-      run_process({bin_dir() + "/tricount-partition", "--input", txt, "--output", h5, "--parts", "2", "-q"}, 120);
-  ASSERT_EQ(part.exit_code, 0) << describe(part);
+  const std::string h5 = make_block_file(dir, 2);
   auto m_of = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> argv = {bin_dir() + "/tricount-simulate", "--auto-splits"};
     argv.insert(argv.end(), extra.begin(), extra.end());
