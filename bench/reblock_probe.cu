@@ -1,0 +1,178 @@
+// Issue 28 probe: re-blocking an n-part file into n' = n / g parts on the GPU. With n' parts,
+// class I of n' is the union of the g classes i = I + a n' of n (a = 0 .. g-1), and a vertex
+// x = l n + i has the n'-local id l g + a; so block P'(I, K) is the g x g blocks P(i_a, k_b)
+// with rows interleaved and each row the merge of g sorted lists, neighbour m of P(i_a, k_b)
+// becoming m g + b. Counting P' costs what an n'-part file costs (bench/RESULTS.md, issue 28
+// probe): the question here is what the merge costs on the device.
+//
+//   reblock_probe FILE_N FILE_N' [REPS]   uploads FILE_N's blocks, re-blocks them into n'
+//   parts REPS times (CUDA events around the two kernels and the scan), checks every P'
+//   against FILE_N''s own block byte for byte, and prints "REBLOCK {json}".
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "src/block_format.hpp"
+#include "worker/cuda/cuda_check.cuh"
+
+namespace tricount {
+namespace {
+
+using cuda::DeviceBuffer;
+
+struct Block {  // one input block on the device
+  const eoff_t* offsets;
+  const vid_t* neighbors;
+};
+
+// Degrees of P'(I, K): row x' = l g + a sums row l of P(i_a, k_b) over b.
+__global__ void reblock_degrees(const Block* in, std::uint32_t g, std::uint64_t rows, eoff_t* out_offsets) {
+  const std::uint64_t x = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  if (x >= rows) return;
+  const std::uint32_t a = x % g;
+  const std::uint64_t l = x / g;
+  eoff_t d = 0;
+  for (std::uint32_t b = 0; b < g; ++b) d += in[a * g + b].offsets[l + 1] - in[a * g + b].offsets[l];
+  out_offsets[x + 1] = d;
+}
+
+__device__ std::uint32_t rank_in(const vid_t* list, std::uint32_t len, vid_t m, bool inclusive) {
+  std::uint32_t lo = 0, hi = len;
+  while (lo < hi) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (list[mid] < m || (inclusive && list[mid] == m)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// One warp per row x': each element of P(i_a, k_b)[l] goes to its rank in the merged row
+// (its index, plus the elements of the other g - 1 lists that order before it).
+__global__ void reblock_scatter(const Block* in, std::uint32_t g, std::uint64_t rows, const eoff_t* out_offsets,
+                                vid_t* out_neighbors) {
+  const std::uint64_t x = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
+  const std::uint32_t lane = threadIdx.x % 32;
+  if (x >= rows) return;
+  const std::uint32_t a = x % g;
+  const std::uint64_t l = x / g;
+  vid_t* out = out_neighbors + out_offsets[x];
+  for (std::uint32_t b = 0; b < g; ++b) {
+    const Block& blk = in[a * g + b];
+    const eoff_t first = blk.offsets[l];
+    const std::uint32_t len = static_cast<std::uint32_t>(blk.offsets[l + 1] - first);
+    for (std::uint32_t e = lane; e < len; e += 32) {
+      const vid_t m = blk.neighbors[first + e];
+      std::uint32_t pos = e;
+      for (std::uint32_t c = 0; c < g; ++c) {
+        if (c == b) continue;
+        const Block& o = in[a * g + c];
+        pos += rank_in(o.neighbors + o.offsets[l], static_cast<std::uint32_t>(o.offsets[l + 1] - o.offsets[l]), m, c < b);
+      }
+      out[pos] = m * g + b;
+    }
+  }
+}
+
+int run(int argc, char** argv) {
+  const BlockFileReader fine(argv[1]), coarse(argv[2]);
+  const int reps = argc > 3 ? std::atoi(argv[3]) : 5;
+  const std::uint32_t n = fine.header().parts, n2 = coarse.header().parts;
+  if (n % n2 != 0 || fine.header().vertices != coarse.header().vertices)
+    throw Error("the second file's parts must divide the first's, over the same graph");
+  const std::uint32_t g = n / n2;
+  const std::uint64_t vertices = fine.header().vertices;
+  // 1. Every fine block on the device.
+  std::vector<DeviceBuffer<eoff_t>> offs;
+  std::vector<DeviceBuffer<vid_t>> nbrs;
+  std::vector<Block> blocks(std::size_t(n) * n);
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const CsrBlock b = fine.read_block({i, k}, 16);
+      offs.emplace_back(b.offsets.size());
+      nbrs.emplace_back(std::max<std::size_t>(b.neighbors.size(), 1));
+      TRICOUNT_CUDA_TRY(cudaMemcpy(offs.back().get(), b.offsets.data(), b.offsets.size() * sizeof(eoff_t), cudaMemcpyHostToDevice));
+      TRICOUNT_CUDA_TRY(cudaMemcpy(nbrs.back().get(), b.neighbors.data(), b.neighbors.size() * sizeof(vid_t), cudaMemcpyHostToDevice));
+      blocks[std::size_t(i) * n + k] = {offs.back().get(), nbrs.back().get()};
+      bytes += b.bytes();
+    }
+  // 2. Re-block into every P'(I, K), REPS times, timed on the device.
+  cudaEvent_t start, stop;
+  TRICOUNT_CUDA_TRY(cudaEventCreate(&start));
+  TRICOUNT_CUDA_TRY(cudaEventCreate(&stop));
+  std::vector<float> times;
+  bool same = true;
+  std::uint64_t edges = 0;
+  for (int rep = 0; rep < reps + 1; ++rep) {
+    float total_ms = 0;
+    for (std::uint32_t I = 0; I < n2; ++I)
+      for (std::uint32_t K = 0; K < n2; ++K) {
+        std::vector<Block> group(std::size_t(g) * g);
+        for (std::uint32_t a = 0; a < g; ++a)
+          for (std::uint32_t b = 0; b < g; ++b) group[a * g + b] = blocks[std::size_t(I + a * n2) * n + (K + b * n2)];
+        DeviceBuffer<Block> d_group(group.size());
+        TRICOUNT_CUDA_TRY(cudaMemcpy(d_group.get(), group.data(), group.size() * sizeof(Block), cudaMemcpyHostToDevice));
+        const std::uint64_t rows = rows_in_class(vertices, n2, I);
+        std::uint64_t nnz = 0;
+        for (std::uint32_t a = 0; a < g; ++a)
+          for (std::uint32_t b = 0; b < g; ++b) nnz += fine.block_nnz({I + a * n2, K + b * n2});
+        DeviceBuffer<eoff_t> out_off(rows + 1);
+        DeviceBuffer<vid_t> out_nbr(std::max<std::uint64_t>(nnz, 1));
+        std::size_t temp_bytes = 0;
+        TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, out_off.get(), out_off.get(), rows + 1));
+        DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+        TRICOUNT_CUDA_TRY(cudaMemset(out_off.get(), 0, sizeof(eoff_t)));
+        TRICOUNT_CUDA_TRY(cudaEventRecord(start));
+        if (rows) {
+          reblock_degrees<<<(rows + 255) / 256, 256>>>(d_group.get(), g, rows, out_off.get());
+          TRICOUNT_CUDA_CHECK_LAUNCH("reblock_degrees");
+          TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.get(), temp_bytes, out_off.get(), out_off.get(), rows + 1));
+          reblock_scatter<<<(rows * 32 + 255) / 256, 256>>>(d_group.get(), g, rows, out_off.get(), out_nbr.get());
+          TRICOUNT_CUDA_CHECK_LAUNCH("reblock_scatter");
+        }
+        TRICOUNT_CUDA_TRY(cudaEventRecord(stop));
+        TRICOUNT_CUDA_TRY(cudaEventSynchronize(stop));
+        float ms = 0;
+        TRICOUNT_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+        total_ms += ms;
+        if (rep == 0) {  // 3. The first round checked against the n'-part file's block.
+          const CsrBlock want = coarse.read_block({I, K}, 16);
+          std::vector<eoff_t> got_off(rows + 1);
+          std::vector<vid_t> got_nbr(nnz);
+          TRICOUNT_CUDA_TRY(cudaMemcpy(got_off.data(), out_off.get(), got_off.size() * sizeof(eoff_t), cudaMemcpyDeviceToHost));
+          TRICOUNT_CUDA_TRY(cudaMemcpy(got_nbr.data(), out_nbr.get(), got_nbr.size() * sizeof(vid_t), cudaMemcpyDeviceToHost));
+          same = same && want.rows == rows && std::equal(got_off.begin(), got_off.end(), want.offsets.begin(), want.offsets.end()) &&
+                 std::equal(got_nbr.begin(), got_nbr.end(), want.neighbors.begin(), want.neighbors.end());
+          edges += nnz;
+        }
+      }
+    if (rep > 0) times.push_back(total_ms);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("REBLOCK {\"file\": \"%s\", \"parts\": %u, \"to_parts\": %u, \"edges\": %llu, \"device_bytes\": %llu, "
+              "\"reblock_ms_median\": %.3f, \"reblock_ms_best\": %.3f, \"same_as_file\": %s}\n",
+              argv[1], n, n2, (unsigned long long)edges, (unsigned long long)bytes, times.empty() ? 0.0 : times[times.size() / 2],
+              times.empty() ? 0.0 : times.front(), same ? "true" : "false");
+  return same ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace tricount
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: reblock_probe FILE_N FILE_N' [REPS]\n");
+    return 2;
+  }
+  try {
+    return tricount::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "reblock_probe: error: %s\n", e.what());
+    return 1;
+  }
+}
