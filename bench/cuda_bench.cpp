@@ -15,10 +15,8 @@
 // TRICOUNT_BENCH_GRAPH (kronecker:SCALE | uniform:LOG2V:LOG2E | grid:SIDE, generated and
 // partitioned in memory into TRICOUNT_BENCH_PARTS parts); TRICOUNT_BENCH_REPS (10);
 // TRICOUNT_BENCH_TUNING (the backend's tuning as tricount-count --cuda-tuning takes it);
-// count only: TRICOUNT_BENCH_CTA_THRESHOLD (100), TRICOUNT_BENCH_CHUNK (0),
-// TRICOUNT_BENCH_CPU=1 (check the count against the CPU backend) and TRICOUNT_BENCH_KGROUP=g
-// (a divisor of n: count each (i, j) once per group of g classes k instead of once per k,
-// the issue 28 probe, see kgroup_blocks).
+// count only: TRICOUNT_BENCH_CTA_THRESHOLD (100), TRICOUNT_BENCH_CHUNK (0) and
+// TRICOUNT_BENCH_CPU=1 (check the count against the CPU backend).
 //
 // Exit 0 with the line printed; 1 when a check fails (no line) or there is no CUDA GPU;
 // 2 on a usage error.
@@ -35,7 +33,6 @@
 #include "partitioner/partition.hpp"
 #include "src/block_format.hpp"
 #include "src/task_plan.hpp"
-#include "src/threads.hpp"
 #include "worker/backend.hpp"
 #include "worker/block_cache.hpp"
 
@@ -114,61 +111,6 @@ count_t count_all(const PartitionedGraph& g, CountBackend& backend, CountStats& 
   return total;
 }
 
-// The issue 28 probe: G(c, q) holds, for each row u of class c, the neighbours of P(c, k)[u]
-// for the g classes k of group q, named by their global ids (local * n + k), so sorted and
-// comparable across classes. Task (i, j, q) then counts hash G(i, q), 1-hop P(i, j), 2-hop
-// G(j, q): every k of the group in one walk of P(i, j). g = n is one walk per block.
-std::vector<CsrBlock> kgroup_blocks(const PartitionedGraph& g, std::uint32_t group) {
-  const std::uint32_t n = g.header.parts;
-  std::vector<CsrBlock> out;
-  for (std::uint32_t c = 0; c < n; ++c)
-    for (std::uint32_t q = 0; q < n / group; ++q) {
-      CsrBlock m;
-      m.id = {c, q};
-      m.rows = g.block(c, 0).rows;
-      m.cols = g.header.vertices;
-      m.offsets.assign(m.rows + 1, 0);
-      for (std::uint64_t u = 0; u < m.rows; ++u) {
-        eoff_t d = 0;
-        for (std::uint32_t k = q * group; k < (q + 1) * group; ++k) d += g.block(c, k).offsets[u + 1] - g.block(c, k).offsets[u];
-        m.offsets[u + 1] = m.offsets[u] + d;
-        m.max_degree = std::max<std::uint32_t>(m.max_degree, static_cast<std::uint32_t>(d));
-      }
-      m.neighbors.resize(m.offsets[m.rows]);
-      parallel_ranges(m.rows, usable_cores(), [&](std::uint64_t first, std::uint64_t last) {
-        for (std::uint64_t u = first; u < last; ++u) {
-          vid_t* row = m.neighbors.data() + m.offsets[u];
-          std::size_t at = 0;
-          for (std::uint32_t k = q * group; k < (q + 1) * group; ++k) {
-            const CsrBlock& b = g.block(c, k);
-            for (eoff_t e = b.offsets[u]; e < b.offsets[u + 1]; ++e) row[at++] = static_cast<vid_t>(std::uint64_t(b.neighbors[e]) * n + k);
-          }
-          std::sort(row, row + at);
-        }
-      });
-      out.push_back(std::move(m));
-    }
-  return out;
-}
-
-// Every task (i, j, q) of the probe; serials 1 + i * n + j for P(i, j), above n^2 for G.
-count_t count_kgroups(const PartitionedGraph& g, const std::vector<CsrBlock>& merged, std::uint32_t group,
-                      CountBackend& backend, CountStats& stats) {
-  const std::uint32_t n = g.header.parts, groups = n / group;
-  count_t total = 0;
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = 0; j < n; ++j)
-      for (std::uint32_t q = 0; q < groups; ++q) {
-        const std::uint64_t base = 1 + std::uint64_t(n) * n;
-        const BlockView hash = make_block_view(merged[std::size_t(i) * groups + q], base + std::uint64_t(i) * groups + q);
-        const BlockView two = make_block_view(merged[std::size_t(j) * groups + q], base + std::uint64_t(j) * groups + q);
-        BlockView one = make_block_view(g.block(i, j), 1 + std::uint64_t(i) * n + j);
-        one.cols = two.rows;
-        total += backend.count(TaskBlocks{hash, one, two, 0, 1}, stats);
-      }
-  return total;
-}
-
 double median_of(std::vector<double> times, double fallback) {
   std::sort(times.begin(), times.end());
   return times.empty() ? fallback : times[times.size() / 2];
@@ -198,25 +140,6 @@ int bench_count() {
     CountStats st;
     check(count_all(g, *gpu, st) == triangles, "run " + std::to_string(r) + " counted other triangles than the first");
     times.push_back(st.count_seconds);
-  }
-  const std::uint32_t group = std::atoi(env_str("TRICOUNT_BENCH_KGROUP", "0").c_str());
-  if (group > 0) {
-    if (n % group != 0) throw UsageFailure{"TRICOUNT_BENCH_KGROUP must divide the parts"};
-    const auto m0 = Clock::now();
-    const std::vector<CsrBlock> merged = kgroup_blocks(g, group);
-    const double merge_s = std::chrono::duration<double>(Clock::now() - m0).count();
-    CountStats kw;
-    check(count_kgroups(g, merged, group, *gpu, kw) == triangles, "the k groups count other triangles");
-    std::vector<double> kt;
-    for (int r = 0; r < reps; ++r) {
-      CountStats st;
-      check(count_kgroups(g, merged, group, *gpu, st) == triangles, "k-group run counted other triangles");
-      kt.push_back(st.count_seconds);
-    }
-    std::printf("KGROUP {\"group\": %u, \"count_ms_median\": %.4f, \"per_k_ms_median\": %.4f, \"host_merge_s\": %.3f, "
-                "\"merged_transfer_ms\": %.3f}\n",
-                group, median_of(kt, kw.count_seconds) * 1e3, median_of(times, warm.count_seconds) * 1e3, merge_s,
-                kw.transfer_seconds * 1e3);
   }
   // Work: 2-hop elements walked, sum over rows u and v in N1(u) of |N2(v)|.
   std::uint64_t probes = 0;

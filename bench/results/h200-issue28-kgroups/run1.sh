@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 28 probe (one H200): the count of a --parts n file task by task (n^3 tasks) against
+# Issue 28 probe (one H200; needs cuda_bench as of 0eccf46, whose KGROUP mode was removed
+# after this run): the count of a --parts n file task by task (n^3 tasks) against
 # the same blocks counted once per (i, j) and group of g classes k (cuda_bench count with
 # TRICOUNT_BENCH_KGROUP=g; the merged rows built on the host, uploaded once, then counted
 # REPS times), beside the --parts 1 file. Every count checked against the per-k count.
