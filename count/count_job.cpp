@@ -113,6 +113,7 @@ struct CountJob {
   int local_workers = 1;                   // workers on this rank's node (step 0)
   bool is_worker = false;
   std::uint32_t splits = 0;                // m, as rank 0 resolved --workload-splits
+  std::uint32_t count_parts = 0;           // the plan's parts, as rank 0 resolved --count-parts
   std::unique_ptr<BlockFileReader> file;   // rank 0 and every worker
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
@@ -231,20 +232,29 @@ void check_input_on_rank0(CountJob& job) {
     job.file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = job.file->header();
     job.result.header = h;
-    job.splits = resolve_workload_splits(options.splits, h.parts, static_cast<std::uint64_t>(job.workers));
-    const TaskPlan& plan = job.plan.emplace(h.parts, job.splits);
+    job.count_parts = options.count_parts ? options.count_parts : h.parts;
+    check_count_parts(job.count_parts, h.parts);
+    const std::uint32_t group = h.parts / job.count_parts;
+    if (group > 1 && (!options.per_vertex.empty() || !options.per_edge.empty()))
+      throw UsageError(std::string("--count-parts below the file's parts cannot be combined with ") +
+                       (options.per_vertex.empty() ? "--per-edge" : "--per-vertex") + " yet: leave --count-parts out");
+    if (group > 1 && options.load_path == "forward")
+      throw UsageError("--count-parts below the file's parts cannot be combined with --load-path forward yet: use --load-path file");
+    job.splits = resolve_workload_splits(options.splits, job.count_parts, static_cast<std::uint64_t>(job.workers));
+    const TaskPlan& plan = job.plan.emplace(job.count_parts, job.splits);
     const std::uint64_t tasks = plan.num_tasks();
     if (static_cast<std::uint64_t>(job.workers) > tasks && !options.allow_idle_workers)
       throw UsageError(std::to_string(job.size) + " ranks give " + std::to_string(job.workers) + " workers but '" +
                        options.input + "' with --parts " + std::to_string(plan.parts()) + " and --workload-splits " +
                        std::to_string(plan.splits()) + " has only " + std::to_string(tasks) +
                        (tasks == 1 ? " task" : " tasks") + ", fewer tasks than workers: use fewer ranks, more --workload-splits (or auto), or more parts (or --allow-idle-workers)");
-    const JournalIdentity identity{h.graph_checksum, h.parts, job.splits, h.vertices, h.edges, options.input};
+    const JournalIdentity identity{h.graph_checksum, job.count_parts, job.splits, h.vertices, h.edges, options.input};
     const std::unordered_set<std::uint64_t> done = resume_and_open_journal(job, identity, tasks);
     std::vector<std::uint64_t> nnz;
     for (std::uint32_t i = 0; i < h.parts; ++i)
       for (std::uint32_t j = 0; j < h.parts; ++j) nnz.push_back(job.file->block_nnz({i, j}));
-    job.queue = std::make_unique<TaskQueue>(plan, job.file->read_task_work(), nnz, done);
+    job.queue = std::make_unique<TaskQueue>(plan, coarsen_task_work(job.file->read_task_work(), h.parts, group),
+                                            coarsen_block_nnz(nnz, h.parts, group), done);
     job.result.input_identity = identify_input(*job.file);
     if (!options.test_replace_input_with.empty()) std::filesystem::rename(options.test_replace_input_with, options.input);
   });
@@ -253,13 +263,16 @@ void check_input_on_rank0(CountJob& job) {
 // Step 2: every rank learns m and the identity of the file rank 0 checked (the graph's shape
 // among it: the one broadcast of it), and so the plan.
 void share_splits_and_identity(CountJob& job) {
-  MPI_Bcast(&job.splits, 1, MPI_UINT32_T, 0, job.comm);
+  std::uint32_t plan_shape[2] = {job.splits, job.count_parts};
+  MPI_Bcast(plan_shape, 2, MPI_UINT32_T, 0, job.comm);
+  job.splits = plan_shape[0], job.count_parts = plan_shape[1];
   job.result.splits = job.splits;
+  job.result.count_parts = job.count_parts;
   InputIdentity& checked = job.result.input_identity;
   std::uint64_t words[5] = {checked.graph_checksum, checked.blocks_digest, checked.parts, checked.vertices, checked.edges};
   MPI_Bcast(words, 5, MPI_UINT64_T, 0, job.comm);
   checked = {words[0], words[1], words[2], words[3], words[4]};
-  if (!job.plan) job.plan.emplace(static_cast<std::uint32_t>(checked.parts), job.splits);
+  if (!job.plan) job.plan.emplace(job.count_parts, job.splits);
   job.result.tasks = job.plan->num_tasks();
 }
 
@@ -595,7 +608,10 @@ CountResult run_count(MPI_Comm comm, const CountOptions& options) {
   // with the dynamic one as a usage error); auto is forward on several hosts: virtual nodes of
   // one host read its page cache faster than MPI copies blocks between them (bench/RESULTS.md §4).
   job.result.load_path = !options.static_schedule ? "file"
-                         : options.load_path == "auto" ? (job.nodes->nodes() > 1 && job.nodes->hosts() > 1 ? "forward" : "file")
+                         : options.load_path == "auto" ? (job.nodes->nodes() > 1 && job.nodes->hosts() > 1 &&
+                                                                  job.count_parts == job.result.input_identity.parts
+                                                              ? "forward"
+                                                              : "file")
                                                        : options.load_path;
   // Packed blocks reach a backend that decodes them undecoded; forwarding sends decoded blocks.
   if (job.backend) job.worker_options.packed_to_device = job.backend->decodes_packed() && job.result.load_path != "forward";

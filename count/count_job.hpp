@@ -27,6 +27,10 @@ namespace tricount {
 struct CountOptions {
   std::string input;                 // HDF5 block file
   WorkloadSplits splits;             // --workload-splits m, or auto (the default: auto_workload_splits, src/task_plan.hpp)
+  // --count-parts n_c: count the file's n parts as n_c, a divisor of n, each count block
+  // re-blocked from its (n / n_c)^2 file blocks as the tasks need it (src/task_plan.hpp,
+  // file_blocks_of): an n_c-part count's work (0: the file's parts).
+  std::uint32_t count_parts = 0;
   // --schedule static: rank 0 assigns every task before counting, each worker loads all its
   // blocks, then all ranks meet and the timed count phase runs (false: dynamic hand-out).
   bool static_schedule = false;
@@ -87,6 +91,7 @@ struct CountResult {  // complete on rank 0 only
   count_t triangles = 0;
   GraphHeader header;
   std::uint32_t splits = 1;
+  std::uint32_t count_parts = 1;       // the plan's parts (--count-parts; the file's by default)
   std::uint64_t tasks = 0;
   std::uint64_t resumed_tasks = 0;     // finished in earlier runs (from the journal)
   count_t resumed_triangles = 0;

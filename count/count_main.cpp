@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
       ("workload-splits,m", cli::po::value(&splits)->default_value("auto"),
        "split each (i,j,k) subtask into m tasks (n^3 * m in all); auto: the fewest m that give every worker about 4 "
        "tasks (m = 1 for one worker)")
+      ("count-parts", cli::po::value(&options.count_parts),
+       "count the block file's n parts as n_c, a divisor of n: each task's blocks are re-blocked from the file's "
+       "(n / n_c)^2 blocks as it needs them (on the GPU with the CUDA backend), so the count costs what an n_c-part "
+       "file's would (an n-part count walks each edge about n / n_c times as often), with n_c^3 * m tasks holding "
+       "(n / n_c)^2 times the bytes each (default: n)")
       ("schedule", cli::po::value(&schedule)->default_value("dynamic"),
        "dynamic: rank 0 hands out task ids as workers ask, blocks loaded on demand; static: rank 0 assigns every task "
        "before counting (costliest first, to the least loaded worker, preferring one holding the task's blocks), each "
@@ -128,6 +133,8 @@ int main(int argc, char** argv) {
       check_parts(parts);
       graph.parts = static_cast<std::uint32_t>(parts);
     }
+    if (vm.count("count-parts") && options.count_parts == 0)
+      throw UsageError("--count-parts must be a divisor of the block file's parts (got 0); leave it out to count them as they are");
     options.splits = parse_workload_splits(splits);
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     if (options.worker_options.loader_threads > 4096) throw UsageError("--loader-threads must be between 0 and 4096");

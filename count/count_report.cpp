@@ -330,6 +330,7 @@ JsonObject CountResult::to_json() const {
       .add("vertices", header.vertices)
       .add("edges", header.edges)
       .add("parts", header.parts)
+      .add("count_parts", count_parts)
       .add("workload_splits", splits)
       .add("scheduling", schedule)
       .add("tasks", tasks)
@@ -376,6 +377,10 @@ std::string CountResult::summary() const {
                 count_of(static_cast<std::uint64_t>(workers), "worker").c_str(), backend.c_str(), device.c_str(), schedule.c_str(),
                 max_of(per_rank, f_load), max_of(per_rank, f_count), total_seconds);
   std::string line = buf;
+  if (count_parts != header.parts) {
+    const std::size_t at = line.find(count_of(header.parts, "part"));
+    line.insert(at + count_of(header.parts, "part").size(), " counted as " + std::to_string(count_parts));
+  }
   if (schedule == "static") {
     std::snprintf(buf, sizeof buf, " | load phase %.3f s, count phase %.3f s", load_phase_seconds, count_phase_seconds);
     line += buf;

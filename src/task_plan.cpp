@@ -82,4 +82,38 @@ std::uint64_t TaskPlan::encode(const Task& t) const {
   return ((static_cast<std::uint64_t>(t.i) * n + t.j) * n + t.k) * splits_ + t.split;
 }
 
+std::vector<BlockId> file_blocks_of(const BlockId& count_block, std::uint32_t count_parts, std::uint32_t group) {
+  std::vector<BlockId> out;
+  out.reserve(std::size_t(group) * group);
+  for (std::uint32_t a = 0; a < group; ++a)
+    for (std::uint32_t b = 0; b < group; ++b)
+      out.push_back({count_block.row_class + a * count_parts, count_block.col_class + b * count_parts});
+  return out;
+}
+
+void check_count_parts(std::uint32_t count_parts, std::uint32_t file_parts) {
+  if (count_parts == 0 || file_parts % count_parts != 0)
+    throw UsageError("--count-parts " + std::to_string(count_parts) + " must divide the file's " + std::to_string(file_parts) +
+                     " parts (1, or a divisor such as " + std::to_string(file_parts) + " itself)");
+}
+
+std::vector<std::uint64_t> coarsen_task_work(const std::vector<std::uint64_t>& work, std::uint32_t parts, std::uint32_t group) {
+  if (group == 1 || work.empty()) return work;
+  const std::uint64_t n = parts, c = parts / group;
+  std::vector<std::uint64_t> out(c * c * c, 0);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t j = 0; j < n; ++j)
+      for (std::uint64_t k = 0; k < n; ++k) out[((i % c) * c + j % c) * c + k % c] += work[(i * n + j) * n + k];
+  return out;
+}
+
+std::vector<std::uint64_t> coarsen_block_nnz(const std::vector<std::uint64_t>& nnz, std::uint32_t parts, std::uint32_t group) {
+  if (group == 1) return nnz;
+  const std::uint64_t n = parts, c = parts / group;
+  std::vector<std::uint64_t> out(c * c, 0);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t j = 0; j < n; ++j) out[(i % c) * c + j % c] += nnz[i * n + j];
+  return out;
+}
+
 }  // namespace tricount

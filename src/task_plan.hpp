@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/types.hpp"
 
@@ -91,6 +92,21 @@ class TaskPlan {
   std::uint32_t parts_;
   std::uint32_t splits_;
 };
+
+// Counting an n-part file as n_c = n / g parts (tricount-count --count-parts): class C of n_c
+// is the g classes C + a n_c of n (a = 0 .. g-1), and the vertex l n + C + a n_c has the
+// n_c-local id l g + a. So count block P'(I,K) is the g x g file blocks P(I + a n_c, K + b n_c)
+// with their rows interleaved and each row the merge of g sorted lists, neighbour m of block
+// (a, b) becoming m g + b: exactly the block an n_c-part file holds, and counted at its cost
+// (an n-part count walks each edge and tables each row about n / n_c times as often:
+// bench/RESULTS.md, issue 28). file_blocks_of lists them row-major by (a, b).
+std::vector<BlockId> file_blocks_of(const BlockId& count_block, std::uint32_t count_parts, std::uint32_t group);
+// Throws UsageError naming --count-parts unless it divides the file's parts.
+void check_count_parts(std::uint32_t count_parts, std::uint32_t file_parts);
+// The partitioner's per-subtask work (n^3 entries, empty: none) and per-block edges (n^2) summed
+// into n_c = n / group parts, for the task queue's costs.
+std::vector<std::uint64_t> coarsen_task_work(const std::vector<std::uint64_t>& work, std::uint32_t parts, std::uint32_t group);
+std::vector<std::uint64_t> coarsen_block_nnz(const std::vector<std::uint64_t>& nnz, std::uint32_t parts, std::uint32_t group);
 
 // Host and device code share split_of_row: the CPU and GPU backends must split rows alike.
 #ifdef __CUDACC__

@@ -34,6 +34,13 @@ struct BlockView {
   const std::uint32_t* packed_words = nullptr;
   std::uint64_t packed_word_count = 0;
   bool packed() const { return packed_index != nullptr; }
+  // A count block given as its file blocks (tricount-count --count-parts, for a backend that
+  // re-blocks them: CountBackend::reblocks): `group`^2 views in file_blocks_of's order
+  // (src/task_plan.hpp); rows, cols and nnz are the count block's, max_degree and
+  // nonempty_rows unknown (0), offsets and neighbors null.
+  const BlockView* parts = nullptr;
+  std::uint32_t group = 1;
+  bool composite() const { return parts != nullptr; }
 };
 
 // Task (i, j, k, s): rows u of class i with split_of_row(u, splits) == split.
@@ -71,6 +78,10 @@ class CountBackend {
   // Whether count() and make_resident() take packed blocks undecoded (BlockView::packed()):
   // the CUDA backend decodes them on the device, after uploading their stored bytes.
   virtual bool decodes_packed() const { return false; }
+  // Whether count() and make_resident() take composite blocks (BlockView::composite) and
+  // re-block them themselves (the CUDA backend, on the device); else the worker re-blocks
+  // them in host memory (worker/reblock.hpp) before count().
+  virtual bool reblocks() const { return false; }
   // Counts the task's triangles; adds its times to `stats`.
   virtual count_t count(const TaskBlocks& blocks, CountStats& stats) = 0;
 

@@ -86,7 +86,8 @@ class BlockCache {
   // Takes a block another rank read and checked (tricount-count --load-path forward) as if
   // this cache had loaded it: private memory, charged to the budget, never checked here.
   std::shared_ptr<const LoadedBlock> insert(CsrBlock block);
-  unsigned threads() const { return threads_; }  // the loader threads a block's arrays are filled with
+  unsigned threads() const { return threads_; }
+  const BlockFileReader& file() const { return file_; }  // the loader threads a block's arrays are filled with
 
   BlockChecks checks() const {
     std::lock_guard lock(mutex_);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 #include <tuple>
 
 #include "src/task_plan.hpp"
@@ -87,4 +88,65 @@ TEST(CheckedCast, RefusesToWrap) {
   EXPECT_THROW(checked_cast<std::uint32_t>(std::uint64_t{1} << 32), Error);
   EXPECT_THROW(checked_cast<std::uint32_t>(-1), Error);
   EXPECT_THROW(checked_cast<std::int32_t>(std::uint64_t{1} << 31), Error);
+}
+
+// --count-parts: count block P'(I,K) of n_c parts is the file blocks P(I + a n_c, K + b n_c).
+TEST(TaskPlanCountParts, FileBlocksOfEachCountBlockCoverTheFileOnce) {
+  for (const auto& [n, c] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{6, 1}, {6, 2}, {6, 3}, {6, 6}, {8, 2}}) {
+    const std::uint32_t g = n / c;
+    std::multiset<std::pair<std::uint32_t, std::uint32_t>> seen;
+    for (std::uint32_t i = 0; i < c; ++i)
+      for (std::uint32_t k = 0; k < c; ++k) {
+        const std::vector<BlockId> f = file_blocks_of({i, k}, c, g);
+        ASSERT_EQ(f.size(), std::size_t(g) * g);
+        for (std::uint32_t a = 0; a < g; ++a)
+          for (std::uint32_t b = 0; b < g; ++b) {
+            const BlockId& id = f[a * g + b];
+            EXPECT_EQ(id.row_class, i + a * c);  // row-major by (a, b)
+            EXPECT_EQ(id.col_class, k + b * c);
+            EXPECT_EQ(id.row_class % c, i);  // a file class belongs to the count class it is congruent to
+            seen.insert({id.row_class, id.col_class});
+          }
+      }
+    using Ids = std::set<std::pair<std::uint32_t, std::uint32_t>>;
+    EXPECT_EQ(seen.size(), std::size_t(n) * n);
+    EXPECT_EQ(Ids(seen.begin(), seen.end()).size(), std::size_t(n) * n);  // each file block once
+  }
+}
+
+TEST(TaskPlanCountParts, MustDivideTheFileParts) {
+  EXPECT_NO_THROW(check_count_parts(1, 6));
+  EXPECT_NO_THROW(check_count_parts(3, 6));
+  EXPECT_NO_THROW(check_count_parts(6, 6));
+  EXPECT_THROW(check_count_parts(4, 6), UsageError);
+  EXPECT_THROW(check_count_parts(12, 6), UsageError);
+  EXPECT_THROW(check_count_parts(0, 6), UsageError);
+  try {
+    check_count_parts(4, 6);
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--count-parts 4 must divide the file's 6 parts"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TaskPlanCountParts, CoarsenedCostsSumTheFileCosts) {
+  const std::uint32_t n = 4, c = 2, g = 2;
+  std::vector<std::uint64_t> work(64), nnz(16);
+  for (std::uint64_t t = 0; t < work.size(); ++t) work[t] = t + 1;
+  for (std::uint64_t b = 0; b < nnz.size(); ++b) nnz[b] = 10 * b;
+  const std::vector<std::uint64_t> w = coarsen_task_work(work, n, g), z = coarsen_block_nnz(nnz, n, g);
+  ASSERT_EQ(w.size(), 8u);
+  ASSERT_EQ(z.size(), 4u);
+  std::uint64_t sum_w = 0, sum_z = 0;
+  for (auto x : w) sum_w += x;
+  for (auto x : z) sum_z += x;
+  EXPECT_EQ(sum_w, 64u * 65u / 2);
+  EXPECT_EQ(sum_z, 10u * 15u * 16u / 2);
+  // Subtask (1,0,1) of 2 parts sums the file's (i,j,k) with i, k odd and j even.
+  std::uint64_t want = 0;
+  for (std::uint32_t i = 1; i < n; i += 2)
+    for (std::uint32_t j = 0; j < n; j += 2)
+      for (std::uint32_t k = 1; k < n; k += 2) want += work[(i * n + j) * n + k];
+  EXPECT_EQ(w[(1 * c + 0) * c + 1], want);
+  EXPECT_TRUE(coarsen_task_work({}, n, g).empty());  // a file without estimates
+  EXPECT_EQ(coarsen_block_nnz(nnz, n, 1), nnz);
 }

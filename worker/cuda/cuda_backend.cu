@@ -263,14 +263,16 @@ class CudaBackend final : public CountBackend {
 
   std::string_view name() const override { return "cuda"; }
   bool decodes_packed() const override { return true; }
+  bool reblocks() const override { return true; }
   std::string device_name() const override { return prop_.name; }
   BackendStartTimes start_times() const override { return start_times_; }
 
   void prefetch_next(std::function<const TaskBlocks*()> next) override { next_ = std::move(next); }
 
-  count_t count(const TaskBlocks& b, CountStats& stats) override {
+  count_t count(const TaskBlocks& given, CountStats& stats) override {
     // The hint is this count's only (an early return or an error drops it).
     std::function<const TaskBlocks*()> next = std::exchange(next_, nullptr);
+    const TaskBlocks b = reblocked(given, stats);
     TRICOUNT_EXPECTS(b.one_hop.rows == b.hash.rows, "blocks " + std::to_string(b.one_hop.id.row_class) +
                                                         ": P(i,j) and P(i,k) disagree on the rows of class i");
     TRICOUNT_EXPECTS(b.two_hop.rows == b.one_hop.cols, "P(j,k) rows do not match the columns of P(i,j)");
@@ -298,6 +300,25 @@ class CudaBackend final : public CountBackend {
     }
     if (per_edge_) return run_per_edge(b, stats, nullptr);
     return run(b, options_, stats, /*timed=*/true, nullptr, next);
+  }
+
+  // The task's composite blocks (--count-parts) re-blocked on the device, given as plain
+  // views of their device copies (the cache finds them by serial) with their exact shape.
+  TaskBlocks reblocked(const TaskBlocks& b, CountStats& stats) {
+    if (!b.hash.composite() && !b.one_hop.composite() && !b.two_hop.composite()) return b;
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
+    TaskBlocks out = b;
+    std::vector<const DeviceBlock*> keep;
+    for (BlockView* v : {&out.hash, &out.one_hop, &out.two_hop}) {
+      if (!v->composite()) continue;
+      const DeviceBlock& d = cache_->reblock(*v, keep, stats);
+      keep.push_back(&d);
+      v->parts = nullptr;
+      v->group = 1;
+      v->max_degree = d.max_degree;
+      v->nonempty_rows = d.nonempty_rows;
+    }
+    return out;
   }
 
   void start_per_edge(std::uint32_t parts, std::vector<std::uint64_t> block_nnz) override {

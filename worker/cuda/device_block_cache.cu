@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "src/threads.hpp"
+#include "worker/cuda/reblock.cuh"
 #include "worker/cuda/unpack.cuh"
 
 namespace tricount::cuda {
@@ -122,6 +123,84 @@ DeviceTriple DeviceBlockCache::acquire(const TaskBlocks& b, std::uint64_t workin
   return {dev[0]->view(), dev[1]->view(), dev[2]->view()};
 }
 
+const DeviceBlock& DeviceBlockCache::reblock(const BlockView& composite, std::vector<const DeviceBlock*> keep, CountStats& stats) {
+  if (DeviceBlock* d = find(composite)) {
+    if (d->ready) TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(stream_, *d->ready, 0));
+    d->last_use = ++use_clock_;
+    return *d;
+  }
+  const std::uint32_t g = composite.group;
+  auto does_not_fit = [&](std::uint64_t bytes) {
+    throw Error("CUDA backend: count block " + block_label(composite) + " (--count-parts) needs its " +
+                std::to_string(std::uint64_t(g) * g) + " file blocks and itself, " + mib(bytes) + ", on GPU " +
+                std::to_string(device_) + " (" + device_name_ + "), which can hold " + mib(available() + cached_bytes()) +
+                " of blocks beside the backend's working memory: give a larger --count-parts (a divisor of the file's parts), "
+                "or leave it out");
+  };
+  std::uint64_t bytes = view_bytes(composite);
+  for (std::uint32_t p = 0; p < g * g; ++p) bytes += view_bytes(composite.parts[p]);
+  // 1. Its parts on the device: cached ones kept, the others uploaded.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<CsrView> parts(std::size_t(g) * g);
+  std::uint64_t copied = 0;
+  for (std::uint32_t p = 0; p < g * g; ++p) {
+    const BlockView& v = composite.parts[p];
+    DeviceBlock* d = find(v);
+    if (d && d->ready) TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(stream_, *d->ready, 0));
+    if (!d) {
+      if (!make_room(view_bytes(v), keep)) does_not_fit(bytes);
+      std::unique_ptr<DeviceBlock> u = upload_block(v, stream_);
+      if (!u) does_not_fit(bytes);
+      copied += upload_bytes(v);
+      d = u.get();
+      blocks_.push_back(std::move(u));
+    }
+    d->last_use = ++use_clock_;
+    keep.push_back(d);
+    parts[p] = d->view();
+  }
+  // 2. The count block, re-blocked from them.
+  const std::uint64_t table_bytes = parts.size() * sizeof(CsrView) + sizeof(ReblockShape);
+  if (!make_room(view_bytes(composite) + table_bytes, keep)) does_not_fit(bytes);
+  auto m = std::make_unique<DeviceBlock>();
+  m->serial = composite.serial;
+  m->rows = composite.rows;
+  m->cols = composite.cols;
+  m->nnz = composite.nnz;
+  if (!m->offsets.try_allocate(composite.rows + 1) || !m->neighbors.try_allocate(composite.nnz)) does_not_fit(bytes);
+  DeviceBuffer<CsrView> table(parts.size());
+  DeviceBuffer<ReblockShape> shape(1);
+  TRICOUNT_CUDA_TRY(cudaMemcpyAsync(table.get(), parts.data(), parts.size() * sizeof(CsrView), cudaMemcpyHostToDevice, stream_));
+  TRICOUNT_CUDA_TRY(cudaMemsetAsync(shape.get(), 0, sizeof(ReblockShape), stream_));
+  TRICOUNT_CUDA_TRY(cudaMemsetAsync(m->offsets.get(), 0, sizeof(eoff_t), stream_));
+  const std::uint64_t rows = composite.rows;
+  if (rows > 0) {
+    reblock_degrees<<<static_cast<unsigned>((rows + kReblockThreads - 1) / kReblockThreads), kReblockThreads, 0, stream_>>>(
+        table.get(), g, rows, m->offsets.get(), shape.get());
+    TRICOUNT_CUDA_CHECK_LAUNCH("reblock_degrees");
+    std::size_t temp_bytes = 0;
+    TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, m->offsets.get(), m->offsets.get(), rows + 1, stream_));
+    DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+    TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.get(), temp_bytes, m->offsets.get(), m->offsets.get(), rows + 1, stream_));
+    const std::uint64_t warps_per_cta = kReblockThreads / 32;
+    reblock_scatter<<<static_cast<unsigned>((rows + warps_per_cta - 1) / warps_per_cta), kReblockThreads, 0, stream_>>>(
+        table.get(), g, rows, m->offsets.get(), m->neighbors.get());
+    TRICOUNT_CUDA_CHECK_LAUNCH("reblock_scatter");
+    TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));  // before temp is freed
+  }
+  ReblockShape host{};
+  TRICOUNT_CUDA_TRY(cudaMemcpyAsync(&host, shape.get(), sizeof host, cudaMemcpyDeviceToHost, stream_));
+  TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));
+  check_decoded();
+  m->max_degree = static_cast<std::uint32_t>(host.max_degree);
+  m->nonempty_rows = host.nonempty_rows;
+  m->last_use = ++use_clock_;
+  stats.transfer_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats.bytes_transferred += copied;
+  blocks_.push_back(std::move(m));
+  return *blocks_.back();
+}
+
 void DeviceBlockCache::prefetch(const TaskBlocks& next, CountStats& stats) {
   // 1. The running task's blocks and the next task's cached ones stay; the others (with a
   // serial: one without is known by its task only) are to be copied.
@@ -132,7 +211,12 @@ void DeviceBlockCache::prefetch(const TaskBlocks& next, CountStats& stats) {
     const BlockView& v = *roles.views[r];
     if (roles.same_as[r] >= 0 || v.serial == 0) continue;
     if (const DeviceBlock* d = find(v)) keep.push_back(d);
-    else missing.push_back(&v);
+    else if (!v.composite()) missing.push_back(&v);
+    else  // a count block not yet re-blocked: its parts (reblock merges them when the task runs)
+      for (std::uint32_t p = 0; p < v.group * v.group; ++p) {
+        if (const DeviceBlock* d = find(v.parts[p])) keep.push_back(d);
+        else if (std::find(missing.begin(), missing.end(), &v.parts[p]) == missing.end()) missing.push_back(&v.parts[p]);
+      }
   }
   // 2. Their copies, queued on the copy stream, while they fit; acquire copies the rest,
   // evicting what it may.

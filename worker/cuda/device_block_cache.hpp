@@ -30,6 +30,8 @@ struct DeviceBlock {
   DeviceBuffer<vid_t> neighbors;
   std::uint64_t last_use = 0;
   std::unique_ptr<Event> ready;  // prefetched: recorded on the copy stream after its copy (null: copied in order)
+  std::uint32_t max_degree = 0;      // of a re-blocked count block (reblock), for the task's plan
+  std::uint64_t nonempty_rows = 0;
   std::uint64_t bytes() const { return offsets.bytes() + neighbors.bytes(); }
   CsrView view() const { return {offsets.get(), neighbors.get()}; }
   bool matches(const BlockView& v) const {
@@ -61,6 +63,15 @@ class DeviceBlockCache {
   // copying are waited for on the stream. Adds the copy to `stats` when `timed`. Throws the
   // "does not fit" Error. The blocks stay the running task's until the next acquire.
   DeviceTriple acquire(const TaskBlocks& b, std::uint64_t working_need, CountStats& stats, bool timed);
+
+  // A composite count block (BlockView::composite, tricount-count --count-parts) on the
+  // device, under the composite's serial: cached, or its parts uploaded (those not cached)
+  // and re-blocked (worker/cuda/reblock.cuh); the parts stay cached for other count blocks
+  // that share them, least recently used first out. Blocks in `keep` are not evicted for
+  // it. Returns the block (its max_degree and nonempty_rows exact). Adds the copies and the
+  // re-blocking to `stats`. Throws an Error naming the bytes when the parts and the block
+  // do not fit.
+  const DeviceBlock& reblock(const BlockView& composite, std::vector<const DeviceBlock*> keep, CountStats& stats);
 
   // Starts copying the blocks of `next` (the task after the running one) on the copy stream,
   // without waiting for the copies to end: those not cached, while they fit beside the
