@@ -114,6 +114,7 @@ struct CountJob {
   bool is_worker = false;
   std::uint32_t splits = 0;                // m, as rank 0 resolved --workload-splits
   std::uint32_t count_parts = 0;           // the plan's parts, as rank 0 resolved --count-parts
+  std::uint64_t device_bytes = 0;          // the smallest worker's device memory (step 0; 0: a CPU worker)
   std::unique_ptr<BlockFileReader> file;   // rank 0 and every worker
   std::unique_ptr<TaskQueue> queue;        // rank 0
   std::unique_ptr<JournalWriter> journal;  // rank 0, with --journal
@@ -179,6 +180,14 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
   return done;
 }
 
+// The parts of the plan an existing journal was written for, when --resume is to continue it
+// (0: none, or no --resume).
+std::uint32_t journal_count_parts(const CountOptions& options) {
+  std::error_code ec;
+  if (!options.resume || options.journal.empty() || std::filesystem::file_size(options.journal, ec) == 0 || ec) return 0;
+  return read_journal(options.journal).identity.parts;
+}
+
 // Step 0: the job's nodes (NodeLayout: hosts, or --ranks-per-node's virtual nodes); the
 // workers' host-local ranks (a worker's GPU) and per-worker shares of the host;
 // each worker starts creating its backend on a thread of its own (a GPU context takes a
@@ -200,9 +209,12 @@ void start_backends(CountJob& job) {
   job.local_workers = local_workers;
   // Per-worker defaults, unless given: the node's cores shared among its workers (src/node_share.hpp).
   if (job.worker_options.loader_threads == 0) job.worker_options.loader_threads = node_share_of_cores(local_workers);
-  if (!job.is_worker) return;
   BackendOptions bo = job.options.backend_options;
   bo.local_rank = local_rank;
+  // The smallest worker's device memory, for --count-parts auto on rank 0 (0: a CPU worker).
+  const std::uint64_t mine = job.is_worker ? backend_device_bytes(job.options.backend, bo) : UINT64_MAX;
+  MPI_Allreduce(&mine, &job.device_bytes, 1, MPI_UINT64_T, MPI_MIN, job.comm);
+  if (!job.is_worker) return;
   if (bo.threads == 0) bo.threads = node_share_of_cores(local_workers);
   // The thread touches nothing of the job's but these copies (HDF5 and MPI stay on this thread).
   job.backend_starting = std::async(std::launch::async, [kind = job.options.backend, bo] {
@@ -232,8 +244,23 @@ void check_input_on_rank0(CountJob& job) {
     job.file = std::make_unique<BlockFileReader>(options.input);
     const GraphHeader& h = job.file->header();
     job.result.header = h;
-    job.count_parts = options.count_parts ? options.count_parts : h.parts;
-    check_count_parts(job.count_parts, h.parts);
+    if (options.count_parts) {
+      job.count_parts = options.count_parts;
+      check_count_parts(job.count_parts, h.parts);
+    } else if (!options.per_vertex.empty() || !options.per_edge.empty() || options.load_path == "forward") {
+      job.count_parts = h.parts;  // not re-blocked with these yet
+    } else if (const std::uint32_t journaled = journal_count_parts(options); journaled && h.parts % journaled == 0) {
+      job.count_parts = journaled;  // --resume goes on with the grid its journal's task ids name
+    } else {
+      std::vector<std::uint64_t> block_bytes;
+      for (std::uint32_t i = 0; i < h.parts; ++i)
+        for (std::uint32_t j = 0; j < h.parts; ++j)
+          block_bytes.push_back(csr_bytes(rows_in_class(h.vertices, h.parts, i), job.file->block_nnz({i, j})));
+      // A given m must still give every worker a task.
+      const std::uint64_t min_subtasks =
+          options.splits ? (static_cast<std::uint64_t>(job.workers) + *options.splits - 1) / *options.splits : 1;
+      job.count_parts = auto_count_parts(h.parts, block_bytes, job.device_bytes, min_subtasks);
+    }
     const std::uint32_t group = h.parts / job.count_parts;
     if (group > 1 && (!options.per_vertex.empty() || !options.per_edge.empty()))
       throw UsageError(std::string("--count-parts below the file's parts cannot be combined with ") +

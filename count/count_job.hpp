@@ -29,7 +29,9 @@ struct CountOptions {
   WorkloadSplits splits;             // --workload-splits m, or auto (the default: auto_workload_splits, src/task_plan.hpp)
   // --count-parts n_c: count the file's n parts as n_c, a divisor of n, each count block
   // re-blocked from its (n / n_c)^2 file blocks as the tasks need it (src/task_plan.hpp,
-  // file_blocks_of): an n_c-part count's work (0: the file's parts).
+  // file_blocks_of): an n_c-part count's work. 0: auto (auto_count_parts: the fewest parts
+  // whose blocks fit every worker's GPU; n with the CPU backend, --per-vertex, --per-edge
+  // or --load-path forward).
   std::uint32_t count_parts = 0;
   // --schedule static: rank 0 assigns every task before counting, each worker loads all its
   // blocks, then all ranks meet and the timed count phase runs (false: dynamic hand-out).

@@ -1,6 +1,7 @@
 #include "src/task_plan.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace tricount {
 
@@ -114,6 +115,22 @@ std::vector<std::uint64_t> coarsen_block_nnz(const std::vector<std::uint64_t>& n
   for (std::uint64_t i = 0; i < n; ++i)
     for (std::uint64_t j = 0; j < n; ++j) out[(i % c) * c + j % c] += nnz[i * n + j];
   return out;
+}
+
+std::uint32_t auto_count_parts(std::uint32_t parts, const std::vector<std::uint64_t>& block_bytes, std::uint64_t device_bytes,
+                               std::uint64_t min_tasks) {
+  if (device_bytes == 0) return parts;
+  const double budget = kCountPartsDeviceShare * static_cast<double>(device_bytes);
+  for (std::uint32_t c = 1; c < parts; ++c) {
+    if (parts % c != 0 || std::uint64_t(c) * c * c < min_tasks) continue;
+    const std::vector<std::uint64_t> bytes = coarsen_block_nnz(block_bytes, parts, parts / c);
+    std::vector<std::uint64_t> largest(bytes);
+    std::sort(largest.begin(), largest.end(), std::greater<>());
+    double need = 0;
+    for (std::size_t b = 0; b < std::min<std::size_t>(3, largest.size()); ++b) need += 2.0 * static_cast<double>(largest[b]);
+    if (need <= budget) return c;
+  }
+  return parts;
 }
 
 }  // namespace tricount

@@ -103,6 +103,18 @@ class TaskPlan {
 std::vector<BlockId> file_blocks_of(const BlockId& count_block, std::uint32_t count_parts, std::uint32_t group);
 // Throws UsageError naming --count-parts unless it divides the file's parts.
 void check_count_parts(std::uint32_t count_parts, std::uint32_t file_parts);
+// The share of a worker's device memory that --count-parts auto lets a task's blocks take
+// (the rest is the kernels' working memory).
+inline constexpr double kCountPartsDeviceShare = 0.5;
+// The one rule for --count-parts auto (tricount-count): the fewest parts n_c, a divisor of
+// the file's n, whose blocks fit every worker's device and that give at least `min_tasks`
+// subtasks (n_c^3 >= min_tasks: a given --workload-splits m leaves no worker idle). A task
+// holds up to three count blocks, each beside its file blocks while it is re-blocked: at
+// most twice the CSR bytes of the three largest, within kCountPartsDeviceShare of
+// `device_bytes`, the smallest worker's. `block_bytes` holds the file blocks' CSR bytes
+// (n^2, row-major). n where device_bytes is 0 (the CPU backend counts from host memory).
+std::uint32_t auto_count_parts(std::uint32_t parts, const std::vector<std::uint64_t>& block_bytes, std::uint64_t device_bytes,
+                               std::uint64_t min_tasks = 1);
 // The partitioner's per-subtask work (n^3 entries, empty: none) and per-block edges (n^2) summed
 // into n_c = n / group parts, for the task queue's costs.
 std::vector<std::uint64_t> coarsen_task_work(const std::vector<std::uint64_t>& work, std::uint32_t parts, std::uint32_t group);

@@ -135,6 +135,21 @@ bool start_gpu(int local_rank) {
 #endif
 }
 
+std::uint64_t backend_device_bytes(BackendKind kind, const BackendOptions& options) {
+  if (kind == BackendKind::Cpu || (kind == BackendKind::Auto && !cuda_available())) return 0;
+#ifdef TRICOUNT_HAVE_CUDA
+  const int devices = cuda_device_count();
+  if (devices <= 0) return 0;
+  const int local = options.local_rank >= 0 ? options.local_rank : -options.local_rank;
+  const std::uint64_t total = cuda_device_memory(local % devices);
+  const std::uint64_t cap = options.cuda_tuning.device_bytes;
+  return cap ? std::min(total, cap) : total;
+#else
+  (void)options;
+  return 0;
+#endif
+}
+
 std::unique_ptr<CountBackend> make_backend(BackendKind kind, const BackendOptions& options) {
   if (kind == BackendKind::Cpu || (kind == BackendKind::Auto && !cuda_available())) return make_cpu_backend(options);
 #ifdef TRICOUNT_HAVE_CUDA

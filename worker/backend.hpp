@@ -228,6 +228,10 @@ bool cuda_available();
 // the device count (the one a backend with that BackendOptions::local_rank takes), so that
 // the backend created later finds both ready. Never throws; false where no GPU is visible.
 bool start_gpu(int local_rank);
+// The device memory a backend of this kind would count in, in bytes: the CUDA backend's GPU
+// (local_rank mod the device count), within CudaTuning::device_bytes when that is set; 0 for
+// the CPU backend, which counts from host memory (Auto: as make_backend would choose).
+std::uint64_t backend_device_bytes(BackendKind kind, const BackendOptions& options);
 // Auto picks CUDA when available, else CPU. Cuda without a GPU (or without CUDA in the
 // build) throws Error saying which.
 std::unique_ptr<CountBackend> make_backend(BackendKind kind, const BackendOptions& options);

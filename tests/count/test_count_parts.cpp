@@ -98,13 +98,26 @@ TEST_P(CountParts, EveryDivisorCountsTheGraph) {
     }
 }
 
-TEST_P(CountParts, DefaultIsTheFileParts) {
+TEST_P(CountParts, DefaultIsTheFewestPartsThatFit) {
   REQUIRE_BACKEND();
   const Graph& g = graphs_.front();
   const ProcessResult r = count(g.path, {});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(json_uint(r.out, "count_parts"), g.parts);
+#ifdef TRICOUNT_COUNT_PARTS_CUDA
+  EXPECT_EQ(json_uint(r.out, "count_parts"), 1u);  // the whole graph fits any GPU
+  // Within a device budget that holds no grid coarser than the file's own, the file's parts.
+  const ProcessResult tight = count(g.path, {"--cuda-tuning", "device-bytes=20000"});
+  ASSERT_EQ(tight.exit_code, 0) << describe(tight);
+  EXPECT_EQ(json_uint(tight.out, "count_parts"), g.parts);
+  EXPECT_EQ(json_uint(tight.out, "triangles"), g.triangles);
+#else
+  EXPECT_EQ(json_uint(r.out, "count_parts"), g.parts);  // the CPU backend counts the file as it is
+#endif
   EXPECT_EQ(json_uint(r.out, "triangles"), g.triangles);
+  // Per vertex, the file's parts (not re-blocked yet).
+  const ProcessResult pv = count(g.path, {"--per-vertex", file("default.tsv")});
+  ASSERT_EQ(pv.exit_code, 0) << describe(pv);
+  EXPECT_EQ(json_uint(pv.out, "count_parts"), g.parts);
 }
 
 TEST_P(CountParts, SummaryLineSaysHowThePartsWereCounted) {
@@ -155,9 +168,11 @@ TEST_P(CountParts, JournalBelongsToItsCountParts) {
   const ProcessResult other = count(g.path, {"--count-parts", "3", "--workload-splits", "2", "--journal", journal, "--resume"});
   EXPECT_EQ(other.exit_code, 1) << describe(other);
   EXPECT_TRUE(contains(other.err, "belongs to another run")) << other.err;
-  const ProcessResult resumed = count(g.path, {"--count-parts", "2", "--workload-splits", "2", "--journal", journal, "--resume"});
+  // Without --count-parts, --resume goes on with the journal's grid.
+  const ProcessResult resumed = count(g.path, {"--workload-splits", "2", "--journal", journal, "--resume"});
   ASSERT_EQ(resumed.exit_code, 0) << describe(resumed);
   EXPECT_EQ(json_uint(resumed.out, "triangles"), g.triangles);
+  EXPECT_EQ(json_uint(resumed.out, "count_parts"), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(RANKS, CountParts, ::testing::Values(1, 3),

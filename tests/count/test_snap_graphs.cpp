@@ -111,7 +111,15 @@ void expect_published_count(const SnapGraph& graph, std::uint32_t parts, const s
       << graph.dataset << " (" << graph.file << ", --parts " << parts << ", " << ranks
       << " ranks): SNAP publishes " << graph.triangles << " triangles";
   EXPECT_EQ(json_uint(count.out, "parts"), parts);
+#ifdef TRICOUNT_SNAP_CUDA
+  // Every SNAP graph fits a GPU: --count-parts auto counts the file as one part, re-blocked,
+  // in one task per worker (--workload-splits auto).
+  EXPECT_EQ(json_uint(count.out, "count_parts"), 1u);
+  EXPECT_EQ(json_uint(count.out, "tasks"), std::uint64_t(workers));
+#else
+  EXPECT_EQ(json_uint(count.out, "count_parts"), parts);  // the CPU backend counts the file's own parts
   EXPECT_EQ(json_uint(count.out, "tasks"), std::uint64_t(parts) * parts * parts);
+#endif
   EXPECT_EQ(json_uint(count.out, "ranks"), std::uint64_t(ranks));
   EXPECT_EQ(json_uint(count.out, "workers"), std::uint64_t(workers));
 #ifdef TRICOUNT_SNAP_CUDA

@@ -149,7 +149,8 @@ TEST_P(StaticSchedule, BlocksThatDoNotFitAreAClearErrorBeforeCounting) {
 
 TEST_P(StaticSchedule, FailingWorkerEndsTheJobWithItsError) {
   REQUIRE_BACKEND();
-  const ProcessResult r = count(graphs_.front().path, {"--schedule", "static", "--test-fault-at-task", "5"});
+  // --count-parts 2, the file's own: the fault names a task of the 2-part plan.
+  const ProcessResult r = count(graphs_.front().path, {"--schedule", "static", "--count-parts", "2", "--test-fault-at-task", "5"});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_FALSE(r.timed_out);
   EXPECT_TRUE(contains(r.err, "task 5")) << r.err;
@@ -161,8 +162,8 @@ TEST_P(StaticSchedule, JournalAndResumeFinishTheCount) {
   const Graph& g = graphs_.front();
   const std::string journal = file("resume.journal");
   std::filesystem::remove(journal);
-  const ProcessResult failed =
-      count(g.path, {"--schedule", "static", "--workload-splits", "2", "--journal", journal, "--test-fault-at-task", "7"});
+  const ProcessResult failed = count(g.path, {"--schedule", "static", "--workload-splits", "2", "--count-parts", "2",
+                                              "--journal", journal, "--test-fault-at-task", "7"});
   ASSERT_EQ(failed.exit_code, 1) << describe(failed);
   EXPECT_TRUE(contains(failed.err, "rerun with --resume")) << failed.err;
   const ProcessResult resumed = count(g.path, {"--schedule", "static", "--workload-splits", "2", "--journal", journal, "--resume"});

@@ -150,3 +150,26 @@ TEST(TaskPlanCountParts, CoarsenedCostsSumTheFileCosts) {
   EXPECT_TRUE(coarsen_task_work({}, n, g).empty());  // a file without estimates
   EXPECT_EQ(coarsen_block_nnz(nnz, n, 1), nnz);
 }
+
+TEST(TaskPlanCountParts, AutoTakesTheFewestPartsThatFit) {
+  const std::uint32_t n = 6;
+  std::vector<std::uint64_t> bytes(36, 1000);  // 36 KB in all
+  EXPECT_EQ(auto_count_parts(n, bytes, 0), n);               // no device: the CPU backend
+  EXPECT_EQ(auto_count_parts(n, bytes, 1'000'000), 1u);      // twice the whole graph in half the device
+  EXPECT_EQ(auto_count_parts(n, bytes, 144'000), 1u);        // exactly
+  EXPECT_EQ(auto_count_parts(n, bytes, 143'999), 2u);        // 3 blocks of 9 KB, twice: 54 KB
+  EXPECT_EQ(auto_count_parts(n, bytes, 108'000), 2u);
+  EXPECT_EQ(auto_count_parts(n, bytes, 107'999), 3u);        // 3 blocks of 4 KB, twice: 24 KB
+  EXPECT_EQ(auto_count_parts(n, bytes, 47'999), n);          // not even 3 parts fit: the file's own
+  // A given m that would leave workers idle: at least that many subtasks.
+  EXPECT_EQ(auto_count_parts(n, bytes, 1'000'000, 2), 2u);
+  EXPECT_EQ(auto_count_parts(n, bytes, 1'000'000, 9), 3u);
+  EXPECT_EQ(auto_count_parts(n, bytes, 1'000'000, 28), n);
+  // One large block decides (the three largest count).
+  std::vector<std::uint64_t> skewed(36, 10);
+  skewed[0] = 100'000;
+  EXPECT_EQ(auto_count_parts(n, skewed, 1'000'000), 1u);
+  EXPECT_EQ(auto_count_parts(n, skewed, 402'000), 1u);  // twice 100,350 bytes
+  EXPECT_EQ(auto_count_parts(n, skewed, 300'000), n);   // P(0,0) alone, twice, is more than half
+  EXPECT_EQ(auto_count_parts(1, {5}, 1), 1u);          // one part is one part
+}

@@ -132,6 +132,15 @@ void cuda_start_context(int device) {
   if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
 }
 
+std::uint64_t cuda_device_memory(int device) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return prop.totalGlobalMem;
+}
+
 std::string cuda_status_message() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);

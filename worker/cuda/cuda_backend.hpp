@@ -10,7 +10,8 @@ namespace tricount {
 
 int cuda_device_count();              // 0 when no GPU or no driver (never throws)
 std::string cuda_status_message();    // why cuda_device_count() is 0, for error messages
-void cuda_start_context(int device);  // device's primary context, created if need be (errors ignored)
+void cuda_start_context(int device);
+std::uint64_t cuda_device_memory(int device);  // the GPU's memory in bytes (0 when it cannot be queried)  // device's primary context, created if need be (errors ignored)
 std::unique_ptr<CountBackend> make_cuda_backend(const BackendOptions& options);
 
 }  // namespace tricount
