@@ -1,4 +1,5 @@
-// Issue 28 probe: re-blocking an n-part file into n' = n / g parts on the GPU. With n' parts,
+// Issue 28 probe: re-blocking an n-part file into n' = n / g parts on the GPU, with the kernels
+// tricount-count --count-parts runs (worker/cuda/reblock.cuh). With n' parts,
 // class I of n' is the union of the g classes i = I + a n' of n (a = 0 .. g-1), and a vertex
 // x = l n + i has the n'-local id l g + a; so block P'(I, K) is the g x g blocks P(i_a, k_b)
 // with rows interleaved and each row the merge of g sorted lists, neighbour m of P(i_a, k_b)
@@ -19,64 +20,14 @@
 
 #include "src/block_format.hpp"
 #include "worker/cuda/cuda_check.cuh"
+#include "worker/cuda/reblock.cuh"
 
 namespace tricount {
 namespace {
 
+using cuda::CsrView;
 using cuda::DeviceBuffer;
-
-struct Block {  // one input block on the device
-  const eoff_t* offsets;
-  const vid_t* neighbors;
-};
-
-// Degrees of P'(I, K): row x' = l g + a sums row l of P(i_a, k_b) over b.
-__global__ void reblock_degrees(const Block* in, std::uint32_t g, std::uint64_t rows, eoff_t* out_offsets) {
-  const std::uint64_t x = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  if (x >= rows) return;
-  const std::uint32_t a = x % g;
-  const std::uint64_t l = x / g;
-  eoff_t d = 0;
-  for (std::uint32_t b = 0; b < g; ++b) d += in[a * g + b].offsets[l + 1] - in[a * g + b].offsets[l];
-  out_offsets[x + 1] = d;
-}
-
-__device__ std::uint32_t rank_in(const vid_t* list, std::uint32_t len, vid_t m, bool inclusive) {
-  std::uint32_t lo = 0, hi = len;
-  while (lo < hi) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (list[mid] < m || (inclusive && list[mid] == m)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-// One warp per row x': each element of P(i_a, k_b)[l] goes to its rank in the merged row
-// (its index, plus the elements of the other g - 1 lists that order before it).
-__global__ void reblock_scatter(const Block* in, std::uint32_t g, std::uint64_t rows, const eoff_t* out_offsets,
-                                vid_t* out_neighbors) {
-  const std::uint64_t x = (blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x) / 32;
-  const std::uint32_t lane = threadIdx.x % 32;
-  if (x >= rows) return;
-  const std::uint32_t a = x % g;
-  const std::uint64_t l = x / g;
-  vid_t* out = out_neighbors + out_offsets[x];
-  for (std::uint32_t b = 0; b < g; ++b) {
-    const Block& blk = in[a * g + b];
-    const eoff_t first = blk.offsets[l];
-    const std::uint32_t len = static_cast<std::uint32_t>(blk.offsets[l + 1] - first);
-    for (std::uint32_t e = lane; e < len; e += 32) {
-      const vid_t m = blk.neighbors[first + e];
-      std::uint32_t pos = e;
-      for (std::uint32_t c = 0; c < g; ++c) {
-        if (c == b) continue;
-        const Block& o = in[a * g + c];
-        pos += rank_in(o.neighbors + o.offsets[l], static_cast<std::uint32_t>(o.offsets[l + 1] - o.offsets[l]), m, c < b);
-      }
-      out[pos] = m * g + b;
-    }
-  }
-}
+using cuda::ReblockShape;
 
 int run(int argc, char** argv) {
   const BlockFileReader fine(argv[1]), coarse(argv[2]);
@@ -89,7 +40,7 @@ int run(int argc, char** argv) {
   // 1. Every fine block on the device.
   std::vector<DeviceBuffer<eoff_t>> offs;
   std::vector<DeviceBuffer<vid_t>> nbrs;
-  std::vector<Block> blocks(std::size_t(n) * n);
+  std::vector<CsrView> blocks(std::size_t(n) * n);
   std::uint64_t bytes = 0;
   for (std::uint32_t i = 0; i < n; ++i)
     for (std::uint32_t k = 0; k < n; ++k) {
@@ -112,11 +63,11 @@ int run(int argc, char** argv) {
     float total_ms = 0;
     for (std::uint32_t I = 0; I < n2; ++I)
       for (std::uint32_t K = 0; K < n2; ++K) {
-        std::vector<Block> group(std::size_t(g) * g);
+        std::vector<CsrView> group(std::size_t(g) * g);
         for (std::uint32_t a = 0; a < g; ++a)
           for (std::uint32_t b = 0; b < g; ++b) group[a * g + b] = blocks[std::size_t(I + a * n2) * n + (K + b * n2)];
-        DeviceBuffer<Block> d_group(group.size());
-        TRICOUNT_CUDA_TRY(cudaMemcpy(d_group.get(), group.data(), group.size() * sizeof(Block), cudaMemcpyHostToDevice));
+        DeviceBuffer<CsrView> d_group(group.size());
+        TRICOUNT_CUDA_TRY(cudaMemcpy(d_group.get(), group.data(), group.size() * sizeof(CsrView), cudaMemcpyHostToDevice));
         const std::uint64_t rows = rows_in_class(vertices, n2, I);
         std::uint64_t nnz = 0;
         for (std::uint32_t a = 0; a < g; ++a)
@@ -128,11 +79,15 @@ int run(int argc, char** argv) {
         DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
         TRICOUNT_CUDA_TRY(cudaMemset(out_off.get(), 0, sizeof(eoff_t)));
         TRICOUNT_CUDA_TRY(cudaEventRecord(start));
+        DeviceBuffer<ReblockShape> shape(1);
+        TRICOUNT_CUDA_TRY(cudaMemset(shape.get(), 0, sizeof(ReblockShape)));
         if (rows) {
-          reblock_degrees<<<(rows + 255) / 256, 256>>>(d_group.get(), g, rows, out_off.get());
+          cuda::reblock_degrees<<<(rows + cuda::kReblockThreads - 1) / cuda::kReblockThreads, cuda::kReblockThreads>>>(
+              d_group.get(), g, rows, out_off.get(), shape.get());
           TRICOUNT_CUDA_CHECK_LAUNCH("reblock_degrees");
           TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.get(), temp_bytes, out_off.get(), out_off.get(), rows + 1));
-          reblock_scatter<<<(rows * 32 + 255) / 256, 256>>>(d_group.get(), g, rows, out_off.get(), out_nbr.get());
+          cuda::reblock_scatter<<<(rows * 32 + cuda::kReblockThreads - 1) / cuda::kReblockThreads, cuda::kReblockThreads>>>(
+              d_group.get(), g, rows, out_off.get(), out_nbr.get());
           TRICOUNT_CUDA_CHECK_LAUNCH("reblock_scatter");
         }
         TRICOUNT_CUDA_TRY(cudaEventRecord(stop));

@@ -5,7 +5,7 @@
 // longest row and the non-empty rows, which the task's plan needs), their prefix sum (CUB),
 // and the scatter: a warp per row places each element at its rank in the merged row, its
 // index plus the elements of the other g - 1 lists that order before it (binary searches).
-// Measured: Kronecker 26 from 8 parts to 1 in 95 ms on an H200 (bench/RESULTS.md, issue 28).
+// Its cost beside the count: bench/RESULTS.md, issue 28.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
