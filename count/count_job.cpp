@@ -272,7 +272,8 @@ void check_input_on_rank0(CountJob& job) {
     const std::uint64_t tasks = plan.num_tasks();
     if (static_cast<std::uint64_t>(job.workers) > tasks && !options.allow_idle_workers)
       throw UsageError(std::to_string(job.size) + " ranks give " + std::to_string(job.workers) + " workers but '" +
-                       options.input + "' with --parts " + std::to_string(plan.parts()) + " and --workload-splits " +
+                       options.input + "' with --parts " + std::to_string(h.parts) +
+                       (group > 1 ? " counted as " + std::to_string(plan.parts()) : std::string()) + " and --workload-splits " +
                        std::to_string(plan.splits()) + " has only " + std::to_string(tasks) +
                        (tasks == 1 ? " task" : " tasks") + ", fewer tasks than workers: use fewer ranks, more --workload-splits (or auto), or more parts (or --allow-idle-workers)");
     const JournalIdentity identity{h.graph_checksum, job.count_parts, job.splits, h.vertices, h.edges, options.input};
