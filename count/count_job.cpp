@@ -254,8 +254,7 @@ void check_input_on_rank0(CountJob& job) {
     } else {
       std::vector<std::uint64_t> block_bytes;
       for (std::uint32_t i = 0; i < h.parts; ++i)
-        for (std::uint32_t j = 0; j < h.parts; ++j)
-          block_bytes.push_back(csr_bytes(rows_in_class(h.vertices, h.parts, i), job.file->block_nnz({i, j})));
+        for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(job.file->block_csr_bytes({i, j}));
       // A given m must still give every worker a task.
       const std::uint64_t min_subtasks =
           options.splits ? (static_cast<std::uint64_t>(job.workers) + *options.splits - 1) / *options.splits : 1;
@@ -436,7 +435,7 @@ void load_resident(CountJob& job, ResidentLoad& load) {
     if (forward) {
       const GraphHeader& h = job.file->header();
       for (std::uint32_t i = 0; i < h.parts; ++i)
-        for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(csr_bytes(rows_in_class(h.vertices, h.parts, i), job.file->block_nnz({i, j})));
+        for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(job.file->block_csr_bytes({i, j}));
     }
     if (job.size == 1) {
       load.tasks = std::move(job.queue->assign_static(1).tasks.front());

@@ -268,6 +268,7 @@ class BlockFileReader {
   // readers of one node with equal ones map the very same page-cache pages.
   std::pair<std::uint64_t, std::uint64_t> opened_inode() const;
   std::uint64_t block_nnz(const BlockId& id) const;  // from the attributes, no data read
+  std::uint64_t block_csr_bytes(const BlockId& id) const;  // its CSR in memory (csr_bytes), no data read
   std::vector<raw_id_t> read_vertex_map() const;
   // The input ids of class c's vertices only (global ids c, c + n, c + 2n, ...), in that order.
   std::vector<raw_id_t> read_vertex_map_class(std::uint32_t c) const;

@@ -248,6 +248,10 @@ std::uint64_t BlockFileReader::block_nnz(const BlockId& id) const {
   return impl_->nnz[std::size_t(id.row_class) * n + id.col_class];
 }
 
+std::uint64_t BlockFileReader::block_csr_bytes(const BlockId& id) const {
+  return csr_bytes(rows_in_class(impl_->header.vertices, impl_->header.parts, id.row_class), block_nnz(id));
+}
+
 std::uint64_t BlockFileReader::block_checksum(const BlockId& id) const {
   block_nnz(id);  // range check
   return impl_->checksums[std::size_t(id.row_class) * impl_->header.parts + id.col_class];

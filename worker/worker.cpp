@@ -186,7 +186,7 @@ std::vector<BlockId> resident_blocks(const BlockFileReader& file, const TaskPlan
     for (std::uint32_t j = 0; j < n; ++j)
       if (needed[std::size_t(i) * n + j]) {
         blocks.push_back({i, j});
-        bytes += csr_bytes(rows_in_class(file.header().vertices, n, i), file.block_nnz({i, j}));
+        bytes += file.block_csr_bytes({i, j});
       }
   // 2. They must all fit the host budget, else the count would read some again.
   if (bytes > cache_bytes) {
@@ -210,7 +210,7 @@ std::vector<std::shared_ptr<const LoadedBlock>> load_resident_blocks(BlockCache&
   // 1-2. The distinct blocks, which must fit the host budget.
   const std::vector<BlockId> blocks = resident_blocks(file, plan, tasks, cache_bytes);
   std::uint64_t bytes = 0;
-  for (const BlockId& b : blocks) bytes += csr_bytes(rows_in_class(file.header().vertices, file.header().parts, b.row_class), file.block_nnz(b));
+  for (const BlockId& b : blocks) bytes += file.block_csr_bytes(b);
   // 3. Load and check them all now, holding each so that nothing is evicted.
   std::vector<std::shared_ptr<const LoadedBlock>> held;
   for (const BlockId& b : blocks) held.push_back(cache.get(b, stats.load_seconds, stats.bytes_loaded));
