@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
        "with an edge-file GRAPH: folder for the temporary block file and the partitioner's sorted runs (default: $TMPDIR "
        "or /tmp; with ranks on several nodes the block file goes next to GRAPH, where every node must see it)")
       ("workload-splits,m", cli::po::value(&splits)->default_value("auto"),
-       "split each (i,j,k) subtask into m tasks (n^3 * m in all); auto: the fewest m that give every worker about 4 "
-       "tasks (m = 1 for one worker)")
+       "split each (i,j,k) subtask into m tasks (n^3 * m in all); auto: a task per worker at least, and the m that "
+       "finishes soonest when each split repeats a little of its subtask (m = 1 for one worker)")
       ("count-parts", cli::po::value(&options.count_parts),
        "count the block file's n parts as n_c, a divisor of n: each task's blocks are re-blocked from the file's "
        "(n / n_c)^2 blocks as it needs them (on the GPU with the CUDA backend), so the count costs what an n_c-part "

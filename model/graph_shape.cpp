@@ -111,17 +111,40 @@ std::uint64_t packed_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::
                                     kPackedBytesPerRow * static_cast<double>(rows_in_class(vertices, parts, row_class)));
 }
 
+namespace {
+// Block b's neighbours (row-major b = i n + j), back from its CSR bytes.
+std::uint64_t shape_block_nnz(const GraphShape& g, std::uint64_t b) {
+  const std::uint64_t rows = rows_in_class(g.vertices, g.parts, static_cast<std::uint32_t>(b / g.parts));
+  const std::uint64_t offsets = (rows + 1) * sizeof(eoff_t);
+  return g.block_bytes[b] > offsets ? (g.block_bytes[b] - offsets) / sizeof(vid_t) : 0;
+}
+}  // namespace
+
 void pack_shape(GraphShape& g) {
   const std::uint64_t n = g.parts;
   g.stored_bytes.assign(n * n, 0);
-  for (std::uint64_t b = 0; b < n * n; ++b) {
-    // The block's neighbours, back from its CSR bytes.
-    const std::uint64_t rows = rows_in_class(g.vertices, g.parts, static_cast<std::uint32_t>(b / n));
-    const std::uint64_t offsets = (rows + 1) * sizeof(eoff_t);
-    const std::uint64_t nnz = g.block_bytes[b] > offsets ? (g.block_bytes[b] - offsets) / sizeof(vid_t) : 0;
-    g.stored_bytes[b] = packed_bytes_of(g.vertices, g.parts, static_cast<std::uint32_t>(b / n), nnz);
-  }
+  for (std::uint64_t b = 0; b < n * n; ++b)
+    g.stored_bytes[b] = packed_bytes_of(g.vertices, g.parts, static_cast<std::uint32_t>(b / n), shape_block_nnz(g, b));
   g.upload_cost = kPackedUploadCost;
+}
+
+GraphShape count_parts_shape(const GraphShape& g, std::uint32_t count_parts) {
+  check_count_parts(count_parts, g.parts);
+  if (count_parts == g.parts) return g;
+  const std::uint32_t group = g.parts / count_parts;
+  GraphShape c = g;
+  c.description += ", counted as " + std::to_string(count_parts) + (count_parts == 1 ? " part" : " parts");
+  c.parts = count_parts;
+  c.subtask_work = coarsen_task_work(g.subtask_work, g.parts, group);
+  std::vector<std::uint64_t> nnz(g.block_bytes.size());
+  for (std::uint64_t b = 0; b < nnz.size(); ++b) nnz[b] = shape_block_nnz(g, b);
+  const std::vector<std::uint64_t> count_nnz = coarsen_block_nnz(nnz, g.parts, group);
+  c.block_bytes.assign(count_nnz.size(), 0);
+  for (std::uint64_t b = 0; b < count_nnz.size(); ++b)
+    c.block_bytes[b] = block_bytes_of(g.vertices, count_parts, static_cast<std::uint32_t>(b / count_parts), count_nnz[b]);
+  // A count block is loaded as its file blocks: their stored bytes, summed alike.
+  if (!g.stored_bytes.empty()) c.stored_bytes = coarsen_block_nnz(g.stored_bytes, g.parts, group);
+  return c;
 }
 
 GraphShape file_shape(const std::string& path) {

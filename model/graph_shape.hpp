@@ -42,6 +42,11 @@ std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file);
 std::uint64_t packed_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
 // The shape with every block packed: stored_bytes from packed_bytes_of, the packed upload cost.
 void pack_shape(GraphShape& shape);
+// The shape of its graph counted as n_c = `count_parts` parts (tricount-count --count-parts,
+// src/task_plan.hpp): subtask work and neighbours summed into the count blocks (each a CSR at
+// n_c, what a GPU holds), each count block loading the stored bytes of its file blocks.
+// UsageError unless n_c divides the shape's parts; the shape itself where it is its parts.
+GraphShape count_parts_shape(const GraphShape& shape, std::uint32_t count_parts);
 // The shape of the block file at `path` (Error when it has no /task_work estimates); a
 // packed file's blocks carry their stored bytes.
 GraphShape file_shape(const std::string& path);

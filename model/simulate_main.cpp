@@ -23,6 +23,7 @@
 #include "src/cli.hpp"
 #include "src/json.hpp"
 #include "src/output_file.hpp"
+#include "src/task_plan.hpp"
 
 namespace tricount {
 namespace {
@@ -312,6 +313,7 @@ struct PredictRequest {
   std::string model_path, json;
   GraphRequest graph;
   std::uint32_t parts = 0;
+  std::uint32_t count_parts = 0;  // --count-parts: the parts a block file is counted as (0: tricount-count's auto)
   WorkloadSplits splits;  // --workload-splits m, or auto (tricount-count's rule at the most --gpus)
   std::vector<int> gpus;
   MachineParameters machine;
@@ -447,9 +449,23 @@ int predict_static_and_print(const PredictRequest& request, const CostModel& mod
 int predict(const PredictRequest& request) {
   // 1. The model and the graph's shape (at the requested parts, or the file's own).
   const CostModel model = load_cost_model(request.model_path);
-  const GraphShapes shapes = graph_shapes(request.graph, model, request.plan, request.parts, request.like);
+  GraphShapes shapes = graph_shapes(request.graph, model, request.plan, request.parts, request.like);
+  // A block file is counted as tricount-count counts it: --count-parts, or its auto rule on
+  // --gpu-memory (the file's n for a CPU model, or with no --gpu-memory to go by).
+  if (shapes.from_file) {
+    const GraphShape& file = *shapes.from_file;
+    std::uint32_t count_parts = request.count_parts;
+    if (count_parts == 0) {
+      const std::uint64_t device = model.backend == "cuda" ? request.plan_request.gpu_memory_bytes : 0;
+      const std::uint64_t most = static_cast<std::uint64_t>(*std::max_element(request.gpus.begin(), request.gpus.end()));
+      count_parts = auto_count_parts(file.parts, file.block_bytes, device, request.splits ? (most + *request.splits - 1) / *request.splits : 1);
+    }
+    shapes.from_file = count_parts_shape(file, count_parts);
+  } else if (request.count_parts) {
+    throw UsageError("--count-parts: predictions of a block file (--input) only; --plan and a graph given by size choose --parts");
+  }
   // 2. The plan (model/plan.hpp), or the parts and splits asked for.
-  std::uint32_t parts = request.parts ? request.parts : (shapes.from_file ? shapes.from_file->parts : 0);
+  std::uint32_t parts = shapes.from_file ? shapes.from_file->parts : request.parts;
   std::uint32_t splits = 1;
   std::string plan_note;
   if (request.plan) {
@@ -589,6 +605,10 @@ int main(int argc, char** argv) {
        "its blocks as tricount-partition --block-encoding writes them, packed (its default: read, sent and uploaded at "
        "their packed bytes, decoded on the GPU) or csr; a block file's own are its encoding")
       ("parts", cli::po::value(&request.parts), "with --model: n to predict for")
+      ("count-parts", cli::po::value(&request.count_parts),
+       "with --model --input: the parts the block file is counted as (tricount-count --count-parts), a divisor of its n "
+       "(default: tricount-count's, the fewest whose blocks fit --gpu-memory; the file's n without --gpu-memory or for a "
+       "CPU model)")
       ("workload-splits", cli::po::value(&splits_text)->default_value("auto"),
        "with --model: m to predict for; auto: tricount-count's choice at the most --gpus (a task per GPU at least, more "
        "only where tasks would divide unevenly; m = 1 for one)")
@@ -690,6 +710,8 @@ int main(int argc, char** argv) {
         throw UsageError("--gpus-per-node must be between 1 and 1024");
       request.splits = parse_workload_splits(splits_text);
       if (vm.count("parts")) check_parts(request.parts);
+      if (vm.count("count-parts") && request.count_parts == 0)
+        throw UsageError("--count-parts must be a divisor of the block file's parts (got 0); leave it out for tricount-count's choice");
       request.model_path = model_path, request.json = json;
       request.graph.input = input, request.graph.kronecker_scale = kronecker_scale;
       request.graph.edges = edges, request.graph.vertices = vertices;

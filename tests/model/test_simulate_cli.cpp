@@ -6,10 +6,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <regex>
 #include <sstream>
 
 #include "model/cost_model.hpp"
+#include "model/graph_shape.hpp"
 #include "model/plan.hpp"
 #include "src/block_format.hpp"
 #include "src/cli.hpp"
@@ -195,6 +197,50 @@ TEST_F(RecordedRuns, StaticSchedulePredictsBothPhasesAndNamesItsShape) {
   EXPECT_TRUE(contains(other_n.out, "even tasks and blocks")) << other_n.out;
 }
 
+// A block file is predicted at the parts tricount-count counts it as (--count-parts, issue
+// 28): its count blocks are the blocks of the file partitioned at those parts, its work the
+// same, its loads its own blocks' bytes; auto follows --gpu-memory for a GPU model and keeps
+// the file's n for a CPU model.
+TEST_F(RecordedRuns, ABlockFileIsPredictedAtThePartsItIsCountedAs) {
+  const GraphShape four = file_shape(block_file(15, 4)), two = file_shape(block_file(15, 2));
+  const GraphShape counted = count_parts_shape(four, 2);
+  EXPECT_EQ(counted.parts, 2u);
+  EXPECT_EQ(counted.block_bytes, two.block_bytes);
+  EXPECT_EQ(counted.subtask_work.size(), 8u);
+  EXPECT_EQ(counted.total_work(), four.total_work());
+  const auto sum = [](const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); };
+  EXPECT_EQ(sum(counted.loaded_bytes()), sum(four.loaded_bytes()));
+  EXPECT_TRUE(contains(counted.description, "counted as 2 parts")) << counted.description;
+  EXPECT_EQ(count_parts_shape(four, 4).block_bytes, four.block_bytes);
+  EXPECT_THROW(count_parts_shape(four, 3), UsageError);
+
+  const std::string model = dir_->file("count-parts-model.json");
+  ASSERT_EQ(fit(model, {"k15_n2_m1", "k15_n4_m1"}).exit_code, 0);
+  const ProcessResult given = simulate({"--model", model, "--input", block_file(15, 4), "--count-parts", "2", "--gpus", "1,2"});
+  ASSERT_EQ(given.exit_code, 0) << describe(given);
+  EXPECT_TRUE(contains(given.out, "counted as 2 parts")) << given.out;
+  EXPECT_TRUE(contains(given.out, "--parts 2 ")) << given.out;
+  const ProcessResult cpu = simulate({"--model", model, "--input", block_file(15, 4), "--gpus", "1,2", "--gpu-memory", "64G"});
+  ASSERT_EQ(cpu.exit_code, 0) << describe(cpu);
+  EXPECT_TRUE(contains(cpu.out, "--parts 4 ")) << cpu.out;
+  EXPECT_FALSE(contains(cpu.out, "counted as")) << cpu.out;
+  // The same model as a GPU's: auto counts the file as one part where its blocks fit.
+  const std::string gpu_model = dir_->file("count-parts-gpu-model.json");
+  std::ofstream(gpu_model) << std::regex_replace(read_file(model), std::regex("\"backend\": \"cpu\""), "\"backend\": \"cuda\"");
+  const ProcessResult fits = simulate({"--model", gpu_model, "--input", block_file(15, 4), "--gpus", "1,2", "--gpu-memory", "64G"});
+  ASSERT_EQ(fits.exit_code, 0) << describe(fits);
+  EXPECT_TRUE(contains(fits.out, "counted as 1 part")) << fits.out;
+  EXPECT_TRUE(contains(fits.out, "--parts 1 ")) << fits.out;
+  const ProcessResult no_memory = simulate({"--model", gpu_model, "--input", block_file(15, 4), "--gpus", "1,2"});
+  ASSERT_EQ(no_memory.exit_code, 0) << describe(no_memory);
+  EXPECT_TRUE(contains(no_memory.out, "--parts 4 ")) << no_memory.out;
+  // A given m still gives every GPU a task: 8 GPUs at m = 1 need 2 parts (8 subtasks).
+  const ProcessResult eight = simulate({"--model", gpu_model, "--input", block_file(15, 4), "--gpus", "8", "--gpu-memory", "64G",
+                                        "--workload-splits", "1"});
+  ASSERT_EQ(eight.exit_code, 0) << describe(eight);
+  EXPECT_TRUE(contains(eight.out, "counted as 2 parts")) << eight.out;
+}
+
 struct BadCase {
   const char* name;
   std::vector<std::string> args;  // MODEL: a valid model file; NOFAMILY: one without Kronecker samples
@@ -214,7 +260,7 @@ TEST_P(SimulateRefuses, WithAClearError) {
   std::vector<std::string> args;
   for (const std::string& a : c.args)
     args.push_back(a == "MODEL" ? model : a == "NOFAMILY" ? bare : a == "TORN" ? dir_->file("torn.json")
-                   : a == "J1" ? journal("k15_n2_m1") : a == "R1" ? report("k15_n2_m1") : a);
+                   : a == "J1" ? journal("k15_n2_m1") : a == "R1" ? report("k15_n2_m1") : a == "K15P4" ? block_file(15, 4) : a);
   const ProcessResult r = simulate(args);
   EXPECT_EQ(r.exit_code, c.exit_code) << describe(r);
   EXPECT_TRUE(contains(r.err, "tricount-simulate: error:")) << describe(r);
@@ -246,6 +292,9 @@ const std::vector<BadCase> kBadCases = {
     {"FitBadSample", {"--fit", "out.json", "--journal", "J1", "--kronecker-sample", "twenty=x.h5"}, 2, "SCALE=BLOCKFILE"},
     {"FitReportNotACountReport", {"--fit", "out.json", "--journal", "J1", "--report", "J1"}, 1, "per_rank"},
     {"ReplayTwoJournals", {"--journal", "J1", "--journal", "J1"}, 2, "one --journal"},
+    {"CountPartsNotADivisor", {"--model", "MODEL", "--input", "K15P4", "--count-parts", "3", "--gpus", "1"}, 2, "--count-parts"},
+    {"CountPartsZero", {"--model", "MODEL", "--input", "K15P4", "--count-parts", "0", "--gpus", "1"}, 2, "--count-parts"},
+    {"CountPartsOfASize", {"--model", "MODEL", "--kronecker-scale", "20", "--parts", "4", "--count-parts", "2", "--gpus", "1"}, 2, "--count-parts"},
 };
 
 INSTANTIATE_TEST_SUITE_P(cli, SimulateRefuses, ::testing::ValuesIn(kBadCases),
