@@ -182,8 +182,7 @@ const DeviceBlock& DeviceBlockCache::reblock(const BlockView& composite, std::ve
     TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, m->offsets.get(), m->offsets.get(), rows + 1, stream_));
     DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
     TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.get(), temp_bytes, m->offsets.get(), m->offsets.get(), rows + 1, stream_));
-    const std::uint64_t warps_per_cta = kReblockThreads / 32;
-    reblock_scatter<<<static_cast<unsigned>((rows + warps_per_cta - 1) / warps_per_cta), kReblockThreads, 0, stream_>>>(
+    reblock_scatter<<<static_cast<unsigned>((rows + kReblockThreads - 1) / kReblockThreads), kReblockThreads, 0, stream_>>>(
         table.get(), g, rows, m->offsets.get(), m->neighbors.get());
     TRICOUNT_CUDA_CHECK_LAUNCH("reblock_scatter");
     TRICOUNT_CUDA_TRY(cudaStreamSynchronize(stream_));  // before temp is freed

@@ -3,8 +3,8 @@
 // Row x = l g + a of P' is row l of the blocks (a, b) over b, each neighbour m of block (a, b)
 // renamed m g + b, merged in order. Three steps on one stream: the degrees (with the
 // longest row and the non-empty rows, which the task's plan needs), their prefix sum (CUB),
-// and the scatter: a warp per row places each element at its rank in the merged row, its
-// index plus the elements of the other g - 1 lists that order before it (binary searches).
+// and the scatter: each element goes to its rank in the merged row, its index plus the
+// elements of the other g - 1 lists that order before it (binary searches).
 // Its cost beside the count: bench/RESULTS.md, issue 28.
 #pragma once
 
@@ -62,29 +62,48 @@ __device__ inline std::uint32_t reblock_rank(const vid_t* list, std::uint32_t le
   return lo;
 }
 
+// A warp per 32 consecutive rows, their elements walked as one list (lane t of a round takes
+// element q0 + t): rows of a few elements do not idle the warp, and a long row is spread over
+// every lane. Each element finds its row (a search over the rows' ends, in registers), its
+// file block b (the row's g lists in turn), and its rank in the merged row.
 __global__ void __launch_bounds__(kReblockThreads) reblock_scatter(const CsrView* parts, std::uint32_t g, std::uint64_t rows,
                                                                    const eoff_t* out_offsets, vid_t* out_neighbors) {
-  const std::uint64_t x = (blockIdx.x * std::uint64_t(kReblockThreads) + threadIdx.x) / 32;
+  const std::uint64_t x0 = (blockIdx.x * std::uint64_t(kReblockThreads) + threadIdx.x) / 32 * 32;
   const std::uint32_t lane = threadIdx.x % 32;
-  if (x >= rows) return;
-  const std::uint32_t a = static_cast<std::uint32_t>(x % g);
-  const std::uint64_t l = x / g;
-  vid_t* out = out_neighbors + out_offsets[x];
-  for (std::uint32_t b = 0; b < g; ++b) {
-    const CsrView& blk = parts[a * g + b];
-    const eoff_t first = blk.offsets[l];
-    const std::uint32_t len = static_cast<std::uint32_t>(blk.offsets[l + 1] - first);
-    for (std::uint32_t e = lane; e < len; e += 32) {
-      const vid_t m = blk.neighbors[first + e];
-      std::uint32_t pos = e;
-      for (std::uint32_t c = 0; c < g; ++c) {
-        if (c == b) continue;
-        const CsrView& o = parts[a * g + c];
-        // Lists before b order an equal local id first (m g + c < m g + b), lists after it last.
-        pos += reblock_rank(o.neighbors + o.offsets[l], static_cast<std::uint32_t>(o.offsets[l + 1] - o.offsets[l]), m, c < b);
-      }
-      out[pos] = static_cast<vid_t>(std::uint64_t(m) * g + b);
+  if (x0 >= rows) return;  // the whole warp
+  const eoff_t base = out_offsets[x0];
+  const std::uint64_t x_end = x0 + 32 < rows ? x0 + 32 : rows;
+  const std::uint64_t end = out_offsets[x0 + lane < x_end ? x0 + lane + 1 : x_end] - base;  // this lane's row's end
+  const std::uint64_t total = __shfl_sync(0xFFFFFFFFu, end, 31);
+  for (std::uint64_t q0 = 0; q0 < total; q0 += 32) {
+    const std::uint64_t q = q0 + lane;
+    std::uint32_t r = 0;  // the rows ending at or before q: q is in row x0 + r
+#pragma unroll
+    for (std::uint32_t step = 16; step > 0; step >>= 1)
+      if (__shfl_sync(0xFFFFFFFFu, end, r + step - 1) <= q) r += step;
+    const std::uint64_t row_first = __shfl_sync(0xFFFFFFFFu, end, r == 0 ? 0 : r - 1);
+    if (q >= total) continue;
+    const std::uint64_t x = x0 + r;
+    const std::uint32_t a = static_cast<std::uint32_t>(x % g);
+    const std::uint64_t l = x / g;
+    std::uint64_t e = r == 0 ? q : q - row_first;  // its index in the row's lists, one after another
+    std::uint32_t b = 0;
+    for (;; ++b) {
+      const CsrView& blk = parts[a * g + b];
+      const std::uint64_t len = blk.offsets[l + 1] - blk.offsets[l];
+      if (e < len) break;
+      e -= len;
     }
+    const CsrView& blk = parts[a * g + b];
+    const vid_t m = blk.neighbors[blk.offsets[l] + e];
+    std::uint64_t pos = e;
+    for (std::uint32_t c = 0; c < g; ++c) {
+      if (c == b) continue;
+      const CsrView& o = parts[a * g + c];
+      // Lists before b order an equal local id first (m g + c < m g + b), lists after it last.
+      pos += reblock_rank(o.neighbors + o.offsets[l], static_cast<std::uint32_t>(o.offsets[l + 1] - o.offsets[l]), m, c < b);
+    }
+    out_neighbors[base + (r == 0 ? 0 : row_first) + pos] = static_cast<vid_t>(std::uint64_t(m) * g + b);
   }
 }
 
