@@ -6,7 +6,7 @@
 // becoming m g + b. Counting P' costs what an n'-part file costs (bench/RESULTS.md, issue 28
 // probe): the question here is what the merge costs on the device.
 //
-//   reblock_probe FILE_N FILE_N' [REPS [row-warp]]   uploads FILE_N's blocks, re-blocks them into n'
+//   reblock_probe FILE_N FILE_N' [REPS]   uploads FILE_N's blocks, re-blocks them into n'
 //   parts REPS times (CUDA events around the two kernels and the scan), checks every P'
 //   against FILE_N''s own block byte for byte, and prints "REBLOCK {json}".
 #include <cub/device/device_scan.cuh>
@@ -29,36 +29,9 @@ using cuda::CsrView;
 using cuda::DeviceBuffer;
 using cuda::ReblockShape;
 
-// The scatter before 32 rows per warp (a warp per row), kept here for one A/B: `row-warp`.
-__global__ void __launch_bounds__(cuda::kReblockThreads) row_warp_scatter(const CsrView* parts, std::uint32_t g, std::uint64_t rows,
-                                                                          const eoff_t* out_offsets, vid_t* out_neighbors) {
-  const std::uint64_t x = (blockIdx.x * std::uint64_t(cuda::kReblockThreads) + threadIdx.x) / 32;
-  const std::uint32_t lane = threadIdx.x % 32;
-  if (x >= rows) return;
-  const std::uint32_t a = static_cast<std::uint32_t>(x % g);
-  const std::uint64_t l = x / g;
-  vid_t* out = out_neighbors + out_offsets[x];
-  for (std::uint32_t b = 0; b < g; ++b) {
-    const CsrView& blk = parts[a * g + b];
-    const eoff_t first = blk.offsets[l];
-    const std::uint32_t len = static_cast<std::uint32_t>(blk.offsets[l + 1] - first);
-    for (std::uint32_t e = lane; e < len; e += 32) {
-      const vid_t m = blk.neighbors[first + e];
-      std::uint32_t pos = e;
-      for (std::uint32_t c = 0; c < g; ++c) {
-        if (c == b) continue;
-        const CsrView& o = parts[a * g + c];
-        pos += cuda::reblock_rank(o.neighbors + o.offsets[l], static_cast<std::uint32_t>(o.offsets[l + 1] - o.offsets[l]), m, c < b);
-      }
-      out[pos] = static_cast<vid_t>(std::uint64_t(m) * g + b);
-    }
-  }
-}
-
 int run(int argc, char** argv) {
   const BlockFileReader fine(argv[1]), coarse(argv[2]);
   const int reps = argc > 3 ? std::atoi(argv[3]) : 5;
-  const bool row_warp = argc > 4 && std::string(argv[4]) == "row-warp";
   const std::uint32_t n = fine.header().parts, n2 = coarse.header().parts;
   if (n % n2 != 0 || fine.header().vertices != coarse.header().vertices)
     throw Error("the second file's parts must divide the first's, over the same graph");
@@ -113,12 +86,8 @@ int run(int argc, char** argv) {
               d_group.get(), g, rows, out_off.get(), shape.get());
           TRICOUNT_CUDA_CHECK_LAUNCH("reblock_degrees");
           TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.get(), temp_bytes, out_off.get(), out_off.get(), rows + 1));
-          if (row_warp)
-            row_warp_scatter<<<(rows * 32 + cuda::kReblockThreads - 1) / cuda::kReblockThreads, cuda::kReblockThreads>>>(
-                d_group.get(), g, rows, out_off.get(), out_nbr.get());
-          else
-            cuda::reblock_scatter<<<(rows + cuda::kReblockThreads - 1) / cuda::kReblockThreads, cuda::kReblockThreads>>>(
-                d_group.get(), g, rows, out_off.get(), out_nbr.get());
+          cuda::reblock_scatter<<<(rows + cuda::kReblockThreads - 1) / cuda::kReblockThreads, cuda::kReblockThreads>>>(
+              d_group.get(), g, rows, out_off.get(), out_nbr.get());
           TRICOUNT_CUDA_CHECK_LAUNCH("reblock_scatter");
         }
         TRICOUNT_CUDA_TRY(cudaEventRecord(stop));
@@ -141,8 +110,8 @@ int run(int argc, char** argv) {
   }
   std::sort(times.begin(), times.end());
   std::printf("REBLOCK {\"file\": \"%s\", \"parts\": %u, \"to_parts\": %u, \"edges\": %llu, \"device_bytes\": %llu, "
-              "\"scatter\": \"%s\", \"reblock_ms_median\": %.3f, \"reblock_ms_best\": %.3f, \"same_as_file\": %s}\n",
-              argv[1], n, n2, (unsigned long long)edges, (unsigned long long)bytes, row_warp ? "row-warp" : "32 rows per warp", times.empty() ? 0.0 : times[times.size() / 2],
+              "\"reblock_ms_median\": %.3f, \"reblock_ms_best\": %.3f, \"same_as_file\": %s}\n",
+              argv[1], n, n2, (unsigned long long)edges, (unsigned long long)bytes, times.empty() ? 0.0 : times[times.size() / 2],
               times.empty() ? 0.0 : times.front(), same ? "true" : "false");
   return same ? 0 : 1;
 }

@@ -3,7 +3,7 @@
 # (reblock_probe's `row-warp`, the kernel before), on Kronecker 24 and 26 files of 4 and 8
 # parts re-blocked into 1, checked block for block against the 1-part file; then the whole
 # count with no options (auto: counted as 1 part) beside the 1-part file, and the GPU tests of
-# --count-parts and the prefetch.
+# --count-parts and the prefetch. Ran at ff26564 (its reblock_probe still has `row-warp`).
 set -u
 mkdir -p /tmp/new /tmp/d && tar xzf build-pack/new.tgz -C /tmp/new && tar xzf build-pack/data.tgz -C /tmp/d
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
