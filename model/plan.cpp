@@ -86,15 +86,15 @@ Plan plan_run(const CostModel& model, const GraphShapes& shapes, const PlanReque
       if (best < 0 || t < best * 0.98) best = t, plan.parts = n, plan.splits = m;  // more parts only for a clear gain
       continue;
     }
-    // Static: the shortest count phase whose blocks fit each GPU, over m, 2m, 4m (more
+    // Static: the shortest load + count phase whose blocks fit each GPU (a plan by the count
+    // phase alone took the fewest parts, each GPU loading the most), over m, 2m, 4m (more
     // splits even out hub tasks but repeat the row walk); more parts or splits only for a
-    // clear gain. With a load path, the shortest load + count phase (and the path).
+    // clear gain. With a load path, that path's load phase (and the path).
     const GraphShape shape = shapes.at(n);
-    const bool end_to_end = !machine.load_path.empty();
     for (std::uint32_t more = m; more <= std::min<std::uint32_t>(4 * m, kMaxWorkloadSplits); more *= 2) {
       const StaticPrediction p = predict_static(model, shape, more, {pr.gpus}, machine, pr).front();
       if (!p.fits) continue;
-      const double t = end_to_end ? p.point.total_seconds : p.point.count_phase_seconds;
+      const double t = p.point.total_seconds;
       if (best < 0 || t < best * 0.98)
         best = t, plan.parts = n, plan.splits = more, plan.resident_bytes = p.point.max_bytes, plan.load_path = p.path;
     }

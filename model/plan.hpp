@@ -2,7 +2,7 @@
 // with on a cluster, from the cost model's predictions (model/predict.hpp). The smallest n
 // whose largest triple of blocks and hash tables fit one GPU, then the splits that give every
 // GPU enough tasks; among n, 2n, ... the fastest predicted at the most GPUs (static schedule:
-// the shortest count phase; with a load path, the shortest load + count phase, and the path
+// the shortest load + count phase; with a load path, by that path's load phase, and the path
 // for "auto").
 #pragma once
 

@@ -483,9 +483,9 @@ int predict(const PredictRequest& request) {
     plan_note = words_for(model).say(note);
     if (request.static_schedule) {
       std::snprintf(note, sizeof note,
-                    "; resident (static schedule): the shortest %s at %d GPUs whose blocks fit, %.3g GB of blocks on "
-                    "the fullest GPU",
-                    plan.load_path.empty() ? "count phase" : "load + count phase", pr.gpus,
+                    "; resident (static schedule): the shortest load + count phase at %d GPUs whose blocks fit, %.3g GB "
+                    "of blocks on the fullest GPU",
+                    pr.gpus,
                     1e-9 * static_cast<double>(plan.resident_bytes));
       plan_note += words_for(model).say(note);
       if (!plan.load_path.empty())

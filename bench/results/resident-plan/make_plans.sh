@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How the plan outputs here were made (issue 21, resident mode; on the 2-core development
-# machine, 2026-11-24). PREDICTIONS, from the H200 cost model validated in ../cost-model-h200-v2/ (first made with ../cost-model-h200/).
+# machine, 2026-11-24; re-made 2026-12-01 with packed blocks and the plan by load + count phase). PREDICTIONS, from the H200 cost model validated in ../cost-model-h200-v2/ (first made with ../cost-model-h200/).
 # BUILD: a build folder with tricount-generate, tricount-partition, tricount-simulate.
 set -e
 BUILD=${BUILD:-build}; W=${W:-/tmp/res-kron}; M=${M:-bench/results/cost-model-h200-v2/model_all.json}
