@@ -247,7 +247,7 @@ void check_input_on_rank0(CountJob& job) {
     if (options.count_parts) {
       job.count_parts = options.count_parts;
       check_count_parts(job.count_parts, h.parts);
-    } else if (!options.per_vertex.empty() || !options.per_edge.empty() || options.load_path == "forward") {
+    } else if (!options.per_edge.empty() || options.load_path == "forward") {
       job.count_parts = h.parts;  // not re-blocked with these yet
     } else if (const std::uint32_t journaled = journal_count_parts(options); journaled && h.parts % journaled == 0) {
       job.count_parts = journaled;  // --resume goes on with the grid its journal's task ids name
@@ -261,9 +261,8 @@ void check_input_on_rank0(CountJob& job) {
       job.count_parts = auto_count_parts(h.parts, block_bytes, job.device_bytes, min_subtasks);
     }
     const std::uint32_t group = h.parts / job.count_parts;
-    if (group > 1 && (!options.per_vertex.empty() || !options.per_edge.empty()))
-      throw UsageError(std::string("--count-parts below the file's parts cannot be combined with ") +
-                       (options.per_vertex.empty() ? "--per-edge" : "--per-vertex") + " yet: leave --count-parts out");
+    if (group > 1 && !options.per_edge.empty())
+      throw UsageError("--count-parts below the file's parts cannot be combined with --per-edge yet: leave --count-parts out");
     if (group > 1 && options.load_path == "forward")
       throw UsageError("--count-parts below the file's parts cannot be combined with --load-path forward yet: use --load-path file");
     job.splits = resolve_workload_splits(options.splits, job.count_parts, static_cast<std::uint64_t>(job.workers));
@@ -332,9 +331,10 @@ void open_workers(CountJob& job) {
     job.times.backend = started.seconds;
     job.times.backend_steps = job.backend->start_times();
     if (!job.options.per_vertex.empty()) {
+      // Counted by the plan's classes; write_per_vertex hands them on by the file's.
       const GraphHeader& h = job.file->header();
       std::vector<std::uint64_t> class_vertices;
-      for (std::uint32_t c = 0; c < h.parts; ++c) class_vertices.push_back(rows_in_class(h.vertices, h.parts, c));
+      for (std::uint32_t c = 0; c < job.count_parts; ++c) class_vertices.push_back(rows_in_class(h.vertices, job.count_parts, c));
       job.backend->start_per_vertex(std::move(class_vertices));
     }
     if (!job.options.per_edge.empty()) {
@@ -581,7 +581,9 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
 void write_per_vertex(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   PerVertexSources sources;
-  sources.take_counts = [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); };
+  FileClassCounts counts(job.file ? job.file->header().parts : 1, job.count_parts, job.file ? job.file->header().vertices : 0,
+                         [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); });
+  sources.take_counts = [&](std::uint32_t c) { return counts.take(c); };
   sources.degree_shares = [&] { return job.per_vertex_ahead->take_degrees(); };
   sources.first_ids = [&] { return job.per_vertex_ahead->take_first_ids(); };
   if (job.file && job.file->has_degrees()) sources.first_degrees = [&] { return job.per_vertex_ahead->take_first_degrees(); };

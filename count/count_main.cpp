@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
        "(n / n_c)^2 blocks as it needs them (on the GPU with the CUDA backend), so the count costs what an n_c-part "
        "file's would (an n-part count walks each edge about n / n_c times as often), with n_c^3 * m tasks holding "
        "(n / n_c)^2 times the bytes each (default: the fewest parts whose blocks fit every worker's GPU, within half "
-       "its memory; n with the CPU backend, --per-vertex, --per-edge or --load-path forward)")
+       "its memory; n with the CPU backend, --per-edge or --load-path forward)")
       ("schedule", cli::po::value(&schedule)->default_value("dynamic"),
        "dynamic: rank 0 hands out task ids as workers ask, blocks loaded on demand; static: rank 0 assigns every task "
        "before counting (costliest first, to the least loaded worker, preferring one holding the task's blocks), each "

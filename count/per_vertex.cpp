@@ -17,6 +17,7 @@
 #include "src/hdf5_check.hpp"
 #include "src/hdf5_datasets.hpp"
 #include "src/hdf5_handle.hpp"
+#include "src/task_plan.hpp"
 #include "src/threads.hpp"
 
 namespace tricount {
@@ -35,6 +36,33 @@ bool ranks_before(const TopVertex& a, const TopVertex& b) {
 using H5Id = Hdf5Handle;
 
 }  // namespace
+
+FileClassCounts::FileClassCounts(std::uint32_t file_parts, std::uint32_t count_parts, std::uint64_t vertices,
+                                 std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_count_class)
+    : file_parts_(file_parts), count_parts_(count_parts), vertices_(vertices), take_count_class_(std::move(take_count_class)) {}
+
+std::vector<std::uint64_t> FileClassCounts::take(std::uint32_t file_class) {
+  if (count_parts_ == file_parts_) return take_count_class_(file_class);
+  if (auto it = waiting_.find(file_class); it != waiting_.end()) {
+    std::vector<std::uint64_t> mine = std::move(it->second);
+    waiting_.erase(it);
+    return mine;
+  }
+  TRICOUNT_EXPECTS(count_parts_ > 0 && file_parts_ % count_parts_ == 0 && file_class < file_parts_,
+                   "per-vertex counters: class " + std::to_string(file_class) + " of " + std::to_string(file_parts_) +
+                       " parts counted as " + std::to_string(count_parts_));
+  const std::uint32_t g = file_parts_ / count_parts_, plan_class = file_class % count_parts_;
+  const std::vector<std::uint64_t> counts = take_count_class_(plan_class);
+  TRICOUNT_EXPECTS(counts.size() == rows_in_class(vertices_, count_parts_, plan_class),
+                   "per-vertex counters of class " + std::to_string(plan_class) + ": " + std::to_string(counts.size()) +
+                       " for its " + std::to_string(rows_in_class(vertices_, count_parts_, plan_class)) + " vertices");
+  std::vector<std::vector<std::uint64_t>> split(g);
+  for (std::uint32_t a = 0; a < g; ++a) split[a].assign(rows_in_class(vertices_, file_parts_, plan_class + a * count_parts_), 0);
+  for (std::uint64_t x = 0; x < counts.size(); ++x) split[x % g][x / g] = counts[x];
+  for (std::uint32_t a = 0; a < g; ++a)
+    if (plan_class + a * count_parts_ != file_class) waiting_[plan_class + a * count_parts_] = std::move(split[a]);
+  return std::move(split[(file_class - plan_class) / count_parts_]);
+}
 
 double local_clustering(std::uint64_t degree, std::uint64_t triangles) {
   if (degree < 2) return 0.0;

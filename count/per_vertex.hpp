@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <span>
 #include <stop_token>
@@ -144,6 +145,24 @@ VertexRows read_per_vertex_hdf5(const std::string& path);
 // ends the call on every rank (collective_step): a rank that fails goes on taking part in
 // the reductions (with zeros), so that no rank waits for it, and the error ends the call
 // after the last piece.
+// A worker's counters by the file's vertex classes, from a backend that counted the plan's
+// n_c = n / g classes (tricount-count --count-parts): plan class C holds the g file classes
+// C + a n_c, interleaved (the vertex of file-local id l has the plan-local id l g + a). Each
+// plan class is taken from the backend once, when the first of its file classes is asked for,
+// and split; the others wait here (together at most what the backend held for that class).
+class FileClassCounts {
+ public:
+  FileClassCounts(std::uint32_t file_parts, std::uint32_t count_parts, std::uint64_t vertices,
+                  std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_count_class);
+  std::vector<std::uint64_t> take(std::uint32_t file_class);
+
+ private:
+  std::uint32_t file_parts_, count_parts_;
+  std::uint64_t vertices_;
+  std::function<std::vector<std::uint64_t>(std::uint32_t)> take_count_class_;
+  std::map<std::uint32_t, std::vector<std::uint64_t>> waiting_;  // file class -> its counters
+};
+
 struct PerVertexSources {
   std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_counts;  // workers
   // Workers, once before the first class, for a file without stored degrees: this worker's

@@ -1,8 +1,8 @@
 // tricount-count --count-parts (issue 28): an n-part block file counted as n_c parts, each
 // task's blocks re-blocked from the file's (n / n_c)^2 as it needs them. The real program
 // under mpiexec at 1 and 3 ranks, both schedules: the counts equal the reference (or SNAP's
-// published count) at every divisor, the plan has n_c^3 * m tasks, the journal belongs to
-// its count parts, and what it cannot do yet is a usage error. Built twice: test_count_parts
+// published count) at every divisor, so do the per-vertex tables, the plan has n_c^3 * m
+// tasks, the journal belongs to its count parts, and what it cannot do yet is a usage error. Built twice: test_count_parts
 // counts with the CPU backend (re-blocked in host memory), test_count_parts_cuda
 // (TRICOUNT_COUNT_PARTS_CUDA, label gpu) with --backend cuda (re-blocked on the device).
 #include <gtest/gtest.h>
@@ -109,10 +109,40 @@ TEST_P(CountParts, DefaultIsTheFewestPartsThatFit) {
   EXPECT_EQ(json_uint(r.out, "count_parts"), g.parts);  // the CPU backend counts the file as it is
 #endif
   EXPECT_EQ(json_uint(r.out, "triangles"), g.triangles);
-  // Per vertex, the file's parts (not re-blocked yet).
+  // Per vertex too (per edge counts the file as it is: not re-blocked yet).
   const ProcessResult pv = count(g.path, {"--per-vertex", file("default.tsv")});
   ASSERT_EQ(pv.exit_code, 0) << describe(pv);
-  EXPECT_EQ(json_uint(pv.out, "count_parts"), g.parts);
+  EXPECT_EQ(json_uint(pv.out, "count_parts"), json_uint(r.out, "count_parts"));
+  const ProcessResult pe = count(g.path, {"--per-edge", file("default-edges.tsv")});
+  ASSERT_EQ(pe.exit_code, 0) << describe(pe);
+  EXPECT_EQ(json_uint(pe.out, "count_parts"), g.parts);
+}
+
+// Counted as fewer parts, each vertex's triangles (and so the whole table) are those of the
+// file counted as it is: the plan's classes are handed on as the file's (FileClassCounts).
+TEST_P(CountParts, PerVertexTablesAreTheSameAtEveryDivisor) {
+  REQUIRE_BACKEND();
+  for (const Graph& g : graphs_) {
+    const std::string own = file("own.tsv");
+    std::filesystem::remove(own);
+    const ProcessResult base = count(g.path, {"--count-parts", std::to_string(g.parts), "--per-vertex", own});
+    ASSERT_EQ(base.exit_code, 0) << g.name << "\n" << describe(base);
+    const std::string want = read_file(own);
+    ASSERT_FALSE(want.empty()) << g.name;
+    for (std::uint32_t c = 1; c < g.parts; ++c) {
+      if (g.parts % c) continue;
+      for (const std::string schedule : {"dynamic", "static"}) {
+        const std::string what = g.name + " counted as " + std::to_string(c) + ", " + schedule;
+        const std::string table = file("as" + std::to_string(c) + schedule + ".tsv");
+        std::filesystem::remove(table);
+        const ProcessResult r = count(g.path, {"--count-parts", std::to_string(c), "--schedule", schedule, "--per-vertex", table});
+        ASSERT_EQ(r.exit_code, 0) << what << "\n" << describe(r);
+        EXPECT_EQ(json_uint(r.out, "count_parts"), c) << what;
+        EXPECT_EQ(json_uint(r.out, "triangles"), g.triangles) << what;
+        EXPECT_TRUE(read_file(table) == want) << what << ": the table differs from the file's own parts'";
+      }
+    }
+  }
 }
 
 TEST_P(CountParts, SummaryLineSaysHowThePartsWereCounted) {
@@ -136,7 +166,6 @@ TEST_P(CountParts, WhatItCannotDoIsAUsageError) {
            {{"--count-parts", "4"}, "--count-parts 4 must divide the file's 6 parts"},
            {{"--count-parts", "12"}, "--count-parts 12 must divide the file's 6 parts"},
            {{"--count-parts", "0"}, "--count-parts must be a divisor of the block file's parts (got 0)"},
-           {{"--count-parts", "3", "--per-vertex", file("pv.tsv")}, "cannot be combined with --per-vertex yet"},
            {{"--count-parts", "3", "--per-edge", file("pe.tsv")}, "cannot be combined with --per-edge yet"},
            {{"--count-parts", "3", "--schedule", "static", "--load-path", "forward"}, "cannot be combined with --load-path forward"},
        }) {
@@ -146,7 +175,6 @@ TEST_P(CountParts, WhatItCannotDoIsAUsageError) {
     EXPECT_TRUE(contains(r.err, c.message)) << r.err;
     EXPECT_EQ(r.out, "") << "no report for a count that did not run";
   }
-  EXPECT_FALSE(std::filesystem::exists(file("pv.tsv")));
   EXPECT_FALSE(std::filesystem::exists(file("pe.tsv")));
 }
 
