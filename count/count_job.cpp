@@ -582,7 +582,7 @@ void write_per_vertex(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   PerVertexSources sources;
   FileClassCounts counts(job.file ? job.file->header().parts : 1, job.count_parts, job.file ? job.file->header().vertices : 0,
-                         [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); });
+                         [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); }, std::min(8u, usable_cores()));
   sources.take_counts = [&](std::uint32_t c) { return counts.take(c); };
   sources.degree_shares = [&] { return job.per_vertex_ahead->take_degrees(); };
   sources.first_ids = [&] { return job.per_vertex_ahead->take_first_ids(); };

@@ -38,30 +38,33 @@ using H5Id = Hdf5Handle;
 }  // namespace
 
 FileClassCounts::FileClassCounts(std::uint32_t file_parts, std::uint32_t count_parts, std::uint64_t vertices,
-                                 std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_count_class)
-    : file_parts_(file_parts), count_parts_(count_parts), vertices_(vertices), take_count_class_(std::move(take_count_class)) {}
+                                 std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_count_class, unsigned threads)
+    : file_parts_(file_parts),
+      count_parts_(count_parts),
+      vertices_(vertices),
+      take_count_class_(std::move(take_count_class)),
+      threads_(threads) {}
 
 std::vector<std::uint64_t> FileClassCounts::take(std::uint32_t file_class) {
   if (count_parts_ == file_parts_) return take_count_class_(file_class);
-  if (auto it = waiting_.find(file_class); it != waiting_.end()) {
-    std::vector<std::uint64_t> mine = std::move(it->second);
-    waiting_.erase(it);
-    return mine;
-  }
   TRICOUNT_EXPECTS(count_parts_ > 0 && file_parts_ % count_parts_ == 0 && file_class < file_parts_,
                    "per-vertex counters: class " + std::to_string(file_class) + " of " + std::to_string(file_parts_) +
                        " parts counted as " + std::to_string(count_parts_));
-  const std::uint32_t g = file_parts_ / count_parts_, plan_class = file_class % count_parts_;
-  const std::vector<std::uint64_t> counts = take_count_class_(plan_class);
-  TRICOUNT_EXPECTS(counts.size() == rows_in_class(vertices_, count_parts_, plan_class),
-                   "per-vertex counters of class " + std::to_string(plan_class) + ": " + std::to_string(counts.size()) +
-                       " for its " + std::to_string(rows_in_class(vertices_, count_parts_, plan_class)) + " vertices");
-  std::vector<std::vector<std::uint64_t>> split(g);
-  for (std::uint32_t a = 0; a < g; ++a) split[a].assign(rows_in_class(vertices_, file_parts_, plan_class + a * count_parts_), 0);
-  for (std::uint64_t x = 0; x < counts.size(); ++x) split[x % g][x / g] = counts[x];
-  for (std::uint32_t a = 0; a < g; ++a)
-    if (plan_class + a * count_parts_ != file_class) waiting_[plan_class + a * count_parts_] = std::move(split[a]);
-  return std::move(split[(file_class - plan_class) / count_parts_]);
+  const std::uint32_t g = file_parts_ / count_parts_, plan_class = file_class % count_parts_, a = file_class / count_parts_;
+  auto it = held_.find(plan_class);
+  if (it == held_.end()) {
+    it = held_.emplace(plan_class, Held{take_count_class_(plan_class), g}).first;
+    TRICOUNT_EXPECTS(it->second.counts.size() == rows_in_class(vertices_, count_parts_, plan_class),
+                     "per-vertex counters of class " + std::to_string(plan_class) + ": " + std::to_string(it->second.counts.size()) +
+                         " for its " + std::to_string(rows_in_class(vertices_, count_parts_, plan_class)) + " vertices");
+  }
+  const std::vector<std::uint64_t>& counts = it->second.counts;
+  std::vector<std::uint64_t> mine(rows_in_class(vertices_, file_parts_, file_class));
+  parallel_ranges(mine.size(), threads_, [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t l = first; l < last; ++l) mine[l] = counts[l * g + a];
+  });
+  if (--it->second.left == 0) held_.erase(it);
+  return mine;
 }
 
 double local_clustering(std::uint64_t degree, std::uint64_t triangles) {

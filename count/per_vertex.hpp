@@ -147,20 +147,25 @@ VertexRows read_per_vertex_hdf5(const std::string& path);
 // after the last piece.
 // A worker's counters by the file's vertex classes, from a backend that counted the plan's
 // n_c = n / g classes (tricount-count --count-parts): plan class C holds the g file classes
-// C + a n_c, interleaved (the vertex of file-local id l has the plan-local id l g + a). Each
-// plan class is taken from the backend once, when the first of its file classes is asked for,
-// and split; the others wait here (together at most what the backend held for that class).
+// C + a n_c, interleaved (the vertex of file-local id l has the plan-local id l g + a). A plan
+// class is taken from the backend when the first of its file classes is asked for and kept
+// until the last is; each file class is gathered from it on `threads` threads when asked for.
 class FileClassCounts {
  public:
   FileClassCounts(std::uint32_t file_parts, std::uint32_t count_parts, std::uint64_t vertices,
-                  std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_count_class);
+                  std::function<std::vector<std::uint64_t>(std::uint32_t c)> take_count_class, unsigned threads = 1);
   std::vector<std::uint64_t> take(std::uint32_t file_class);
 
  private:
+  struct Held {
+    std::vector<std::uint64_t> counts;
+    std::uint32_t left = 0;  // its file classes not yet taken
+  };
   std::uint32_t file_parts_, count_parts_;
   std::uint64_t vertices_;
   std::function<std::vector<std::uint64_t>(std::uint32_t)> take_count_class_;
-  std::map<std::uint32_t, std::vector<std::uint64_t>> waiting_;  // file class -> its counters
+  unsigned threads_;
+  std::map<std::uint32_t, Held> held_;  // plan class -> its counters
 };
 
 struct PerVertexSources {
