@@ -404,7 +404,7 @@ MeasuredRun measured_run(const std::string& journal_path, const std::string& rep
   const BlockFileReader file(input);
   if (file.header().graph_checksum != run.journal.identity.graph_checksum)
     throw Error("'" + input + "' is not the graph of journal '" + run.journal_path + "' (other content)");
-  run.block_bytes = file_block_bytes(file);
+  run.block_bytes = count_block_bytes(file, run.journal.identity.parts, run.journal_path);
   if (!report_path.empty()) add_report(report_path, run);
   return run;
 }

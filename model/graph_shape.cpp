@@ -99,6 +99,14 @@ std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file) {
   return bytes;
 }
 
+std::vector<std::uint64_t> count_block_bytes(const BlockFileReader& file, std::uint32_t count_parts, const std::string& journal) {
+  const std::uint32_t n = file.header().parts;
+  if (count_parts == 0 || n % count_parts != 0)
+    throw Error("journal '" + journal + "' counts " + std::to_string(count_parts) + " parts, which do not divide the " +
+                std::to_string(n) + " of its block file");
+  return coarsen_block_nnz(file_block_bytes(file), n, n / count_parts);
+}
+
 namespace {
 // Kronecker 26's packed files at n = 1 and 8 (one H200, run2 of results/h200-issue28-packed):
 // their blocks' bytes fit about 1.82 bytes per edge plus 0.80 per row; a packed byte took

@@ -37,6 +37,10 @@ GraphShape load_graph_shape(const std::string& path);  // throws Error naming th
 std::uint64_t block_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);
 // The bytes of every block of a file (n x n, row-major), from its attributes.
 std::vector<std::uint64_t> file_block_bytes(const BlockFileReader& file);
+// What each block of a count at `count_parts` (a journal's parts: tricount-count --count-parts
+// n_c, a divisor of the file's n) loads: its file blocks' bytes summed (file_block_bytes at
+// n_c = n). Error naming `journal` unless n_c divides the file's parts.
+std::vector<std::uint64_t> count_block_bytes(const BlockFileReader& file, std::uint32_t count_parts, const std::string& journal);
 // A packed block's stored bytes for a block of `nnz` neighbours at n parts, from the packed
 // files' measured bytes per edge and per row (bench/RESULTS.md §6, packed blocks).
 std::uint64_t packed_bytes_of(std::uint64_t vertices, std::uint32_t parts, std::uint32_t row_class, std::uint64_t nnz);

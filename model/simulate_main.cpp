@@ -122,9 +122,9 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
       loads_note += "the journal's input '" + input + "' is not here (give --input)";
     } else {
       const BlockFileReader file(input);
-      if (file.header().graph_checksum != journal.identity.graph_checksum || file.header().parts != journal.identity.parts)
+      if (file.header().graph_checksum != journal.identity.graph_checksum || file.header().parts % journal.identity.parts != 0)
         throw Error("'" + input + "' is not the graph of journal '" + journal_path + "' (other content or parts)");
-      loads = measured_block_loads(journal, file_block_bytes(file));
+      loads = measured_block_loads(journal, count_block_bytes(file, journal.identity.parts, journal_path));
       if (loads) {
         char rate[64];
         std::snprintf(rate, sizeof rate, "%.3g GB/s", 1e-9 / loads->seconds_per_byte);
@@ -637,7 +637,9 @@ int main(int argc, char** argv) {
        "n; without one, tasks and blocks are even)")
       ("plan", "recommend --parts and --workload-splits for --gpus of --gpu-memory each, with the predictions")
       ("auto-splits", "print the m that tricount-count's --workload-splits auto takes for --gpus (or --workers) workers "
-       "on --input BLOCKFILE (its parts) or --parts N, and nothing else")
+       "on --input BLOCKFILE (its parts) or --parts N, counted as --count-parts N_C if given, and nothing else")
+      ("auto-count-parts", "print the parts tricount-count's --count-parts auto counts --input BLOCKFILE as, on --gpus W GPUs "
+       "of --gpu-memory each (with a given --workload-splits m, enough for every GPU to have a task), and nothing else")
       ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
       ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(kAutoTasksPerWorker),
        "with --plan: the fewest tasks per GPU (the default is tricount-count's --workload-splits auto)")
@@ -676,20 +678,37 @@ int main(int argc, char** argv) {
     if (!(overhead >= 0 && overhead <= 3600))
       throw UsageError("--task-overhead must be between 0 and 3600 seconds (a scheduler's latency per task is microseconds "
                        "to milliseconds)");
-    // 1. The splits of --workload-splits auto (slurm/study.sbatch asks for them here).
-    if (vm.count("auto-splits")) {
+    // 1. The rules of tricount-count's auto layout, alone (slurm/study.sbatch asks for them here):
+    // --workload-splits auto's m, --count-parts auto's n_c.
+    if (vm.count("auto-splits") || vm.count("auto-count-parts")) {
+      const std::string what = vm.count("auto-splits") ? "--auto-splits" : "--auto-count-parts";
+      if (vm.count("auto-splits") && vm.count("auto-count-parts")) throw UsageError("--auto-splits and --auto-count-parts: ask one");
       for (const char* other : {"fit", "model", "plan", "journal"})
-        if (vm.count(other)) throw UsageError(std::string("--auto-splits: leave out --") + other);
+        if (vm.count(other)) throw UsageError(what + ": leave out --" + other);
       if (int(!input.empty()) + int(vm.count("parts") > 0) != 1)
-        throw UsageError("--auto-splits: give the block file (--input) or its --parts, one of them");
+        throw UsageError(what + ": give the block file (--input) or its --parts, one of them");
       if (int(!gpus_list.empty()) + int(!workers_list.empty()) != 1)
-        throw UsageError("--auto-splits: give the workers' count, --gpus W or --workers W");
+        throw UsageError(what + ": give the workers' count, --gpus W or --workers W");
       const char* option = gpus_list.empty() ? "--workers" : "--gpus";
       const std::vector<int> workers = parse_counts(gpus_list.empty() ? workers_list : gpus_list, option);
-      if (workers.size() != 1) throw UsageError(std::string("--auto-splits: ") + option + " is one number");
-      const std::uint32_t parts = input.empty() ? request.parts : BlockFileReader(input).header().parts;
+      if (workers.size() != 1) throw UsageError(what + ": " + option + " is one number");
+      const std::uint64_t w = static_cast<std::uint64_t>(workers.front());
+      if (vm.count("auto-count-parts")) {
+        if (input.empty() || gpu_memory.empty())
+          throw UsageError("--auto-count-parts: give the block file (--input) and one GPU's --gpu-memory");
+        const BlockFileReader file(input);
+        const WorkloadSplits m = vm["workload-splits"].defaulted() ? WorkloadSplits{} : parse_workload_splits(splits_text);
+        const auto bytes = static_cast<std::uint64_t>(positive_size(gpu_memory, "--gpu-memory"));
+        std::printf("%u\n", auto_count_parts(file.header().parts, file_block_bytes(file), bytes, m ? (w + *m - 1) / *m : 1));
+        return cli::kExitOk;
+      }
+      std::uint32_t parts = input.empty() ? request.parts : BlockFileReader(input).header().parts;
       check_parts(parts);
-      std::printf("%u\n", auto_workload_splits(parts, static_cast<std::uint64_t>(workers.front())));
+      if (vm.count("count-parts")) {
+        check_count_parts(request.count_parts, parts);
+        parts = request.count_parts;
+      }
+      std::printf("%u\n", auto_workload_splits(parts, w));
       return cli::kExitOk;
     }
     // 2. Fit.

@@ -64,13 +64,45 @@ TEST(SimulateSplits, AutoSplitsPrintsTheRulesM) {
   EXPECT_EQ(m_of({"--parts", "1", "--gpus", "4"}), "4\n");
   EXPECT_EQ(m_of({"--parts", "4", "--workers", "48"}), std::to_string(auto_workload_splits(4, 48)) + "\n");
   EXPECT_EQ(m_of({"--parts", "3", "--gpus", "1"}), "1\n");
+  // Counted as fewer parts, the m of those parts.
+  EXPECT_EQ(m_of({"--input", h5, "--count-parts", "1", "--gpus", "12"}), std::to_string(auto_workload_splits(1, 12)) + "\n");
+  EXPECT_EQ(m_of({"--parts", "4", "--count-parts", "2", "--gpus", "48"}), std::to_string(auto_workload_splits(2, 48)) + "\n");
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"--gpus", "4"}, {"--parts", "2", "--input", h5, "--gpus", "4"}, {"--parts", "2"}, {"--parts", "2", "--gpus", "2,4"},
-           {"--parts", "0", "--gpus", "2"}, {"--input", dir.file("missing.h5"), "--gpus", "2"}}) {
+           {"--parts", "0", "--gpus", "2"}, {"--input", dir.file("missing.h5"), "--gpus", "2"},
+           {"--input", h5, "--count-parts", "3", "--gpus", "2"}}) {
     std::vector<std::string> argv = {bin_dir() + "/tricount-simulate", "--auto-splits"};
     argv.insert(argv.end(), bad.begin(), bad.end());
     const ProcessResult r = run_process(argv, 120);
     EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(r.out.empty()) << describe(r);
+    EXPECT_FALSE(r.err.empty()) << describe(r);
+  }
+}
+
+// --auto-count-parts: the parts tricount-count's --count-parts auto counts a block file as
+// (the rule itself: test_task_plan), and nothing else.
+TEST(SimulateSplits, AutoCountPartsPrintsTheRulesParts) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 4);
+  auto run = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {bin_dir() + "/tricount-simulate", "--auto-count-parts"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_process(argv, 120);
+  };
+  auto parts_of = [&](const std::vector<std::string>& extra) {
+    const ProcessResult r = run(extra);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    return r.out;
+  };
+  EXPECT_EQ(parts_of({"--input", h5, "--gpus", "4", "--gpu-memory", "64G"}), "1\n");             // fits: one part
+  EXPECT_EQ(parts_of({"--input", h5, "--gpus", "4", "--gpu-memory", "1K"}), "4\n");              // nothing fits: the file's
+  EXPECT_EQ(parts_of({"--input", h5, "--gpus", "8", "--gpu-memory", "64G", "--workload-splits", "1"}), "2\n");  // 8 tasks
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--input", h5, "--gpus", "4"}, {"--parts", "4", "--gpus", "4", "--gpu-memory", "64G"},
+           {"--input", h5, "--gpu-memory", "64G"}, {"--input", h5, "--gpus", "4", "--gpu-memory", "lots"}}) {
+    const ProcessResult r = run(bad);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
     EXPECT_TRUE(r.out.empty()) << describe(r);
     EXPECT_FALSE(r.err.empty()) << describe(r);
   }

@@ -241,6 +241,30 @@ TEST_F(RecordedRuns, ABlockFileIsPredictedAtThePartsItIsCountedAs) {
   EXPECT_TRUE(contains(eight.out, "counted as 2 parts")) << eight.out;
 }
 
+// A journal of a file counted as fewer parts (tricount-count --count-parts) names the file of
+// more parts: the replay and the fit take each count block's loads as its file blocks' bytes,
+// and a journal whose parts do not divide the file's is refused.
+TEST_F(RecordedRuns, JournalsOfAFileCountedAsFewerPartsReplayAndFit) {
+  const std::string journal = dir_->file("count-parts.journal");
+  std::filesystem::remove(journal);
+  const ProcessResult c = run_process(mpi_command(2, bin_dir() + "/tricount-count",
+                                                  {"--input", block_file(15, 4), "--backend", "cpu", "--threads", "1",
+                                                   "--count-parts", "2", "--workload-splits", "2", "--journal", journal, "-q"}),
+                                      120);
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  ASSERT_TRUE(contains(read_file(journal), "parts=2 ")) << read_file(journal);
+  const ProcessResult replay = simulate({"--journal", journal, "--workers", "1,2"});
+  ASSERT_EQ(replay.exit_code, 0) << describe(replay);
+  EXPECT_TRUE(contains(replay.out, "reads the blocks it uses at the measured")) << replay.out;
+  const ProcessResult fitted = simulate({"--fit", dir_->file("count-parts-fit.json"), "--journal", journal, "--backend", "cpu"});
+  ASSERT_EQ(fitted.exit_code, 0) << describe(fitted);
+  EXPECT_TRUE(contains(fitted.out, "fitted on 16 tasks of 1 journals")) << fitted.out;
+  // The same journal against the 2-part file of the same graph: other content, refused.
+  const ProcessResult other = simulate({"--journal", journal, "--input", block_file(15, 2), "--workers", "1"});
+  EXPECT_EQ(other.exit_code, 1) << describe(other);
+  EXPECT_TRUE(contains(other.err, "is not the graph of journal")) << other.err;
+}
+
 struct BadCase {
   const char* name;
   std::vector<std::string> args;  // MODEL: a valid model file; NOFAMILY: one without Kronecker samples

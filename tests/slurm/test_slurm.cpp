@@ -321,10 +321,12 @@ std::string python_with_matplotlib() {
 
 TEST_F(Slurm, ScalingStudyAndReport) {
   const std::string results = work_ + "/study", log = work_ + "/study.out";
-  // No --gpus: 1, 2 and the allocation's 3, each twice; the graph from a generator spec.
+  // No --gpus: 1, 2 and the allocation's 3, each twice; the graph from a generator spec. The
+  // default backend (the CPU's here) and --gpu-memory: every run counts the 2-part file as
+  // --count-parts auto does on such GPUs at the largest predicted size, as one part.
   const ProcessResult r = sbatch({"--gpus-per-node=3"}, "study.sbatch",
-                                 {"--generate", "kronecker:scale=12", "--parts", "2", "--repeats", "2", "--results",
-                                  results, "--", "--backend", "cpu", "--threads", "1"},
+                                 {"--generate", "kronecker:scale=12", "--parts", "2", "--repeats", "2", "--gpu-memory", "64G",
+                                  "--results", results, "--", "--threads", "1"},
                                  log);
   ASSERT_EQ(r.exit_code, 0) << show(r);
 
@@ -350,6 +352,12 @@ TEST_F(Slurm, ScalingStudyAndReport) {
   }
   EXPECT_EQ(workers, (std::multiset<std::uint64_t>{1, 1, 2, 2, 3, 3}));
   EXPECT_EQ(tasks.size(), 1u) << "every run must do the same tasks";
+  EXPECT_NE(study.find("\"--count-parts\",\"1\""), std::string::npos) << study;
+  for (const auto& entry : fs::directory_iterator(results + "/runs"))
+    if (entry.path().extension() == ".json") {
+      EXPECT_EQ(top_uint(read_file(entry.path().string()), "count_parts"), 1u) << entry.path();
+      EXPECT_EQ(top_uint(read_file(entry.path().string()), "parts"), 2u) << entry.path();
+    }
 
   // The journal run and the simulator's predictions for the measured and larger sizes.
   EXPECT_TRUE(fs::exists(results + "/journal/journal.txt"));
