@@ -255,10 +255,8 @@ void check_input_on_rank0(CountJob& job) {
       std::vector<std::uint64_t> block_bytes;
       for (std::uint32_t i = 0; i < h.parts; ++i)
         for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(job.file->block_csr_bytes({i, j}));
-      // A given m must still give every worker a task.
-      const std::uint64_t min_subtasks =
-          options.splits ? (static_cast<std::uint64_t>(job.workers) + *options.splits - 1) / *options.splits : 1;
-      job.count_parts = auto_count_parts(h.parts, block_bytes, job.device_bytes, min_subtasks);
+      job.count_parts = auto_count_parts(h.parts, block_bytes, job.device_bytes,
+                                         count_parts_min_tasks(options.splits, static_cast<std::uint64_t>(job.workers)));
     }
     const std::uint32_t group = h.parts / job.count_parts;
     if (group > 1 && !options.per_edge.empty())

@@ -458,7 +458,7 @@ int predict(const PredictRequest& request) {
     if (count_parts == 0) {
       const std::uint64_t device = model.backend == "cuda" ? request.plan_request.gpu_memory_bytes : 0;
       const std::uint64_t most = static_cast<std::uint64_t>(*std::max_element(request.gpus.begin(), request.gpus.end()));
-      count_parts = auto_count_parts(file.parts, file.block_bytes, device, request.splits ? (most + *request.splits - 1) / *request.splits : 1);
+      count_parts = auto_count_parts(file.parts, file.block_bytes, device, count_parts_min_tasks(request.splits, most));
     }
     shapes.from_file = count_parts_shape(file, count_parts);
   } else if (request.count_parts) {
@@ -640,7 +640,8 @@ int main(int argc, char** argv) {
        "on --input BLOCKFILE (its parts) or --parts N, counted as --count-parts N_C if given, and nothing else")
       ("auto-count-parts", "print the parts tricount-count's --count-parts auto counts --input BLOCKFILE as, on --gpus W GPUs "
        "of --gpu-memory each (with a given --workload-splits m, enough for every GPU to have a task), and nothing else")
-      ("gpu-memory", cli::po::value(&gpu_memory), "with --plan: memory of one GPU (e.g. 16G, 80G)")
+      ("gpu-memory", cli::po::value(&gpu_memory), "memory of one GPU (e.g. 16G, 80G): with --plan, the parts whose blocks "
+       "fit; with --model --input and --auto-count-parts, the parts tricount-count counts the file as")
       ("tasks-per-gpu", cli::po::value(&request.plan_request.tasks_per_gpu)->default_value(kAutoTasksPerWorker),
        "with --plan: the fewest tasks per GPU (the default is tricount-count's --workload-splits auto)")
       ("memory-headroom", cli::po::value(&request.plan_request.memory_headroom)->default_value(0.8, "0.8"),
@@ -699,7 +700,7 @@ int main(int argc, char** argv) {
         const BlockFileReader file(input);
         const WorkloadSplits m = vm["workload-splits"].defaulted() ? WorkloadSplits{} : parse_workload_splits(splits_text);
         const auto bytes = static_cast<std::uint64_t>(positive_size(gpu_memory, "--gpu-memory"));
-        std::printf("%u\n", auto_count_parts(file.header().parts, file_block_bytes(file), bytes, m ? (w + *m - 1) / *m : 1));
+        std::printf("%u\n", auto_count_parts(file.header().parts, file_block_bytes(file), bytes, count_parts_min_tasks(m, w)));
         return cli::kExitOk;
       }
       std::uint32_t parts = input.empty() ? request.parts : BlockFileReader(input).header().parts;

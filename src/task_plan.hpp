@@ -115,6 +115,11 @@ inline constexpr double kCountPartsDeviceShare = 0.5;
 // (n^2, row-major). n where device_bytes is 0 (the CPU backend counts from host memory).
 std::uint32_t auto_count_parts(std::uint32_t parts, const std::vector<std::uint64_t>& block_bytes, std::uint64_t device_bytes,
                                std::uint64_t min_tasks = 1);
+// auto_count_parts's `min_tasks` for `workers` workers: a given m must leave none idle
+// (ceil(workers / m) subtasks); auto's m gives every worker a task at any parts (1).
+inline std::uint64_t count_parts_min_tasks(const WorkloadSplits& splits, std::uint64_t workers) {
+  return splits ? (workers + *splits - 1) / *splits : 1;
+}
 // The partitioner's per-subtask work (n^3 entries, empty: none) and per-block edges (n^2) summed
 // into n_c = n / group parts, for the task queue's costs.
 std::vector<std::uint64_t> coarsen_task_work(const std::vector<std::uint64_t>& work, std::uint32_t parts, std::uint32_t group);
