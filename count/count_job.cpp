@@ -185,7 +185,7 @@ std::unordered_set<std::uint64_t> resume_and_open_journal(CountJob& job, const J
 std::uint32_t journal_count_parts(const CountOptions& options) {
   std::error_code ec;
   if (!options.resume || options.journal.empty() || std::filesystem::file_size(options.journal, ec) == 0 || ec) return 0;
-  return read_journal(options.journal).identity.parts;
+  return read_journal_identity(options.journal).parts;
 }
 
 // Step 0: the job's nodes (NodeLayout: hosts, or --ranks-per-node's virtual nodes); the

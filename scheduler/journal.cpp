@@ -203,9 +203,8 @@ class LineReader {
   std::size_t pos_ = 0, end_ = 0;
 };
 
-}  // namespace
-
-JournalContents read_journal(const std::string& path) {
+// read_journal, or only its header (`identity_only`: the records are neither read nor checked).
+JournalContents read_journal_lines(const std::string& path, bool identity_only) {
   LineReader in(path);
   JournalContents j;
   std::uint64_t line_no = 0, tasks = 0;
@@ -236,6 +235,7 @@ JournalContents read_journal(const std::string& path) {
                     std::to_string(kMaxWorkloadSplits) + "): " + kDamaged);
       tasks = std::uint64_t{j.identity.parts} * j.identity.parts * j.identity.parts * j.identity.splits;
       have_identity = true;
+      if (identity_only) break;
       continue;
     }
     if (line.empty() && complete) continue;
@@ -269,6 +269,11 @@ JournalContents read_journal(const std::string& path) {
   j.identity.input = resolve_input(path, j.identity.input);
   return j;
 }
+}  // namespace
+
+JournalContents read_journal(const std::string& path) { return read_journal_lines(path, false); }
+
+JournalIdentity read_journal_identity(const std::string& path) { return read_journal_lines(path, true).identity; }
 
 void check_journal_identity(const std::string& path, const JournalIdentity& found, const JournalIdentity& expected) {
   auto refuse = [&](const std::string& what) {

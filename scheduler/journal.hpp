@@ -63,6 +63,8 @@ struct JournalContents {
 // Reads a journal. Throws Error naming the file and line for damage other than a torn
 // last line.
 JournalContents read_journal(const std::string& path);
+// Its header alone (the same errors for it), without reading the records.
+JournalIdentity read_journal_identity(const std::string& path);
 
 // Refuses (Error) a journal whose identity differs from `expected`, naming what differs.
 void check_journal_identity(const std::string& path, const JournalIdentity& found, const JournalIdentity& expected);

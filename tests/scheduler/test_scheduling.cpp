@@ -163,6 +163,26 @@ TEST(Journal, DamageInTheMiddleIsAnError) {
     out << "some other file\n";
   }
   EXPECT_THROW(read_journal(path), Error);
+  EXPECT_THROW(read_journal_identity(path), Error);
+}
+
+// The header alone (tricount-count --resume asks it for the journal's parts): the same
+// identity as the whole read, with the records neither read nor checked.
+TEST(Journal, IdentityAloneSkipsTheRecords) {
+  TempDir dir;
+  const std::string path = dir.file("run.journal");
+  {
+    std::ofstream out(path);
+    out << "# tricount-journal 1\n# graph_checksum=5 parts=3 splits=2 vertices=30 edges=40 input=g.h5\n0 1 0.1 1 1\nbogus\n";
+  }
+  const JournalIdentity id = read_journal_identity(path);
+  EXPECT_EQ(id.graph_checksum, 5u);
+  EXPECT_EQ(id.parts, 3u);
+  EXPECT_EQ(id.splits, 2u);
+  EXPECT_EQ(id.input, "g.h5");  // no such file beside the journal: kept as given, as read_journal does
+  EXPECT_THROW(read_journal(path), Error);  // the damaged record
+  std::ofstream(path) << "# tricount-journal 1\n";
+  EXPECT_THROW(read_journal_identity(path), Error);  // no header
 }
 
 // Issue 14 item 3: a record is exactly what the writer writes or an error naming the
