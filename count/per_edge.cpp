@@ -195,7 +195,7 @@ BlockForRows read_block_for_rows(const BlockFileReader& file, BlockId id, const 
   const auto ids = [&](std::uint32_t c) -> std::shared_ptr<const std::vector<raw_id_t>> {
     if (before && before->span.id.row_class == c) return before->row_ids;
     if (before && before->span.id.col_class == c) return before->col_ids;
-    return std::make_shared<const std::vector<raw_id_t>>(file.read_vertex_map_class(c));
+    return std::make_shared<const std::vector<raw_id_t>>(file.read_vertex_map_class(c, threads));
   };
   b.row_ids = ids(id.row_class);
   b.col_ids = id.col_class == id.row_class ? b.row_ids : ids(id.col_class);

@@ -271,12 +271,14 @@ class BlockFileReader {
   std::uint64_t block_csr_bytes(const BlockId& id) const;  // its CSR in memory (csr_bytes), no data read
   std::vector<raw_id_t> read_vertex_map() const;
   // The input ids of class c's vertices only (global ids c, c + n, c + 2n, ...), in that order.
-  std::vector<raw_id_t> read_vertex_map_class(std::uint32_t c) const;
+  // A contiguous dataset is mapped and gathered on `threads` threads without the HDF5 lock
+  // (the count's own HDF5 calls do not wait for it); another layout goes through HDF5.
+  std::vector<raw_id_t> read_vertex_map_class(std::uint32_t c, unsigned threads = 1) const;
   // Whether the file stores the degrees (BlockFileWriter::write_degrees; older files do not).
   bool has_degrees() const;
   // The degrees of class c's vertices (ids c, c + n, ...), checked against the class's
-  // checksum (Error naming the file and the class when they differ).
-  std::vector<std::uint64_t> read_degrees_class(std::uint32_t c) const;
+  // checksum (Error naming the file and the class when they differ); read as the ids are.
+  std::vector<std::uint64_t> read_degrees_class(std::uint32_t c, unsigned threads = 1) const;
   // The per-subtask work estimates (n^3 entries), or empty if the file has none.
   std::vector<std::uint64_t> read_task_work() const;
   std::uint64_t block_checksum(const BlockId& id) const;  // from the attributes
@@ -284,6 +286,9 @@ class BlockFileReader {
  private:
   struct Placement;
   Placement place_block(const BlockId& id, bool raw) const;
+  int raw_fd_locked() const;  // under the HDF5 lock: the descriptor for pread and mmap, or -1
+  template <class T>
+  std::vector<T> read_class(const char* name, std::uint32_t c, unsigned threads) const;  // a root dataset's class c
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

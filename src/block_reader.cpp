@@ -293,11 +293,7 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
     throw Error(p.at + ": the max_degree attribute " + std::to_string(max_degree) + " exceeds the block's " +
                 std::to_string(b.cols) + " columns: the file is corrupt (re-run tricount-partition)");
   b.max_degree = static_cast<std::uint32_t>(max_degree);
-  // The raw descriptor is HDF5's own, duplicated: opening the path again could give another
-  // file if it was replaced since (the count must read the file whose header it checked).
-  void* h5_handle = nullptr;
-  if (raw && impl_->raw_fd < 0 && H5Fget_vfd_handle(impl_->file.get(), H5P_DEFAULT, &h5_handle) >= 0 && h5_handle)
-    impl_->raw_fd = ::fcntl(*static_cast<int*>(h5_handle), F_DUPFD_CLOEXEC, 0);
+  if (raw) raw_fd_locked();
   // Sizes and types are checked here; a dataset of another length is left to read_dataset,
   // which gives the message.
   auto extent = [&](const char* name, hid_t mem_type, std::uint64_t length, std::size_t width) {
@@ -527,7 +523,8 @@ std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
 
 namespace {
 
-// Entries c, c + n, c + 2n, ... of a 1-D dataset of `length` entries (class c's vertices), as mem_type.
+// Entries c, c + n, c + 2n, ... of a 1-D dataset of `length` entries (class c's vertices), as
+// mem_type, through HDF5 (under the caller's lock).
 template <class T>
 std::vector<T> read_class_entries(hid_t f, const char* name, hid_t mem_type, std::uint64_t length, std::uint32_t n,
                                   std::uint32_t c, const std::string& where) {
@@ -546,29 +543,64 @@ std::vector<T> read_class_entries(hid_t f, const char* name, hid_t mem_type, std
 
 }  // namespace
 
-std::vector<raw_id_t> BlockFileReader::read_vertex_map_class(std::uint32_t c) const {
-  std::lock_guard lock(hdf5_mutex());
-  const std::string where = "'" + impl_->path + "'";
+// The HDF5 lock is held only to find where a contiguous dataset lies; its class entries are
+// then gathered from a mapping on threads. These reads run ahead on threads of their own
+// (PerVertexAhead) while the count opens, checks and loads blocks through the same lock.
+template <class T>
+std::vector<T> BlockFileReader::read_class(const char* name, std::uint32_t c, unsigned threads) const {
+  static_assert(sizeof(T) == 8 || sizeof(T) == 4);
+  const std::string where = "'" + printable(impl_->path) + "'";
   const std::uint32_t n = impl_->header.parts;
+  const std::uint64_t length = impl_->header.vertices;
   if (c >= n) throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(n));
-  return read_class_entries<raw_id_t>(impl_->file.get(), "vertex_map", H5T_NATIVE_UINT64, impl_->header.vertices, n, c,
-                                      where);
+  RawExtent raw;
+  {
+    std::lock_guard lock(hdf5_mutex());
+    const hid_t mem_type = sizeof(T) == 8 ? H5T_NATIVE_UINT64 : H5T_NATIVE_UINT32;
+    if (rows_in_class(length, n, c) == 0 || dataset_length(impl_->file.get(), name, where) != length)
+      return read_class_entries<T>(impl_->file.get(), name, mem_type, length, n, c, where);  // its message
+    Handle set(h5_check(H5Dopen2(impl_->file.get(), name, H5P_DEFAULT), where + ": cannot open dataset '" + name + "'"),
+               H5Dclose);
+    if (raw_fd_locked() >= 0) raw = raw_extent(impl_->file.get(), set.get(), mem_type, length * sizeof(T));
+    if (!raw.direct) return read_class_entries<T>(impl_->file.get(), name, mem_type, length, n, c, where);
+  }
+  const std::string at = where + " dataset '" + name + "'";
+  struct stat st {};
+  if (::fstat(impl_->raw_fd, &st) != 0) throw Error(at + ": cannot stat the file: " + std::strerror(errno));
+  if (raw.offset + length * sizeof(T) > static_cast<std::uint64_t>(st.st_size))
+    throw Error(at + ": the file ends early (truncated?)");
+  const void* data = nullptr;
+  const std::shared_ptr<void> mapping = map_range(impl_->raw_fd, raw.offset, length * sizeof(T), &data, at);
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::vector<T> out(rows_in_class(length, n, c));
+  parallel_ranges(out.size(), std::max(1u, threads), [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t k = first; k < last; ++k) std::memcpy(&out[k], bytes + (c + k * n) * sizeof(T), sizeof(T));
+  });
+  return out;
+}
+
+int BlockFileReader::raw_fd_locked() const {
+  // HDF5's own descriptor, duplicated: opening the path again could give another file if it
+  // was replaced since (the count must read the file whose header it checked).
+  void* h5_handle = nullptr;
+  if (impl_->raw_fd < 0 && H5Fget_vfd_handle(impl_->file.get(), H5P_DEFAULT, &h5_handle) >= 0 && h5_handle)
+    impl_->raw_fd = ::fcntl(*static_cast<int*>(h5_handle), F_DUPFD_CLOEXEC, 0);
+  return impl_->raw_fd;
+}
+
+std::vector<raw_id_t> BlockFileReader::read_vertex_map_class(std::uint32_t c, unsigned threads) const {
+  return read_class<raw_id_t>("vertex_map", c, threads);
 }
 
 bool BlockFileReader::has_degrees() const { return !impl_->degree_checksums.empty(); }
 
-std::vector<std::uint64_t> BlockFileReader::read_degrees_class(std::uint32_t c) const {
-  const std::string where = "'" + impl_->path + "'";
-  const std::uint32_t n = impl_->header.parts;
-  if (c >= n) throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(n));
+std::vector<std::uint64_t> BlockFileReader::read_degrees_class(std::uint32_t c, unsigned threads) const {
+  const std::string where = "'" + printable(impl_->path) + "'";
+  if (c >= impl_->header.parts)
+    throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(impl_->header.parts));
   if (!has_degrees()) throw Error(where + " stores no degrees (written before they were stored: re-run tricount-partition)");
-  std::vector<std::uint32_t> stored;
-  {
-    std::lock_guard lock(hdf5_mutex());
-    stored = read_class_entries<std::uint32_t>(impl_->file.get(), "degrees", H5T_NATIVE_UINT32, impl_->header.vertices, n,
-                                               c, where);
-  }
-  if (array_digest(stored.data(), stored.size() * sizeof(std::uint32_t)) != impl_->degree_checksums[c])
+  const std::vector<std::uint32_t> stored = read_class<std::uint32_t>("degrees", c, threads);
+  if (array_digest(stored.data(), stored.size() * sizeof(std::uint32_t), threads) != impl_->degree_checksums[c])
     throw Error(where + ": the degrees of vertex class " + std::to_string(c) +
                 " do not match their checksum (the file is corrupt: re-run tricount-partition)");
   return {stored.begin(), stored.end()};
