@@ -115,26 +115,31 @@ struct TableWriter::Impl {
   // Shared with the writer thread (under m).
   std::mutex m;
   std::condition_variable changed;
-  std::deque<TableBatch> queue;
-  std::vector<TableBatch> spares;  // written batches, their buffers for the caller's next ones
+  struct Queued {
+    std::size_t first = 0;  // the batch's first column
+    TableBatch batch;
+  };
+  std::deque<Queued> queue;
+  std::vector<Queued> spares;  // written batches, their buffers for the caller's next ones
   bool busy = false, stop = false;
   std::string error;  // the first write error; the table is lost once set
   std::thread thread;
 
   // The writer thread's own.
-  std::uint64_t rows = 0, bytes = 0;
+  std::uint64_t rows = 0, bytes = 0;   // rows: text's, or column 0's
+  std::vector<std::uint64_t> column_rows;  // HDF5: each column's length
   double seconds = 0;
   std::vector<TextPiece> pieces[2];  // text: two rounds' buffers (one formatted while the other is written)
 
-  void write(const TableBatch& batch) {
+  void write(std::size_t first_column, const TableBatch& batch) {
     const std::size_t n = batch_rows(batch);
-    TRICOUNT_EXPECTS(batch.size() == layout.columns.size(), where + ": a batch of " + std::to_string(batch.size()) +
-                                                                " columns for a table of " +
-                                                                std::to_string(layout.columns.size()));
+    TRICOUNT_EXPECTS(first_column + batch.size() <= layout.columns.size() && (!text || (first_column == 0 && batch.size() == layout.columns.size())),
+                     where + ": a batch of " + std::to_string(batch.size()) + " columns from column " +
+                         std::to_string(first_column) + " for a table of " + std::to_string(layout.columns.size()));
     for (std::size_t c = 0; c < batch.size(); ++c)
-      TRICOUNT_EXPECTS(type_of(batch[c]) == layout.columns[c].type &&
+      TRICOUNT_EXPECTS(type_of(batch[c]) == layout.columns[first_column + c].type &&
                            std::visit([](const auto& v) { return v.size(); }, batch[c]) == n,
-                       where + ": column '" + layout.columns[c].name + "' of a batch has another type or length");
+                       where + ": column '" + layout.columns[first_column + c].name + "' of a batch has another type or length");
     if (n == 0) return;
     if (text) {
       // Rounds of up to `threads` pieces formatted at once, written in order by one more
@@ -162,9 +167,10 @@ struct TableWriter::Impl {
       }
       write_round(pieces[(rounds + 1) % 2]);
     } else {
-      std::lock_guard lock(hdf5_mutex());
-      const hsize_t size[1] = {rows + n}, start[1] = {rows}, count[1] = {n};
-      for (std::size_t c = 0; c < batch.size(); ++c) {
+      for (std::size_t b = 0; b < batch.size(); ++b) {
+        std::lock_guard lock(hdf5_mutex());  // a column at a time: the count's own HDF5 calls go in between
+        const std::size_t c = first_column + b;
+        const hsize_t size[1] = {column_rows[c] + n}, start[1] = {column_rows[c]}, count[1] = {n};
         const char* name = layout.columns[c].name.c_str();
         const hid_t set = sets[c].get();
         h5_check_status(H5Dset_extent(set, size), where + ": cannot extend dataset '" + name + "'");
@@ -173,13 +179,14 @@ struct TableWriter::Impl {
                         where + ": H5Sselect_hyperslab");
         Hdf5Handle mspace(h5_check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
         const TableType type = layout.columns[c].type;
-        const void* data = std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, batch[c]);
+        const void* data = std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, batch[b]);
         h5_check_status(H5Dwrite(set, memory_type(type), mspace.get(), fspace.get(), H5P_DEFAULT, data),
                         "cannot write " + where + ": dataset '" + name + "' (disk full?)");
         bytes += n * value_bytes(type);
+        column_rows[c] += n;
       }
     }
-    rows += n;
+    rows = text ? rows + n : column_rows[0];
     // The disk starts on these rows now, while the next batch is prepared, rather than all
     // at the fsync of finish() (the kernel would wait for gigabytes of dirty pages first). A
     // hint: its errors (a file system without it) are the fsync's to report.
@@ -195,7 +202,7 @@ struct TableWriter::Impl {
     for (;;) {
       changed.wait(lock, [&] { return stop || !queue.empty(); });
       if (queue.empty()) return;  // stop, and nothing left
-      TableBatch batch = std::move(queue.front());
+      Queued next = std::move(queue.front());
       queue.pop_front();
       if (!error.empty()) continue;  // the table is lost: the rest is dropped
       busy = true;
@@ -203,13 +210,13 @@ struct TableWriter::Impl {
       std::string failure;
       const auto t0 = std::chrono::steady_clock::now();
       try {
-        write(batch);
+        write(next.first, next.batch);
       } catch (const std::exception& e) {
         failure = e.what();
       }
       seconds += seconds_since(t0);
       lock.lock();
-      if (spares.size() < kTableQueuedBatches) spares.push_back(std::move(batch));
+      if (spares.size() < kTableQueuedBatches) spares.push_back(std::move(next));
       busy = false;
       if (!failure.empty() && error.empty()) error = failure;
       changed.notify_all();
@@ -255,35 +262,44 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
   } else {
     silence_hdf5();
     std::lock_guard lock(hdf5_mutex());
-    s.out = std::make_unique<output::OutputFile>(path, layout.option, [&](const std::string& temp) {
-      errno = 0;
-      s.file = Hdf5Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-      if (s.file.valid()) return true;
-      const int err = errno;
-      struct stat st {};
-      if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
-      throw Error("cannot create '" + temp + "' (for " + layout.option + " '" + path + "'): " + std::strerror(err ? err : EIO));
-    });
-    s.where = layout.option + " '" + s.out->write_path() + "'";
-    const hid_t f = s.file.get();
-    void* handle = nullptr;  // the POSIX driver's descriptor (HDF5's default driver)
-    if (!s.out->in_place() && H5Fget_vfd_handle(f, H5P_DEFAULT, &handle) >= 0 && handle)
-      s.writeback_fd = *static_cast<int*>(handle);
-    for (const auto& [name, value] : layout.attributes) write_attribute_string(f, name.c_str(), value, s.where);
-    for (const auto& [name, value] : layout.u64_attributes) write_attribute_u64(f, name.c_str(), value, s.where);
-    // Chunked to grow; no filter; no fill values (every row is written); big chunks, but
-    // none larger than the table.
-    const hsize_t chunk[1] = {std::clamp<std::uint64_t>(layout.rows_hint, 1, kMaxChunkRows)};
-    const hsize_t dims[1] = {0}, max_dims[1] = {H5S_UNLIMITED};
-    Hdf5Handle space(h5_check(H5Screate_simple(1, dims, max_dims), s.where + ": H5Screate_simple"), H5Sclose);
-    Hdf5Handle dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), s.where + ": H5Pcreate"), H5Pclose);
-    h5_check_status(H5Pset_chunk(dcpl.get(), 1, chunk), s.where + ": H5Pset_chunk");
-    h5_check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), s.where + ": H5Pset_fill_time");
-    for (const TableColumn& column : layout.columns)
-      s.sets.emplace_back(h5_check(H5Dcreate2(f, column.name.c_str(), file_type(column.type), space.get(), H5P_DEFAULT,
-                                              dcpl.get(), H5P_DEFAULT),
-                                   s.where + ": cannot create dataset '" + column.name + "'"),
-                          H5Dclose);
+    try {
+      s.out = std::make_unique<output::OutputFile>(path, layout.option, [&](const std::string& temp) {
+        errno = 0;
+        s.file = Hdf5Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        if (s.file.valid()) return true;
+        const int err = errno;
+        struct stat st {};
+        if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
+        throw Error("cannot create '" + temp + "' (for " + layout.option + " '" + path + "'): " + std::strerror(err ? err : EIO));
+      });
+      s.where = layout.option + " '" + s.out->write_path() + "'";
+      const hid_t f = s.file.get();
+      void* handle = nullptr;  // the POSIX driver's descriptor (HDF5's default driver)
+      if (!s.out->in_place() && H5Fget_vfd_handle(f, H5P_DEFAULT, &handle) >= 0 && handle)
+        s.writeback_fd = *static_cast<int*>(handle);
+      for (const auto& [name, value] : layout.attributes) write_attribute_string(f, name.c_str(), value, s.where);
+      for (const auto& [name, value] : layout.u64_attributes) write_attribute_u64(f, name.c_str(), value, s.where);
+      // Chunked to grow; no filter; no fill values (every row is written); big chunks, but
+      // none larger than the table.
+      const hsize_t chunk[1] = {std::clamp<std::uint64_t>(layout.rows_hint, 1, kMaxChunkRows)};
+      const hsize_t dims[1] = {0}, max_dims[1] = {H5S_UNLIMITED};
+      Hdf5Handle space(h5_check(H5Screate_simple(1, dims, max_dims), s.where + ": H5Screate_simple"), H5Sclose);
+      Hdf5Handle dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), s.where + ": H5Pcreate"), H5Pclose);
+      h5_check_status(H5Pset_chunk(dcpl.get(), 1, chunk), s.where + ": H5Pset_chunk");
+      h5_check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), s.where + ": H5Pset_fill_time");
+      for (const TableColumn& column : layout.columns)
+        s.sets.emplace_back(h5_check(H5Dcreate2(f, column.name.c_str(), file_type(column.type), space.get(), H5P_DEFAULT,
+                                                dcpl.get(), H5P_DEFAULT),
+                                     s.where + ": cannot create dataset '" + column.name + "'"),
+                            H5Dclose);
+      s.column_rows.assign(layout.columns.size(), 0);
+    } catch (...) {
+      // Closed here, under the lock (the destructor would close them without it, beside
+      // other threads' HDF5 calls); the OutputFile then removes the temporary.
+      s.sets.clear();
+      s.file.reset();
+      throw;
+    }
   }
   s.thread = std::thread([&s] { s.run(); });
 }
@@ -300,21 +316,25 @@ TableWriter::~TableWriter() {
   s.out.reset();
 }
 
-void TableWriter::append(TableBatch batch) {
+void TableWriter::append(TableBatch batch) { append_columns(0, std::move(batch)); }
+
+void TableWriter::append_columns(std::size_t first_column, TableBatch batch) {
   Impl& s = *impl_;
+  TRICOUNT_EXPECTS(!s.text || first_column == 0, s.where + ": a text table takes whole rows");
   std::unique_lock lock(s.m);
   s.changed.wait(lock, [&] { return s.queue.size() < kTableQueuedBatches || !s.error.empty(); });
   if (!s.error.empty()) throw Error(s.error);
-  s.queue.push_back(std::move(batch));
+  s.queue.push_back({first_column, std::move(batch)});
   s.changed.notify_all();
 }
 
-TableBatch TableWriter::take_spare() {
+TableBatch TableWriter::take_spare(std::size_t first_column) {
   Impl& s = *impl_;
   std::lock_guard lock(s.m);
-  if (s.spares.empty()) return {};
-  TableBatch spare = std::move(s.spares.back());
-  s.spares.pop_back();
+  const auto it = std::find_if(s.spares.begin(), s.spares.end(), [&](const Impl::Queued& q) { return q.first == first_column; });
+  if (it == s.spares.end()) return {};
+  TableBatch spare = std::move(it->batch);
+  s.spares.erase(it);
   return spare;
 }
 
@@ -330,6 +350,11 @@ void TableWriter::finish() {
   }
   s.out->sync();
   s.seconds += seconds_since(t0);
+  for (std::size_t c = 1; c < s.column_rows.size(); ++c)
+    if (s.column_rows[c] != s.column_rows[0])
+      throw Error(s.where + ": column '" + s.layout.columns[c].name + "' has " + std::to_string(s.column_rows[c]) +
+                  " rows where '" + s.layout.columns[0].name + "' has " + std::to_string(s.column_rows[0]) +
+                  " (an internal error: please report it)");
 }
 
 void TableWriter::commit(const TableAttributes& attributes) {

@@ -78,16 +78,22 @@ class TableWriter {
   // that the caller, the queue and the thread hold at most kTableQueuedBatches + 2 batches). Throws Error with the reason once a write has failed (a full disk): the
   // table is then lost and its temporary removed.
   void append(TableBatch batch);
-  // A batch already written, to build the next one in (its columns keep their size and
-  // values: resizing them down costs nothing, where fresh columns are zero-filled and faulted
-  // in), or an empty batch. The writer keeps at most kTableQueuedBatches of them.
-  TableBatch take_spare();
-  // Waits until every queued row is written and on the disk (fsync); throws Error as append.
+  // HDF5 only: a batch of the columns first_column, first_column + 1, ... alone, appended to
+  // those columns (each column grows by itself: a column known early is written while the
+  // others are still being computed). Queued and thrown as append.
+  void append_columns(std::size_t first_column, TableBatch batch);
+  // A batch already written (of the columns from first_column on, as appended), to build
+  // the next one in (its columns keep their size and values: resizing them down costs
+  // nothing, where fresh columns are zero-filled and faulted in), or an empty batch. The
+  // writer keeps at most kTableQueuedBatches of them.
+  TableBatch take_spare(std::size_t first_column = 0);
+  // Waits until every queued row is written and on the disk (fsync); throws Error as append,
+  // or when the columns were left of unequal lengths.
   void finish();
   // After finish(): the end attributes (HDF5), then the file under its name.
   void commit(const TableAttributes& attributes = {});
 
-  std::uint64_t rows() const;          // rows written (after finish())
+  std::uint64_t rows() const;          // rows written (after finish(): every column's)
   std::uint64_t bytes() const;         // bytes written: text, or the datasets' values
   double write_seconds() const;        // the writer thread's formatting and writing, and the fsync
   const std::string& path() const;

@@ -214,6 +214,49 @@ TEST(TableWriter, ABatchOfTheWrongColumnTypeIsRefused) {
   }
 }
 
+// HDF5 columns appended in groups (the first two ahead, in batches of other sizes than the
+// last two's) read back as the rows appended whole; columns left of unequal lengths are an
+// error at finish(), with no file; a text table takes whole rows only.
+TEST(TableWriter, ColumnsAppendedInGroupsReadBackAsRows) {
+  TempDir dir;
+  const Rows rows = sample(700000);
+  const std::string path = dir.file("g.h5");
+  {
+    TableWriter w(path, layout(rows.a.size()), 2);
+    const auto part = [&](const auto& v, std::size_t at, std::size_t n) { return std::vector(v.begin() + at, v.begin() + at + n); };
+    for (std::size_t at = 0; at < rows.a.size(); at += 300000) {
+      const std::size_t n = std::min<std::size_t>(300000, rows.a.size() - at);
+      w.append_columns(0, {part(rows.a, at, n), part(rows.b, at, n)});
+    }
+    for (std::size_t at = 0; at < rows.a.size(); at += 65537) {
+      const std::size_t n = std::min<std::size_t>(65537, rows.a.size() - at);
+      TableBatch spare = w.take_spare(2);  // a written batch of these columns, or none yet
+      EXPECT_TRUE(spare.empty() || spare.size() == 2);
+      w.append_columns(2, {part(rows.c, at, n), part(rows.x, at, n)});
+    }
+    w.finish();
+    EXPECT_EQ(w.rows(), rows.a.size());
+    EXPECT_EQ(w.bytes(), 28 * rows.a.size());
+    w.commit();
+  }
+  expect_same(read_hdf5(path), rows);
+
+  std::string error;
+  try {
+    TableWriter w(dir.file("short.h5"), layout(10), 1);
+    w.append_columns(0, {std::vector<std::uint64_t>(10), std::vector<std::uint64_t>(10)});
+    w.append_columns(2, {std::vector<std::uint32_t>(9), std::vector<double>(9)});
+    w.finish();
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("column 'c' has 9 rows where 'a' has 10"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(dir.file("short.h5")));
+
+  TableWriter text(dir.file("t.tsv"), layout(10), 1);
+  EXPECT_THROW(text.append_columns(2, {std::vector<std::uint32_t>(1), std::vector<double>(1)}), Error);
+}
+
 TEST(TableWriter, AFailedWriteIsReportedByAppendOrFinish) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   TempDir dir;
