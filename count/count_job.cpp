@@ -307,8 +307,9 @@ void share_splits_and_identity(CountJob& job) {
 void read_tables_ahead(CountJob& job) {
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
   if (!job.options.per_vertex.empty())
-    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(*job.file, job.is_worker && !job.file->has_degrees(), job.rank == 0,
-                                                            job.size == 1 ? 0 : job.rank - 1, job.workers, threads);
+    job.per_vertex_ahead = std::make_unique<PerVertexAhead>(
+        *job.file, job.is_worker && !job.file->has_degrees(), job.rank == 0, job.size == 1 ? 0 : job.rank - 1, job.workers,
+        threads, job.rank == 0 && !per_vertex_is_text(job.options.per_vertex) ? job.options.per_vertex : "");
   if (!job.options.per_edge.empty() && job.rank == 0) job.per_edge_ahead = std::make_unique<PerEdgeAhead>(*job.file, threads);
 }
 
@@ -585,6 +586,7 @@ void write_per_vertex(CountJob& job, count_t total) {
   sources.degree_shares = [&] { return job.per_vertex_ahead->take_degrees(); };
   sources.first_ids = [&] { return job.per_vertex_ahead->take_first_ids(); };
   if (job.file && job.file->has_degrees()) sources.first_degrees = [&] { return job.per_vertex_ahead->take_first_degrees(); };
+  if (job.rank == 0) sources.early_writer = [&] { return job.per_vertex_ahead->take_early_writer(); };
   sources.write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
   auto out = std::make_shared<PerVertexOutput>(
       reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));

@@ -73,6 +73,23 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles) {
   return static_cast<double>(2.0L * static_cast<long double>(triangles) / (d * (d - 1.0L)));
 }
 
+namespace {
+
+// Where each of t ranges' rows start among the rows `degrees` keeps (degree != 0); the last
+// entry is their number.
+std::vector<std::size_t> kept_row_starts(std::span<const std::uint64_t> degrees, unsigned t) {
+  const std::size_t n = degrees.size();
+  std::vector<std::size_t> at(t + 1, 0);
+  parallel_for(t, [&](unsigned k) {
+    at[k + 1] = static_cast<std::size_t>(
+        std::count_if(degrees.begin() + n * k / t, degrees.begin() + n * (k + 1) / t, [](std::uint64_t d) { return d != 0; }));
+  });
+  std::partial_sum(at.begin(), at.end(), at.begin());
+  return at;
+}
+
+}  // namespace
+
 VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees,
                       std::span<const std::uint64_t> triangles, unsigned threads, VertexRows reuse) {
   TRICOUNT_EXPECTS(ids.size() == degrees.size() && ids.size() == triangles.size(),
@@ -81,12 +98,7 @@ VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64
   const std::size_t n = ids.size();
   const unsigned t = table_threads(n, threads);
   // 1. Each thread's range: the vertices it keeps, and where its rows start.
-  std::vector<std::size_t> at(t + 1, 0);
-  parallel_for(t, [&](unsigned k) {
-    at[k + 1] = static_cast<std::size_t>(
-        std::count_if(degrees.begin() + n * k / t, degrees.begin() + n * (k + 1) / t, [](std::uint64_t d) { return d != 0; }));
-  });
-  std::partial_sum(at.begin(), at.end(), at.begin());
+  const std::vector<std::size_t> at = kept_row_starts(degrees, t);
   // 2. The columns sized (one thread each: growing them zero-fills), then filled by range.
   VertexRows rows = std::move(reuse);
   parallel_for(t > 1 ? 4u : 1u, [&](unsigned k) {
@@ -176,15 +188,39 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
 }
 
 PerVertexAhead::PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers,
-                               unsigned threads) {
+                               unsigned threads, const std::string& early_table) {
   if (degrees)
     degrees_ = std::async(std::launch::async, [this, &file, worker, workers, threads, stop = stop_.get_token()] {
       return timed(degree_seconds_, [&] { return degree_shares(file, worker, workers, threads, stop); });
     });
   if (first_ids && file.header().parts > 0)
-    first_ids_ = std::async(std::launch::async, [&file] { return file.read_vertex_map_class(0); });
+    first_ids_ = std::async(std::launch::async, [&file, threads] { return file.read_vertex_map_class(0, threads); });
   if (first_ids && file.header().parts > 0 && file.has_degrees())
-    first_degrees_ = std::async(std::launch::async, [&file] { return file.read_degrees_class(0); });
+    first_degrees_ = std::async(std::launch::async, [&file, threads] { return file.read_degrees_class(0, threads); });
+  if (!early_table.empty() && file.has_degrees())
+    early_ = std::async(std::launch::async, [&file, early_table, threads, stop = stop_.get_token()] {
+      // Any failure (a corrupt class, a full disk) leaves the table to the step, which meets
+      // it again and reports it as it does without this.
+      std::unique_ptr<PerVertexWriter> writer;
+      try {
+        writer = std::make_unique<PerVertexWriter>(early_table, file.path(), file.header().vertices, threads);
+        for (std::uint32_t c = 0; c < file.header().parts; ++c) {
+          const std::vector<raw_id_t> ids = file.read_vertex_map_class(c, threads);
+          const std::vector<std::uint64_t> degrees = file.read_degrees_class(c, threads);
+          if (ids.size() != degrees.size()) return std::unique_ptr<PerVertexWriter>();
+          for (std::uint64_t first = 0; first < ids.size(); first += kPerVertexPieceRows) {
+            if (stop.stop_requested()) return std::unique_ptr<PerVertexWriter>();
+            const std::uint64_t m = std::min<std::uint64_t>(kPerVertexPieceRows, ids.size() - first);
+            writer->append_vertices(std::span<const raw_id_t>(ids).subspan(first, m),
+                                    std::span<const std::uint64_t>(degrees).subspan(first, m), threads);
+          }
+        }
+      } catch (const std::exception&) {
+        return std::unique_ptr<PerVertexWriter>();
+      }
+      writer->vertices_written();
+      return writer;
+    });
 }
 
 PerVertexAhead::~PerVertexAhead() {
@@ -193,6 +229,11 @@ PerVertexAhead::~PerVertexAhead() {
   if (degrees_.valid()) degrees_.wait();
   if (first_ids_.valid()) first_ids_.wait();
   if (first_degrees_.valid()) first_degrees_.wait();
+  if (early_.valid()) early_.wait();
+}
+
+std::unique_ptr<PerVertexWriter> PerVertexAhead::take_early_writer() {
+  return early_.valid() ? early_.get() : nullptr;
 }
 
 std::vector<std::vector<std::uint64_t>> PerVertexAhead::take_degrees() {
@@ -308,17 +349,49 @@ PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& inp
                                  unsigned threads)
     : table_(path, per_vertex_layout(input, rows_hint), threads) {}
 
+void PerVertexWriter::append_vertices(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees, unsigned threads) {
+  TRICOUNT_EXPECTS(!early_ && ids.size() == degrees.size(), "per-vertex vertex columns: " + std::to_string(ids.size()) +
+                                                               " ids and " + std::to_string(degrees.size()) + " degrees");
+  const std::size_t n = ids.size();
+  const unsigned t = table_threads(n, threads);
+  const std::vector<std::size_t> at = kept_row_starts(degrees, t);
+  TableBatch batch = table_.take_spare(0);
+  if (batch.size() != 2) batch = {std::vector<std::uint64_t>(), std::vector<std::uint64_t>()};
+  auto& vertex = std::get<std::vector<std::uint64_t>>(batch[0]);
+  auto& degree = std::get<std::vector<std::uint64_t>>(batch[1]);
+  vertex.resize(at[t]), degree.resize(at[t]);
+  parallel_for(t, [&](unsigned k) {
+    std::size_t y = at[k];
+    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x)
+      if (degrees[x] != 0) vertex[y] = ids[x], degree[y] = degrees[x], ++y;
+  });
+  table_.append_columns(0, std::move(batch));
+}
+
 void PerVertexWriter::append(VertexRows rows) {
   TableBatch batch;  // moved in (a braced list would copy every column)
   batch.reserve(4);
+  if (early_) {
+    batch.emplace_back(std::move(rows.triangles)), batch.emplace_back(std::move(rows.clustering));
+    kept_vertex_ = std::move(rows.vertex), kept_degree_ = std::move(rows.degree);
+    return table_.append_columns(2, std::move(batch));
+  }
   batch.emplace_back(std::move(rows.vertex)), batch.emplace_back(std::move(rows.degree));
   batch.emplace_back(std::move(rows.triangles)), batch.emplace_back(std::move(rows.clustering));
   table_.append(std::move(batch));
 }
 
 VertexRows PerVertexWriter::spare_rows() {
-  TableBatch spare = table_.take_spare();
   VertexRows rows;
+  if (early_) {
+    rows.vertex = std::move(kept_vertex_), rows.degree = std::move(kept_degree_);
+    TableBatch spare = table_.take_spare(2);
+    if (spare.size() != 2) return rows;
+    rows.triangles = std::move(std::get<std::vector<std::uint64_t>>(spare[0]));
+    rows.clustering = std::move(std::get<std::vector<double>>(spare[1]));
+    return rows;
+  }
+  TableBatch spare = table_.take_spare();
   if (spare.size() != 4) return rows;
   rows.vertex = std::move(std::get<std::vector<std::uint64_t>>(spare[0]));
   rows.degree = std::move(std::get<std::vector<std::uint64_t>>(spare[1]));
@@ -422,10 +495,10 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
   };
   // Rank 0: a class's input ids, read on a thread while the class before is written.
   const auto read_ids = [&](std::uint32_t c) {
-    return std::async(std::launch::async, [file, c] { return file->read_vertex_map_class(c); });
+    return std::async(std::launch::async, [file, c, threads] { return file->read_vertex_map_class(c, threads); });
   };
   const auto read_degrees = [&](std::uint32_t c) {
-    return std::async(std::launch::async, [file, c] { return file->read_degrees_class(c); });
+    return std::async(std::launch::async, [file, c, threads] { return file->read_degrees_class(c, threads); });
   };
   std::future<std::vector<raw_id_t>> next_ids;
   std::future<std::vector<std::uint64_t>> next_degrees;  // rank 0, stored degrees
@@ -443,10 +516,16 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
             next_degrees = std::async(std::launch::deferred, [&] { return sources.first_degrees(); });
           else if (n > 0 && stored_degrees)
             next_degrees = read_degrees(0);
-          try {
-            writer = std::make_unique<PerVertexWriter>(path, file->path(), vertices, threads);
-          } catch (const Error& e) {
-            out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
+          if (sources.early_writer) {
+            writer = timed(steps.early_columns, [&] { return sources.early_writer(); });
+            steps.early_columns_written = writer != nullptr;
+          }
+          if (!writer) {
+            try {
+              writer = std::make_unique<PerVertexWriter>(path, file->path(), vertices, threads);
+            } catch (const Error& e) {
+              out.write_error = e.what();  // reported after the count (a full disk, a FIFO nobody reads)
+            }
           }
         }
         if (!is_worker) return;

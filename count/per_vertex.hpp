@@ -72,15 +72,25 @@ std::vector<std::vector<std::uint64_t>> degree_shares(const BlockFileReader& fil
 // degrees where the file has them). The take
 // functions wait and rethrow the read's error (a corrupt block, named); destroyed untaken,
 // it stops the degree read and waits for both. `file` must outlive it.
+//
+// With `early_table` (rank 0, an HDF5 output, a file that stores degrees), it also creates
+// that output and writes its vertex and degree columns on a thread of their own while the
+// workers count (PerVertexWriter::append_vertices): after the count only the triangles and
+// clustering columns remain to be written.
+class PerVertexWriter;
 class PerVertexAhead {
  public:
-  PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers, unsigned threads);
+  PerVertexAhead(const BlockFileReader& file, bool degrees, bool first_ids, int worker, int workers, unsigned threads,
+                 const std::string& early_table = "");
   ~PerVertexAhead();
   PerVertexAhead(const PerVertexAhead&) = delete;
   PerVertexAhead& operator=(const PerVertexAhead&) = delete;
   std::vector<std::vector<std::uint64_t>> take_degrees();
   std::vector<raw_id_t> take_first_ids();
   std::vector<std::uint64_t> take_first_degrees();  // class 0's, with first_ids where the file stores degrees
+  // The early table with its vertex and degree columns whole, or null where it could not be
+  // made (the step then makes the table itself, and meets any error again, named, there).
+  std::unique_ptr<PerVertexWriter> take_early_writer();
   double degree_seconds() const { return degree_seconds_; }  // the degree read's own time (after take_degrees())
 
  private:
@@ -89,6 +99,7 @@ class PerVertexAhead {
   std::future<std::vector<std::vector<std::uint64_t>>> degrees_;
   std::future<std::vector<raw_id_t>> first_ids_;
   std::future<std::vector<std::uint64_t>> first_degrees_;
+  std::future<std::unique_ptr<PerVertexWriter>> early_;
 };
 
 struct TopVertex {
@@ -124,6 +135,11 @@ void check_per_vertex_path(const std::string& path);
 class PerVertexWriter {
  public:
   PerVertexWriter(const std::string& path, const std::string& input, std::uint64_t rows_hint = 0, unsigned threads = 1);
+  // HDF5, before any append: the vertex and degree columns of the rows `degrees` keeps
+  // (degree != 0, as class_rows), in row order; once every class's are in,
+  // vertices_written() makes append() write only the triangles and clustering columns.
+  void append_vertices(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees, unsigned threads = 1);
+  void vertices_written() { early_ = true; }
   void append(VertexRows rows);  // queued; throws Error once a write failed
   VertexRows spare_rows();       // a written piece's columns to build the next in, or empty ones
   void finish();                 // every row written and on the disk; throws Error if not
@@ -132,6 +148,8 @@ class PerVertexWriter {
 
  private:
   TableWriter table_;
+  bool early_ = false;  // the vertex and degree columns were written ahead
+  std::vector<std::uint64_t> kept_vertex_, kept_degree_;  // early: the last piece's, to build the next in
 };
 
 // Reads an HDF5 per-vertex file back (for tests and tools): all rows in file order.
@@ -177,6 +195,9 @@ struct PerVertexSources {
   std::function<std::vector<raw_id_t>()> first_ids;
   // Rank 0, optional: class 0's stored degrees, read ahead (else read at the start of the step).
   std::function<std::vector<std::uint64_t>()> first_degrees;
+  // Rank 0, optional: the output with its vertex and degree columns written while counting
+  // (PerVertexAhead::take_early_writer), or null (then the step makes it).
+  std::function<std::unique_ptr<PerVertexWriter>()> early_writer;
   unsigned write_threads = 1;  // rank 0: threads that build rows and format text rows
   std::uint64_t piece_rows = kPerVertexPieceRows;  // vertices reduced and written at once (tests: a few)
 };
@@ -185,12 +206,14 @@ struct PerVertexSources {
 struct PerVertexSteps {
   double degree_read = 0;  // the slowest worker's degree_shares, on its thread while it counted
   double degrees = 0;  // waiting for the degrees: the workers' shares (read while they counted) or the stored ones
+  double early_columns = 0;  // waiting for the vertex and degree columns written while the workers counted
   double ids = 0;      // waiting for a class's input ids (read on a thread)
   double reduce = 0;   // the pieces' reductions (counters and degrees) to rank 0
   double rows = 0;     // building the rows and the summary
   double queue = 0;    // waiting for room in the writer's queue
   double finish = 0;   // waiting for the writer to write the last rows, and the fsync
   bool stored_degrees = false;  // the degrees came from the file (else counted from the blocks)
+  bool early_columns_written = false;  // the vertex and degree columns were written while counting
 };
 // What the collective leaves on rank 0: the summary and the output, written under its
 // temporary name but not yet committed, or, when writing failed (a full disk), why. The

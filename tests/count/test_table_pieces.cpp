@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <stop_token>
@@ -251,6 +252,66 @@ TEST_F(DegreeShares, AFailedReadAheadNamesTheBlockAndADroppedOneReturns) {
   const std::string good = write(dense_, 2, "good.h5");
   const BlockFileReader good_file(good);
   for (int k = 0; k < 3; ++k) PerVertexAhead(good_file, true, true, 0, 1, 2);
+}
+
+// Rank 0's early table (an HDF5 output, a file that stores degrees): its vertex and degree
+// columns written while the workers count, then the triangles and clustering columns piece
+// by piece, read back as the rows a table written whole holds; dropped untaken, it leaves
+// no file; a class whose ids and degrees cannot be read leaves the table to the step.
+TEST_F(DegreeShares, AnEarlyTableHoldsTheRowsOfOneWrittenWholeAndADroppedOneLeavesNothing) {
+  const std::string path = write(dense_, 3, "g.h5");
+  const BlockFileReader file(path);
+  const auto fill = [&](PerVertexWriter& writer, VertexRows& all) {
+    for (std::uint32_t c = 0; c < 3; ++c) {
+      const std::vector<raw_id_t> ids = file.read_vertex_map_class(c, 2);
+      const std::vector<std::uint64_t> degrees = file.read_degrees_class(c, 3);
+      EXPECT_EQ(ids, file.read_vertex_map_class(c));
+      std::vector<std::uint64_t> triangles(ids.size());
+      for (std::size_t x = 0; x < ids.size(); ++x) triangles[x] = degrees[x] < 2 ? 0 : ids[x] % (degrees[x] * (degrees[x] - 1) / 2);
+      for (std::size_t first = 0; first < ids.size(); first += 300) {  // pieces of another size than the early ones
+        const std::size_t m = std::min<std::size_t>(300, ids.size() - first);
+        VertexRows rows = class_rows(std::span<const raw_id_t>(ids).subspan(first, m),
+                                     std::span<const std::uint64_t>(degrees).subspan(first, m),
+                                     std::span<const std::uint64_t>(triangles).subspan(first, m), 2, writer.spare_rows());
+        all.vertex.insert(all.vertex.end(), rows.vertex.begin(), rows.vertex.end());
+        all.degree.insert(all.degree.end(), rows.degree.begin(), rows.degree.end());
+        all.triangles.insert(all.triangles.end(), rows.triangles.begin(), rows.triangles.end());
+        all.clustering.insert(all.clustering.end(), rows.clustering.begin(), rows.clustering.end());
+        writer.append(std::move(rows));
+      }
+    }
+    writer.finish();
+    writer.commit(PerVertexSummary{});
+  };
+  VertexRows whole_rows, early_rows;
+  {
+    PerVertexWriter whole(dir_.file("whole.h5"), path, file.header().vertices, 2);
+    fill(whole, whole_rows);
+  }
+  {
+    PerVertexAhead ahead(file, false, true, 0, 1, 2, dir_.file("early.h5"));
+    std::unique_ptr<PerVertexWriter> early = ahead.take_early_writer();
+    ASSERT_TRUE(early);
+    fill(*early, early_rows);
+  }
+  EXPECT_GT(whole_rows.size(), 0u);
+  expect_same_rows(early_rows, whole_rows, "rows appended");
+  expect_same_rows(read_per_vertex_hdf5(dir_.file("early.h5")), whole_rows, "early table");
+  expect_same_rows(read_per_vertex_hdf5(dir_.file("whole.h5")), whole_rows, "whole table");
+  // Dropped untaken, at once or after its columns are written: nothing under the name or beside it.
+  for (int k = 0; k < 3; ++k) PerVertexAhead(file, false, true, 0, 1, 2, dir_.file("dropped.h5"));
+  {
+    PerVertexAhead ahead(file, false, true, 0, 1, 2, dir_.file("dropped.h5"));
+    ASSERT_TRUE(ahead.take_early_writer());
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+    EXPECT_FALSE(contains(entry.path().filename().string(), "dropped")) << entry.path();
+  // Degrees that do not match their checksum: no early table (the step reports the class).
+  const std::string bad = write(dense_, 3, "bad.h5");
+  corrupt_stored_degree(bad, 7);  // class 7 mod 3 = 1
+  const BlockFileReader bad_file(bad);
+  PerVertexAhead ahead(bad_file, false, true, 0, 1, 2, dir_.file("bad-out.h5"));
+  EXPECT_FALSE(ahead.take_early_writer());
 }
 
 TEST_F(DegreeShares, TheFirstEdgeBlockReadAheadIsTheBlockAndACorruptOneIsNamed) {
