@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -65,7 +66,27 @@ std::optional<int> early_gpu_rank(int argc, char** argv) {
 std::future<bool> start_gpu_driver(int argc, char** argv) {
   const std::optional<int> local_rank = early_gpu_rank(argc, argv);
   if (!local_rank) return {};
-  return std::async(std::launch::async, [r = *local_rank] { return start_gpu(r); });
+  // The driver's start reads the environment (getenv) and MPI_Init changes it (setenv): glibc's
+  // getenv is not safe beside setenv (a run crashed so on the GPU host), so MPI_Init waits for the
+  // driver; only the GPU's context is made beside it.
+  auto driver = std::make_shared<std::promise<void>>();
+  std::future<void> driver_started = driver->get_future();
+  std::future<bool> started = std::async(std::launch::async, [r = *local_rank, driver] {
+    bool told = false;
+    const auto tell = [&] {
+      if (!told) told = true, driver->set_value();
+    };
+    try {
+      const bool ok = start_gpu(r, tell);
+      tell();
+      return ok;
+    } catch (...) {
+      tell();
+      throw;
+    }
+  });
+  driver_started.wait();
+  return started;
 }
 
 double seconds_since_process_start() {

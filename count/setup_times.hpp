@@ -36,9 +36,11 @@ struct SetupTimes {
   double teardown = 0;       // 9. the backend, resident blocks and node window released
 };
 
-// Starts the GPU driver on a thread of its own, to run beside MPI_Init (each takes a large
-// share of a second), and the context of this worker's GPU where the launcher's variables
-// give its node-local rank: the backend, created later on its own thread, finds them. Not
+// Starts the GPU driver on a thread of its own and returns once the driver has started (it
+// reads the environment, which MPI_Init changes), leaving the context of this worker's GPU
+// to be made on that thread beside MPI_Init (each takes a large share of a second), where the
+// launcher's variables give its node-local rank: the backend, created later on its own
+// thread, finds them. Not
 // where the launcher's variables name this process rank 0 of several (the scheduler counts
 // nothing) nor with --backend cpu among the arguments. The future says whether a GPU is
 // visible; its destructor waits for the thread.

@@ -123,14 +123,16 @@ bool cuda_available() {
 #endif
 }
 
-bool start_gpu(int local_rank) {
+bool start_gpu(int local_rank, const std::function<void()>& driver_started) {
 #ifdef TRICOUNT_HAVE_CUDA
   const int devices = cuda_device_count();
+  driver_started();
   if (devices <= 0) return false;
   if (local_rank >= 0) cuda_start_context(local_rank % devices);
   return true;
 #else
   (void)local_rank;
+  driver_started();
   return false;
 #endif
 }

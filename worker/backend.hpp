@@ -226,8 +226,10 @@ struct BackendOptions {
 bool cuda_available();
 // Starts the GPU driver and, for local_rank >= 0, the primary context of GPU local_rank mod
 // the device count (the one a backend with that BackendOptions::local_rank takes), so that
-// the backend created later finds both ready. Never throws; false where no GPU is visible.
-bool start_gpu(int local_rank);
+// the backend created later finds both ready. `driver_started` is called once the driver has
+// started (before the context is made), also where no GPU is visible. Never throws; false
+// where no GPU is visible.
+bool start_gpu(int local_rank, const std::function<void()>& driver_started = [] {});
 // The device memory a backend of this kind would count in, in bytes: the CUDA backend's GPU
 // (local_rank mod the device count), within CudaTuning::device_bytes when that is set; 0 for
 // the CPU backend, which counts from host memory (Auto: as make_backend would choose).
