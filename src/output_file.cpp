@@ -383,15 +383,18 @@ void install_signal_cleanup(const std::string& program) {
       }
       g_interrupted = true;
       std::set<std::string> paths;
+      bool removed = false;
       {
         // Do not wait for ever on a lock a worker might hold: the registry is tiny.
         std::unique_lock lock(cleanup_mutex(), std::defer_lock);
         for (int i = 0; i < 100 && !lock.try_lock(); ++i) ::usleep(10000);
-        paths = cleanup_paths();
+        if (lock.owns_lock()) paths = cleanup_paths();  // else a copy would race with its holder
+        removed = lock.owns_lock();
       }
       for (const std::string& p : paths) remove_quietly(p);
       const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-      std::fprintf(stderr, "\n%s: interrupted by %s; temporary files removed, no output written\n", program.c_str(), name);
+      std::fprintf(stderr, "\n%s: interrupted by %s; %s, no output written\n", program.c_str(), name,
+                   removed ? "temporary files removed" : "temporary files (*.tmp*) may remain beside the outputs");
       std::fflush(stderr);
       ::_exit(128 + sig);
     }).detach();
