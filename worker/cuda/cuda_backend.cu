@@ -103,6 +103,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <utility>
@@ -370,13 +371,17 @@ class CudaBackend final : public CountBackend {
     vertex_counts_.clear();
     vertex_counts_.resize(class_vertices.size());
     class_vertices_ = std::move(class_vertices);
+    // The first class's host array, allocated and its pages faulted in while the GPU counts:
+    // after the count only the copy remains (the per-vertex step takes class 0 first).
+    first_host_counts_ = std::async(std::launch::async, [n = class_vertices_[0]] { return std::vector<count_t>(n, 0); });
   }
 
   std::vector<count_t> take_vertex_counts(std::uint32_t c) override {
     TRICOUNT_EXPECTS(c < class_vertices_.size(), "take_vertex_counts(" + std::to_string(c) + "): per-vertex counting was started with " +
                                                      std::to_string(class_vertices_.size()) + " classes");
     static_assert(sizeof(count_t) == sizeof(unsigned long long), "device counters are copied as they are");
-    std::vector<count_t> counts(class_vertices_[c], 0);
+    std::vector<count_t> counts =
+        c == 0 && first_host_counts_.valid() ? first_host_counts_.get() : std::vector<count_t>(class_vertices_[c], 0);
     DeviceBuffer<unsigned long long>& dev = vertex_counts_[c];
     if (dev.get()) {
       TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
@@ -829,6 +834,7 @@ class CudaBackend final : public CountBackend {
   DeviceBuffer<DeviceCounters> counters_;
   KernelScratch scratch_;
   std::vector<std::uint64_t> class_vertices_;                   // per-vertex counting: empty when off
+  std::future<std::vector<count_t>> first_host_counts_;         // per-vertex: class 0's host array, made while counting
   std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
   bool per_edge_ = false;                                       // per-edge counting
   std::uint32_t parts_ = 0;                                     // per-edge: blocks are parts_ x parts_
