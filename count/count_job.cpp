@@ -69,6 +69,15 @@ void check_same_input(const BlockFileReader& file, const InputIdentity& checked)
 
 namespace {
 
+// Every block's CSR bytes in memory, row-major (auto's count parts, the forwarding plan).
+std::vector<std::uint64_t> file_block_csr_bytes(const BlockFileReader& file) {
+  const std::uint32_t n = file.header().parts;
+  std::vector<std::uint64_t> bytes;
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) bytes.push_back(file.block_csr_bytes({i, j}));
+  return bytes;
+}
+
 // The record of checked blocks the workers of one node share (NodeBlockChecks): an MPI
 // shared-memory window over the node's workers. Freed (collectively, by those workers) with
 // the job: every worker leaves run_count through the same steps.
@@ -252,10 +261,7 @@ void check_input_on_rank0(CountJob& job) {
     } else if (const std::uint32_t journaled = journal_count_parts(options); journaled && h.parts % journaled == 0) {
       job.count_parts = journaled;  // --resume goes on with the grid its journal's task ids name
     } else {
-      std::vector<std::uint64_t> block_bytes;
-      for (std::uint32_t i = 0; i < h.parts; ++i)
-        for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(job.file->block_csr_bytes({i, j}));
-      job.count_parts = auto_count_parts(h.parts, block_bytes, job.device_bytes,
+      job.count_parts = auto_count_parts(h.parts, file_block_csr_bytes(*job.file), job.device_bytes,
                                          count_parts_min_tasks(options.splits, static_cast<std::uint64_t>(job.workers)));
     }
     const std::uint32_t group = h.parts / job.count_parts;
@@ -430,12 +436,7 @@ void load_resident(CountJob& job, ResidentLoad& load) {
   collective_step(job.comm, [&] {
     if (job.rank != 0) return;
     const bool forward = job.result.load_path == "forward";
-    std::vector<std::uint64_t> block_bytes;  // for the forwarding plan
-    if (forward) {
-      const GraphHeader& h = job.file->header();
-      for (std::uint32_t i = 0; i < h.parts; ++i)
-        for (std::uint32_t j = 0; j < h.parts; ++j) block_bytes.push_back(job.file->block_csr_bytes({i, j}));
-    }
+    const std::vector<std::uint64_t> block_bytes = forward ? file_block_csr_bytes(*job.file) : std::vector<std::uint64_t>{};
     if (job.size == 1) {
       load.tasks = std::move(job.queue->assign_static(1).tasks.front());
       if (forward) load.forward = plan_forwarding(*job.plan, {load.tasks}, job.nodes->node_of_rank(), block_bytes);
