@@ -75,9 +75,11 @@ double local_clustering(std::uint64_t degree, std::uint64_t triangles) {
 
 namespace {
 
-// Where each of t ranges' rows start among the rows `degrees` keeps (degree != 0); the last
-// entry is their number.
-std::vector<std::size_t> kept_row_starts(std::span<const std::uint64_t> degrees, unsigned t) {
+// The rows `degrees` keeps (degree != 0), in order, on t threads: each thread counts its
+// range's, size(rows) sizes the columns, then each thread calls fill(x, y) for its kept
+// vertices x and their rows y.
+template <class Size, class Fill>
+void fill_kept_rows(std::span<const std::uint64_t> degrees, unsigned t, Size&& size, Fill&& fill) {
   const std::size_t n = degrees.size();
   std::vector<std::size_t> at(t + 1, 0);
   parallel_for(t, [&](unsigned k) {
@@ -85,7 +87,12 @@ std::vector<std::size_t> kept_row_starts(std::span<const std::uint64_t> degrees,
         std::count_if(degrees.begin() + n * k / t, degrees.begin() + n * (k + 1) / t, [](std::uint64_t d) { return d != 0; }));
   });
   std::partial_sum(at.begin(), at.end(), at.begin());
-  return at;
+  size(at[t]);
+  parallel_for(t, [&](unsigned k) {
+    std::size_t y = at[k];
+    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x)
+      if (degrees[x] != 0) fill(x, y++);
+  });
 }
 
 }  // namespace
@@ -97,27 +104,23 @@ VertexRows class_rows(std::span<const raw_id_t> ids, std::span<const std::uint64
                        " degrees and " + std::to_string(triangles.size()) + " counts");
   const std::size_t n = ids.size();
   const unsigned t = table_threads(n, threads);
-  // 1. Each thread's range: the vertices it keeps, and where its rows start.
-  const std::vector<std::size_t> at = kept_row_starts(degrees, t);
-  // 2. The columns sized (one thread each: growing them zero-fills), then filled by range.
   VertexRows rows = std::move(reuse);
-  parallel_for(t > 1 ? 4u : 1u, [&](unsigned k) {
-    if (k == 0 || t == 1) rows.vertex.resize(at[t]);
-    if (k == 1 || t == 1) rows.degree.resize(at[t]);
-    if (k == 2 || t == 1) rows.triangles.resize(at[t]);
-    if (k == 3 || t == 1) rows.clustering.resize(at[t]);
-  });
-  parallel_for(t, [&](unsigned k) {
-    std::size_t y = at[k];
-    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x) {
-      if (degrees[x] == 0) continue;
-      rows.vertex[y] = ids[x];
-      rows.degree[y] = degrees[x];
-      rows.triangles[y] = triangles[x];
-      rows.clustering[y] = local_clustering(degrees[x], triangles[x]);
-      ++y;
-    }
-  });
+  fill_kept_rows(
+      degrees, t,
+      [&](std::size_t kept) {  // one thread a column: growing them zero-fills
+        parallel_for(t > 1 ? 4u : 1u, [&](unsigned k) {
+          if (k == 0 || t == 1) rows.vertex.resize(kept);
+          if (k == 1 || t == 1) rows.degree.resize(kept);
+          if (k == 2 || t == 1) rows.triangles.resize(kept);
+          if (k == 3 || t == 1) rows.clustering.resize(kept);
+        });
+      },
+      [&](std::size_t x, std::size_t y) {
+        rows.vertex[y] = ids[x];
+        rows.degree[y] = degrees[x];
+        rows.triangles[y] = triangles[x];
+        rows.clustering[y] = local_clustering(degrees[x], triangles[x]);
+      });
   return rows;
 }
 
@@ -352,19 +355,13 @@ PerVertexWriter::PerVertexWriter(const std::string& path, const std::string& inp
 void PerVertexWriter::append_vertices(std::span<const raw_id_t> ids, std::span<const std::uint64_t> degrees, unsigned threads) {
   TRICOUNT_EXPECTS(!early_ && ids.size() == degrees.size(), "per-vertex vertex columns: " + std::to_string(ids.size()) +
                                                                " ids and " + std::to_string(degrees.size()) + " degrees");
-  const std::size_t n = ids.size();
-  const unsigned t = table_threads(n, threads);
-  const std::vector<std::size_t> at = kept_row_starts(degrees, t);
   TableBatch batch = table_.take_spare(0);
   if (batch.size() != 2) batch = {std::vector<std::uint64_t>(), std::vector<std::uint64_t>()};
   auto& vertex = std::get<std::vector<std::uint64_t>>(batch[0]);
   auto& degree = std::get<std::vector<std::uint64_t>>(batch[1]);
-  vertex.resize(at[t]), degree.resize(at[t]);
-  parallel_for(t, [&](unsigned k) {
-    std::size_t y = at[k];
-    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x)
-      if (degrees[x] != 0) vertex[y] = ids[x], degree[y] = degrees[x], ++y;
-  });
+  fill_kept_rows(
+      degrees, table_threads(ids.size(), threads), [&](std::size_t kept) { vertex.resize(kept), degree.resize(kept); },
+      [&](std::size_t x, std::size_t y) { vertex[y] = ids[x], degree[y] = degrees[x]; });
   table_.append_columns(0, std::move(batch));
 }
 

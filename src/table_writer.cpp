@@ -133,7 +133,8 @@ struct TableWriter::Impl {
 
   void write(std::size_t first_column, const TableBatch& batch) {
     const std::size_t n = batch_rows(batch);
-    TRICOUNT_EXPECTS(first_column + batch.size() <= layout.columns.size() && (!text || (first_column == 0 && batch.size() == layout.columns.size())),
+    TRICOUNT_EXPECTS(first_column + batch.size() <= layout.columns.size() &&
+                         (!text || (first_column == 0 && batch.size() == layout.columns.size())),
                      where + ": a batch of " + std::to_string(batch.size()) + " columns from column " +
                          std::to_string(first_column) + " for a table of " + std::to_string(layout.columns.size()));
     for (std::size_t c = 0; c < batch.size(); ++c)
@@ -216,7 +217,9 @@ struct TableWriter::Impl {
       }
       seconds += seconds_since(t0);
       lock.lock();
-      if (spares.size() < kTableQueuedBatches) spares.push_back(std::move(next));
+      // The newest kept: batches of other columns (appended earlier) make way for them.
+      spares.push_back(std::move(next));
+      if (spares.size() > kTableQueuedBatches) spares.erase(spares.begin());
       busy = false;
       if (!failure.empty() && error.empty()) error = failure;
       changed.notify_all();

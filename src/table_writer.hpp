@@ -85,7 +85,7 @@ class TableWriter {
   // A batch already written (of the columns from first_column on, as appended), to build
   // the next one in (its columns keep their size and values: resizing them down costs
   // nothing, where fresh columns are zero-filled and faulted in), or an empty batch. The
-  // writer keeps at most kTableQueuedBatches of them.
+  // writer keeps the newest kTableQueuedBatches of them.
   TableBatch take_spare(std::size_t first_column = 0);
   // Waits until every queued row is written and on the disk (fsync); throws Error as append,
   // or when the columns were left of unequal lengths.
