@@ -9,6 +9,11 @@
 //   cuda_bench per-vertex  per-vertex counting off and on: two backends on the same blocks,
 //                          REPS runs of each alternating, every per-vertex run's counts taken
 //                          and summed to 3 x triangles. Prints one line "BENCHPV {json}".
+//   cuda_bench per-edge    per-edge counting off, on (the counting kernels' kPerEdge form) and
+//                          on with the sorted-list kernel (edge-lists=1): three backends, REPS
+//                          runs of each alternating; every run's supports sum to 3 x triangles
+//                          and both kernels' supports are equal edge by edge. One line
+//                          "BENCHPE {json}".
 //
 // The graph and settings come from the environment, so that bench_cuda.sh's VARIANTS can set
 // them per run: TRICOUNT_BENCH_FILE (an HDF5 block file) or, for count only,
@@ -174,6 +179,64 @@ int bench_count() {
   return 0;
 }
 
+int bench_per_edge() {
+  const std::string file = env_str("TRICOUNT_BENCH_FILE");
+  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
+  if (file.empty()) throw UsageFailure{"set TRICOUNT_BENCH_FILE"};
+  const PartitionedGraph g = read_graph(file);
+  BackendOptions bo;
+  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
+  BackendOptions lo = bo;
+  lo.cuda_tuning.edge_lists = true;
+  auto off = make_backend(BackendKind::Cuda, bo);
+  auto on = make_backend(BackendKind::Cuda, bo);
+  auto lists = make_backend(BackendKind::Cuda, lo);
+  const std::uint32_t n = g.header.parts;
+  std::vector<std::uint64_t> nnz;
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) nnz.push_back(g.block(i, j).nnz());
+  auto run = [&](CountBackend& be, bool edges, double& seconds, std::vector<edge_count_t>* keep) {
+    if (edges) be.start_per_edge(n, nnz);
+    CountStats st;
+    const count_t total = count_all(g, be, st);
+    seconds = st.count_seconds;
+    if (!edges) return total;
+    count_t sum = 0;
+    if (keep) keep->clear();
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (std::uint32_t j = 0; j < n; ++j) {
+        const std::vector<edge_count_t> c = be.take_edge_counts({i, j});
+        for (edge_count_t x : c) sum += x;
+        if (keep) keep->insert(keep->end(), c.begin(), c.end());
+      }
+    check(sum == 3 * total, "per-edge supports do not sum to 3 x triangles");
+    return total;
+  };
+  double w = 0;
+  std::vector<edge_count_t> by_kernels, by_lists;
+  const count_t triangles = run(*off, false, w, nullptr);
+  check(run(*on, true, w, &by_kernels) == triangles, "per-edge counting counts other triangles");
+  check(run(*lists, true, w, &by_lists) == triangles, "per-edge counting (sorted lists) counts other triangles");
+  check(by_kernels == by_lists, "the two per-edge kernels give different supports");
+  std::vector<double> t_off, t_on, t_lists;
+  for (int rep = 0; rep < reps; ++rep) {
+    double s = 0;
+    check(run(*off, false, s, nullptr) == triangles, "run " + std::to_string(rep) + " counted other triangles than the first");
+    t_off.push_back(s);
+    check(run(*on, true, s, nullptr) == triangles, "per-edge run " + std::to_string(rep) + " counted other triangles");
+    t_on.push_back(s);
+    check(run(*lists, true, s, nullptr) == triangles, "per-edge (lists) run " + std::to_string(rep) + " counted other triangles");
+    t_lists.push_back(s);
+  }
+  if (checks_failed) return 1;
+  const double m_off = median_of(t_off, 0), m_on = median_of(t_on, 0), m_lists = median_of(t_lists, 0);
+  std::printf("BENCHPE {\"graph\": \"%s\", \"parts\": %u, \"edges\": %llu, \"triangles\": %llu, \"off_ms_median\": %.4f, "
+              "\"on_ms_median\": %.4f, \"lists_ms_median\": %.4f, \"ratio\": %.3f, \"lists_ratio\": %.3f, \"device\": \"%s\"}\n",
+              file.c_str(), n, (unsigned long long)g.header.edges, (unsigned long long)triangles, m_off * 1e3, m_on * 1e3,
+              m_lists * 1e3, m_on / m_off, m_lists / m_off, on->device_name().c_str());
+  return 0;
+}
+
 int bench_per_vertex() {
   const std::string file = env_str("TRICOUNT_BENCH_FILE");
   const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
@@ -232,12 +295,13 @@ int bench_per_vertex() {
 int main(int argc, char** argv) {
   const std::string mode = argc == 2 ? argv[1] : "";
   try {
-    if (mode != "count" && mode != "per-vertex")
-      throw tricount::UsageFailure{"usage: cuda_bench count | per-vertex (settings in TRICOUNT_BENCH_*: see bench/cuda_bench.cpp)"};
+    if (mode != "count" && mode != "per-vertex" && mode != "per-edge")
+      throw tricount::UsageFailure{"usage: cuda_bench count | per-vertex | per-edge (settings in TRICOUNT_BENCH_*: see bench/cuda_bench.cpp)"};
     if (!tricount::cuda_available()) {
       std::fprintf(stderr, "cuda_bench: error: no CUDA GPU: this build (TRICOUNT_CUDA=OFF?) or machine has none\n");
       return 1;
     }
+    if (mode == "per-edge") return tricount::bench_per_edge();
     return mode == "count" ? tricount::bench_count() : tricount::bench_per_vertex();
   } catch (const tricount::UsageFailure& e) {
     std::fprintf(stderr, "cuda_bench: error: %s\n", e.what.c_str());

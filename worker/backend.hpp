@@ -187,6 +187,9 @@ struct CudaTuning {
   // Per-vertex counting: a CTA row with a key bitmap sums w's hits per key by the key's rank
   // (false: in the hashed tally every other row uses; bench/RESULTS.md, issue 34).
   bool rank_counts = true;
+  // Per-edge counting without per-vertex runs the counting kernels' kPerEdge variants; true:
+  // per_edge.cuh's sorted-list kernel, which per-edge beside per-vertex always uses.
+  bool edge_lists = false;
 };
 
 // "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws

@@ -236,6 +236,105 @@ TEST(PerEdgeBackend, BesidePerVertex) {
   }
 }
 
+#ifdef TRICOUNT_PER_EDGE_CUDA
+struct ForcedPath {
+  const char* name;
+  CudaTuning tuning;
+  std::uint32_t threshold = 100;
+};
+
+// Every path of the counting kernels' per-edge form (and the sorted-list kernel), as the
+// per-vertex tests force them: each hit site must name the right three edges.
+TEST(PerEdgeBackend, EveryCudaPath) {
+  REQUIRE_BACKEND();
+  const std::vector<ForcedPath> paths = {
+      {"sorted-list kernel", {.edge_lists = true}},
+      {"sorted-list kernel, CTA threshold 1", {.edge_lists = true}, 1},
+      {"CTA path with bitmaps (key ranks)", {}, 1},
+      {"CTA path with bitmaps, w hits in the hashed tally", {.rank_counts = false}, 1},
+      {"CTA path, small bitmaps whose rank counters lie over the tally", {.cta_table_words = 64, .bitmap_words = 16}, 1},
+      {"CTA path, tables", {.bitmap_words = 0}, 1},
+      {"CTA path, 64-word tables (global levels)", {.shared_words_cap = 64, .bitmap_words = 0}, 1},
+      {"CTA path, binary search", {.table_limit = 0, .bitmap_words = 0}, 1},
+      {"CTA path, colliding tables", {.collide = true, .bitmap_words = 0}, 2},
+      {"warp rows of every size (tallies overflow)", {}, 1000000},
+      {"binary search above 20 keys", {.table_limit = 20}},
+      {"8-lane tiles", {.warp_lanes = 8}},
+      {"32-lane tiles", {.warp_lanes = 32, .thread_rows = false}},
+      {"no thread rows", {.thread_rows = false}},
+      {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},
+      {"tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
+      {"reverse search", {.search_ratio = 1, .search_min_list = 0}},
+      {"reverse search, 8-lane tiles", {.warp_lanes = 8, .search_ratio = 1, .search_min_list = 0}},
+      {"v side in every subtask", {.v_side = 2}},
+      {"v side, every edge with a 2-hop list", {.v_side = 2, .v_side_quarters = 0}},
+      {"v side, CTA path", {.v_side = 2, .v_side_quarters = 1}, 1},
+      {"v side, trimmed, colliding CTA tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 1}, 2},
+      {"v side with the reverse search", {.search_ratio = 1, .search_min_list = 0, .v_side = 2, .v_side_quarters = 16}},
+      {"profiling", {.profile = true, .v_side = 2}, 30},
+  };
+  const EdgePairs mixed = testing::mixed_graph(5);
+  const EdgePairs k = testing::complete_graph(400);
+  for (const ForcedPath& path : paths) {
+    SCOPED_TRACE(path.name);
+    auto be = testing::cuda_backend(path.tuning, path.threshold);
+    expect_all_layouts(mixed, *be, std::string(path.name) + ", mixed", 2, 2);
+    expect_all_layouts(k, *be, std::string(path.name) + ", K_400", 2, 1);
+  }
+  // Tiny rows: the thread-per-row kernel (a triangular lattice, degrees at most 6).
+  EdgePairs lattice;
+  const std::uint64_t w = 120, h = 80;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint64_t a = y * w + x;
+      if (x + 1 < w) lattice.emplace_back(a, a + 1);
+      if (y + 1 < h) lattice.emplace_back(a, a + w);
+      if (x + 1 < w && y + 1 < h) lattice.emplace_back(a, a + w + 1);
+    }
+  for (bool on : {true, false}) {
+    auto be = testing::cuda_backend(CudaTuning{.thread_rows = on});
+    expect_all_layouts(lattice, *be, std::string("lattice, thread rows ") + (on ? "on" : "off"), 3, 3);
+  }
+}
+
+// A skewed graph through every probe path: CTA rows with bitmaps and tables, the v side
+// (T's entries mapped back to P(i,j)), the reverse search, at n = 1, 2 and 3.
+TEST(PerEdgeBackend, KroneckerWithEveryCudaProbePath) {
+  REQUIRE_BACKEND();
+  KroneckerSpec k;
+  k.scale = 14;
+  std::vector<PartitionedGraph> graphs;
+  std::vector<PerEdge> want;
+  for (std::uint32_t n : {1u, 2u, 3u}) {
+    auto src = make_kronecker_source(k);
+    PartitionOptions o;
+    o.parts = n;
+    graphs.push_back(partition_edges(*src, o));
+    want.push_back(reference_per_edge(graphs.back()));
+  }
+  const std::vector<CudaTuning> settings = {
+      {},
+      {.bitmap_words = 0, .search_ratio = 0},
+      {.bitmap_words = 16384, .search_ratio = 1, .search_min_list = 0},
+      {.v_side = 0},
+      {.v_side = 2, .v_side_quarters = 0},
+      {.bitmap_words = 0, .v_side = 2, .v_side_quarters = 2},
+      {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
+      {.warp_lanes = 8, .v_side = 2},
+      {.direct_warp_rows = false, .v_side_trim = 0},
+      {.rank_counts = false},
+  };
+  for (std::size_t s = 0; s < settings.size(); ++s)
+    for (std::uint32_t threshold : {100u, 20u}) {
+      auto be = testing::cuda_backend(settings[s], threshold);
+      for (std::size_t g = 0; g < graphs.size(); ++g)
+        expect_same(count_per_edge(graphs[g], g == 1 ? 3 : 2, *be), want[g],
+                    "setting " + std::to_string(s) + " threshold " + std::to_string(threshold) + " n=" +
+                        std::to_string(graphs[g].header.parts));
+    }
+}
+#endif
+
 #ifndef TRICOUNT_PER_EDGE_CUDA
 // Every intersection of the CPU kernel: merge (portable and AVX2), gallop either way, hub
 // rows by bitmap, one thread and several.

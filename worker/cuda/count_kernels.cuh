@@ -72,7 +72,19 @@ struct CountParams {
   unsigned long long* mid_counts = nullptr;
   unsigned long long* col_counts = nullptr;
   bool rank_counts = true;  // CTA rows with a bitmap count w's hits by key rank (KeyRanks)
+  // Per-edge counting (kernels with kPerEdge): the counters of the three blocks' edges by
+  // position; one_hop_edge_of maps a 1-hop entry to its P(i,j) position (T on the v side).
+  unsigned int* hash_edges = nullptr;
+  unsigned int* one_hop_edges = nullptr;
+  const eoff_t* one_hop_edge_of = nullptr;
+  unsigned int* two_hop_edges = nullptr;
 };
+
+__device__ __forceinline__ void set_edge_counters(PerVertexTile& pvt, const CountParams& p) {
+  pvt.mid_edges = p.one_hop_edges;
+  pvt.mid_edge_of = p.one_hop_edge_of;
+  pvt.col_edges = p.two_hop_edges;
+}
 
 // Which list a row goes to: 0 skipped, 1 CTA, 2 warp.
 struct RowClassifier {
@@ -206,7 +218,7 @@ __device__ __forceinline__ void tally_hit(const BitmapRankProber&, const PerVert
 
 // The lanes of `mask` each hold a long 2-hop list (begin, len): the whole tile walks them
 // one at a time, coalesced, kUnroll loads in flight per lane.
-template <int G, bool kPerVertex = false, class Tile, class Probe>
+template <int G, bool kPerVertex = false, bool kPerEdge = false, class Tile, class Probe>
 __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, const CountParams& p, std::uint32_t mask,
                                                              eoff_t begin, std::uint32_t len, const Probe& probe,
                                                              const PerVertexTile& pvt = {}) {
@@ -228,7 +240,10 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
         const std::uint32_t hit = probe(w[q]);
         found += hit;
         if constexpr (kPerVertex) {
-          if (hit) tally_hit(probe, pvt, w[q]);
+          if (hit) {
+            tally_hit(probe, pvt, w[q]);
+            if constexpr (kPerEdge) pvt.add_col_edge(lb + k + q * G);
+          }
           list_hits += hit;
         }
       }
@@ -238,7 +253,10 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
       const std::uint32_t hit = probe(x);
       found += hit;
       if constexpr (kPerVertex) {
-        if (hit) tally_hit(probe, pvt, x);
+        if (hit) {
+          tally_hit(probe, pvt, x);
+          if constexpr (kPerEdge) pvt.add_col_edge(lb + k);
+        }
         list_hits += hit;
       }
     }
@@ -274,8 +292,8 @@ struct ReverseSearch {
 // (ReverseSearch); without it the code is that of version 4 (the reverse search costs the
 // register-capped warp kernel spills, which rows with little work feel). Returns this
 // lane's hits.
-template <int G, bool kDefer, bool kReverse = false, bool kPerVertex = false, class Tile, class Probe, class NextChunk,
-          class LongLists>
+template <int G, bool kDefer, bool kReverse = false, bool kPerVertex = false, bool kPerEdge = false, class Tile, class Probe,
+          class NextChunk, class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
                                                            eoff_t o0, eoff_t o1, std::uint32_t row_keys,
                                                            NextChunk next_chunk, LongLists&& long_lists,
@@ -288,10 +306,11 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
     const eoff_t t = base + lane;
     eoff_t begin = 0, end = 0;
     bool deferred = false;
-    vid_t my_v = 0;  // kPerVertex: this lane's 1-hop entry
+    vid_t my_v = 0;  // kPerVertex: this lane's 1-hop entry (kPerEdge: its index in the row)
     if (t < o1) {
       const vid_t v = p.one_hop.neighbors[t];
-      if constexpr (kPerVertex) my_v = v;
+      if constexpr (kPerEdge) my_v = static_cast<vid_t>(t - o0);
+      else if constexpr (kPerVertex) my_v = v;
       begin = p.two_hop.offsets[v];
       end = p.two_hop.offsets[v + 1];
       if (kDefer && defers_edge(end - begin, row_keys, p.defer_quarters)) {
@@ -322,12 +341,20 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
             const std::uint32_t first = tile.shfl(pexcl, pos);
             if (e < ptotal) {
               const vid_t key = rev.keys_list[e - first];
-              const bool hit = sorted_contains(p.two_hop.neighbors, lb, lb + ll, key);
+              bool hit;
+              eoff_t at = 0;  // kPerEdge: where key sits in the 2-hop list
+              if constexpr (kPerEdge) {
+                at = first_not_below(p.two_hop.neighbors, lb, lb + ll, key);
+                hit = at < lb + ll && p.two_hop.neighbors[at] == key;
+              } else {
+                hit = sorted_contains(p.two_hop.neighbors, lb, lb + ll, key);
+              }
               found += hit;
               if constexpr (kPerVertex) {
                 if (hit) {
                   pvt.tally.add(key);
                   atomicAdd(&pvt.edge_hits[pos], 1u);
+                  if constexpr (kPerEdge) pvt.add_col_edge(at);
                 }
               }
             }
@@ -352,6 +379,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 #pragma unroll
       for (std::uint32_t k = 0; k < kShortPer; ++k) w[k] = kNeverKey;
       std::uint32_t owner = 0;  // kPerVertex: the lane whose 1-hop entry owns this slot
+      eoff_t slot_at = 0;       // kPerEdge: the 2-hop position of the slot's first element
       // Always true here; kept from the unrolled form (several rounds of slots per step):
       // with it the compiler emits the machine code that was measured (without it, other
       // convergence regions around the shuffles).
@@ -362,6 +390,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
         const eoff_t a = tile.shfl(adj, pos);
         const std::uint32_t l = tile.shfl(lim, pos);
         if (slot < total) {
+          if constexpr (kPerEdge) slot_at = a + eoff_t{kShortPer} * slot;
           const vid_t* at = p.two_hop.neighbors + a + eoff_t{kShortPer} * slot;
 #pragma unroll
           for (std::uint32_t k = 0; k < kShortPer; ++k)
@@ -375,7 +404,10 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
           const std::uint32_t hit = probe(w[k]);
           found += hit;
           if constexpr (kPerVertex) {
-            if (hit) tally_hit(probe, pvt, w[k]);
+            if (hit) {
+              tally_hit(probe, pvt, w[k]);
+              if constexpr (kPerEdge) pvt.add_col_edge(slot_at + k);
+            }
             slot_hits += hit;
           }
         }
@@ -392,7 +424,8 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       const std::uint32_t h = pvt.edge_hits[lane];
       if (h) {
         pvt.edge_hits[lane] = 0;
-        atomicAdd(&pvt.mid_counts[my_v], static_cast<unsigned long long>(h));
+        if constexpr (kPerEdge) pvt.add_mid_edge(t, h);
+        else atomicAdd(&pvt.mid_counts[my_v], static_cast<unsigned long long>(h));
       }
       tile.sync();
     }
@@ -401,7 +434,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 }
 
 // One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
-template <int G, bool kDefer, bool kReverse, bool kPerVertex = false, class Tile>
+template <int G, bool kDefer, bool kReverse, bool kPerVertex = false, bool kPerEdge = false, class Tile>
 __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
                                                       std::uint32_t* smem_table, PerVertexTile pvt = {}) {
   const std::uint32_t lane = tile.thread_rank();
@@ -421,22 +454,23 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
   probe.kmax = p.hash.neighbors[h1 - 1];
   tile.sync();
   if constexpr (kPerVertex) pvt.tally.size_for(keys, G == 32 ? 6 : 4);  // log2 of kTileTallySlots32 / 8
+  if constexpr (kPerEdge) pvt.tally.set_keys(p.hash_edges + h0, p.hash.neighbors + h0, keys);
   std::uint64_t next = 0;
-  const unsigned long long found = probe_two_hop<G, kDefer, kReverse, kPerVertex>(
+  const unsigned long long found = probe_two_hop<G, kDefer, kReverse, kPerVertex, kPerEdge>(
       tile, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         c = next++;
         return true;
       },
       [&](const Tile& t, std::uint32_t mask, bool, eoff_t begin, std::uint32_t len, const auto& pr, vid_t) {
-        return walk_long_lists<G, kPerVertex>(t, p, mask, begin, len, pr, pvt);
+        return walk_long_lists<G, kPerVertex, kPerEdge>(t, p, mask, begin, len, pr, pvt);
       },
       ReverseSearch{p.hash.neighbors + h0, keys, p.search_ratio}, pvt);
   tile.sync();  // the next row clears this table
   if constexpr (kPerVertex) {  // u once per row; w once per (row, key) from the tally
     const unsigned long long row_hits = cg::reduce(tile, found, cg::plus<unsigned long long>());
     if (row_hits) {
-      if (lane == 0) atomicAdd(&p.row_counts[u], row_hits);
+      if (lane == 0 && !kPerEdge) atomicAdd(&p.row_counts[u], row_hits);
       pvt.tally.flush(lane, G);  // done before the next row's first tile.sync()
     }
   }
@@ -449,7 +483,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 // kernel without it carries none of its registers (uniform graphs felt them: 6%).
 // kPerVertex: per-vertex counting (per_vertex.cuh); its tallies and edge words lie in the
 // dynamic shared memory after the tables (kTilePerVertexWords).
-template <int G, int kMinBlocks, bool kReverse, bool kDefer, bool kPerVertex = false>
+template <int G, int kMinBlocks, bool kReverse, bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
@@ -469,6 +503,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     std::uint32_t* edge_words = pv_words + 2 * tally_slots * (kTileBlockThreads / G);
     pvt.edge_hits = edge_words + (threadIdx.x / G) * G;
     pvt.mid_counts = p.mid_counts;
+    set_edge_counters(pvt, p);
     clear_tally(reinterpret_cast<uint2*>(pv_words), tally_slots * (kTileBlockThreads / G), threadIdx.x, kTileBlockThreads);
     edge_words[threadIdx.x] = 0;
     __syncthreads();
@@ -482,7 +517,7 @@ __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows
     const std::uint32_t last = rows - first > max_chunk ? first + max_chunk : rows;
     for (std::uint32_t idx = first; idx < last; ++idx) {
       const vid_t u = p.tile_rows ? p.tile_rows[rows - 1 - idx] : rows - 1 - idx;
-      found += tile_row<G, kDefer, kReverse, kPerVertex>(tile, p, u, table_smem, pvt);
+      found += tile_row<G, kDefer, kReverse, kPerVertex, kPerEdge>(tile, p, u, table_smem, pvt);
     }
   }
   const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
@@ -511,14 +546,14 @@ struct CtaShared {
   std::uint32_t segments;
 };
 
-template <bool kDefer, bool kPerVertex = false, class Probe>
+template <bool kDefer, bool kPerVertex = false, bool kPerEdge = false, class Probe>
 __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
                                                            std::uint32_t keys, CtaShared& sh, void* scan_storage,
                                                            const PerVertexTile& pvt = {}, vid_t* q_v = nullptr) {
   using Scan = cub::BlockScan<std::uint32_t, kCtaThreads>;
   const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
   const std::uint32_t lane = warp.thread_rank();
-  unsigned long long found = probe_two_hop<32, kDefer, false, kPerVertex>(
+  unsigned long long found = probe_two_hop<32, kDefer, false, kPerVertex, kPerEdge>(
       warp, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
         unsigned long long x = 0;
@@ -541,7 +576,7 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
           return 0ull;
         }
         if (mine && first + rank < kLongQueue) sh.q_len[first + rank] = 0;  // queue full: slot left empty
-        return walk_long_lists<32, kPerVertex>(t, p, mask, begin, len, pr, pvt);
+        return walk_long_lists<32, kPerVertex, kPerEdge>(t, p, mask, begin, len, pr, pvt);
       },
       ReverseSearch{}, pvt);
   __syncthreads();  // queue complete
@@ -595,14 +630,20 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
         const std::uint32_t hit = probe(w[q]);
         found += hit;
         if constexpr (kPerVertex) {
-          if (hit) tally_hit(probe, pvt, w[q]);
+          if (hit) {
+            tally_hit(probe, pvt, w[q]);
+            if constexpr (kPerEdge) pvt.add_col_edge(sh.q_begin[lo] + off + q * 32 + lane);
+          }
           segment_hits += hit;
         }
       }
     }
     if constexpr (kPerVertex) {  // the segment's list is one 1-hop entry's: one atomic for it
       const std::uint32_t hits = cg::reduce(warp, segment_hits, cg::plus<std::uint32_t>());
-      if (lane == 0 && hits) atomicAdd(&pvt.mid_counts[q_v[lo]], static_cast<unsigned long long>(hits));
+      if (lane == 0 && hits) {
+        if constexpr (kPerEdge) pvt.add_mid_edge(o0 + q_v[lo], hits);
+        else atomicAdd(&pvt.mid_counts[q_v[lo]], static_cast<unsigned long long>(hits));
+      }
     }
   }
   return found;
@@ -611,7 +652,7 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
 // kMinBlocks: CTAs per SM the register allocation must allow (shipped: 6). kDefer: as for
 // count_tile_rows.
 // kPerVertex: as for count_tile_rows (its words after the table or bitmap: kCtaPerVertexWords).
-template <int kMinBlocks, bool kDefer, bool kPerVertex = false>
+template <int kMinBlocks, bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
@@ -641,6 +682,7 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     std::uint32_t* edge_words = pv_words + 2 * kCtaTallySlots;
     pvt.edge_hits = edge_words + (threadIdx.x / 32) * 32;
     pvt.mid_counts = p.mid_counts;
+    set_edge_counters(pvt, p);
     q_v = edge_words + kCtaThreads;
     static_assert(2 * kCtaTallySlots + kCtaThreads + kLongQueue <= kCtaPerVertexWords, "per-vertex words");
     clear_tally(pvt.tally.slots, kCtaTallySlots, threadIdx.x, kCtaThreads);
@@ -717,31 +759,32 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
       pvt.tally.size_for(keys, 10);  // log2 of kCtaTallySlots
       const std::uint32_t words = static_cast<std::uint32_t>(span_words);
       pvt.tally.ranks = by_rank ? KeyRanks{smem + 2 * words, p.hash.neighbors + h0, keys} : KeyRanks{};
+      if constexpr (kPerEdge) pvt.tally.set_keys(p.hash_edges + h0, p.hash.neighbors + h0, keys);
     }
     bool probed = false;  // by the counting prober (kPerVertex only: the plain kernel has none)
     if constexpr (kPerVertex) {
       if (by_rank) {
         const std::uint32_t words = static_cast<std::uint32_t>(span_words);
-        found += cta_probe_row<kDefer, kPerVertex>(p, BitmapRankProber{{smem, kmin, kmax}, smem + words, smem + 2 * words}, o0, o1, keys,
+        found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, BitmapRankProber{{smem, kmin, kmax}, smem + words, smem + 2 * words}, o0, o1, keys,
                                                    sh, &temp.scan, pvt, q_v);
         probed = true;
       }
     }
     if (probed) {
     } else if (use_bitmap) {
-      found += cta_probe_row<kDefer, kPerVertex>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
+      found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, BitmapProber{smem, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else if (!use_table) {
-      found += cta_probe_row<kDefer, kPerVertex>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
+      found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, Prober<false, true>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else if (!shape.all_shared()) {
-      found += cta_probe_row<kDefer, kPerVertex>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
+      found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, Prober<true, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     } else {
-      found += cta_probe_row<kDefer, kPerVertex>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
+      found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, Prober<false, false>{table, p.hash.neighbors + h0, keys, kmin, kmax}, o0, o1, keys, sh, &temp.scan, pvt, q_v);
     }
     __syncthreads();  // the table, the queue and the counters are reused by the next row
     if constexpr (kPerVertex) {  // u once per warp; the tally flushed before the next row's barrier
       const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
       const unsigned long long row_hits = cg::reduce(warp, found - found_before, cg::plus<unsigned long long>());
-      if (warp.thread_rank() == 0 && row_hits) atomicAdd(&p.row_counts[u], row_hits);
+      if (warp.thread_rank() == 0 && row_hits && !kPerEdge) atomicAdd(&p.row_counts[u], row_hits);
       pvt.tally.flush(threadIdx.x, kCtaThreads);
       if (by_rank && 2 * span_words + keys > region_words) tally_dirty = true;
     }
@@ -757,11 +800,30 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
 // warp path spends a grid's time in that chain (2 M rows of 3 x 3 elements), here every
 // thread runs its own and all of a row's 1-hop lookups are issued before any list is read.
 inline constexpr std::uint32_t kThreadMaxRow = 8;
+
+// A thread row's hit on key w (at position `key_at` of the hash block) through 2-hop
+// element `two_hop_at`: w's counter, or (kPerEdge) the two edges' counters.
+template <bool kPerEdge>
+__device__ __forceinline__ void add_key_hit(const CountParams& p, vid_t w, eoff_t key_at, eoff_t two_hop_at) {
+  if constexpr (kPerEdge) {
+    atomicAdd(&p.hash_edges[key_at], 1u);
+    atomicAdd(&p.two_hop_edges[two_hop_at], 1u);
+  } else {
+    atomicAdd(&p.col_counts[w], 1ull);
+  }
+}
+// A thread row's hits through its 1-hop entry v at position t: v's counter, or (kPerEdge) the edge's.
+template <bool kPerEdge>
+__device__ __forceinline__ void add_entry_hits(const CountParams& p, vid_t v, eoff_t t, std::uint32_t hits) {
+  if constexpr (kPerEdge) atomicAdd(&p.one_hop_edges[p.one_hop_edge_of ? p.one_hop_edge_of[t] : t], hits);
+  else atomicAdd(&p.mid_counts[v], static_cast<unsigned long long>(hits));
+}
 inline constexpr std::uint32_t kThreadMaxList = 64;
 inline constexpr int kThreadBlockThreads = 256;
 
-// kPerVertex: each thread adds its row's, its 1-hop entries' and its hits' counts itself.
-template <bool kPerVertex = false>
+// kPerVertex: each thread adds its row's, its 1-hop entries' and its hits' counts itself
+// (kPerEdge: its 1-hop entries', its keys' and its 2-hop elements' edges).
+template <bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
                                                                          std::uint32_t splits) {
   using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
@@ -803,12 +865,16 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
         const vid_t w = p.two_hop.neighbors[f];
         if (w < kmin || w > kmax) continue;
         if constexpr (kPerVertex) {  // w is at most one key: one branch per element, not per key
-          std::uint32_t hit = 0;
+          std::uint32_t hit = 0, rank = 0;
 #pragma unroll
-          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) hit |= (r < keys && key[r] == w) ? 1u : 0u;
+          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+            const bool m = r < keys && key[r] == w;
+            hit |= m ? 1u : 0u;
+            rank = m ? r : rank;
+          }
           found += hit;
           edge_hits += hit;
-          if (hit) atomicAdd(&p.col_counts[w], 1ull);
+          if (hit) add_key_hit<kPerEdge>(p, w, h0 + rank, f);
         } else {
 #pragma unroll
           for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
@@ -818,11 +884,11 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
         }
       }
       if constexpr (kPerVertex) {
-        if (edge_hits) atomicAdd(&p.mid_counts[v[q]], static_cast<unsigned long long>(edge_hits));
+        if (edge_hits) add_entry_hits<kPerEdge>(p, v[q], o0 + q, edge_hits);
         row_hits += edge_hits;
       }
     }
-    if constexpr (kPerVertex) {
+    if constexpr (kPerVertex && !kPerEdge) {
       if (row_hits) atomicAdd(&p.row_counts[u], row_hits);
     }
   }
@@ -838,7 +904,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
 // (stopping past the largest key), longer ones are searched for each key. kDefer: the
 // edges defers_edge() gives to v's side are counted and marked as the warp kernel marks
 // them (the same predicate on the same lengths, so each edge is still counted once).
-template <bool kDefer, bool kPerVertex = false>
+template <bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
                                                                        std::uint32_t splits, std::uint32_t tiny_max) {
   using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
@@ -891,11 +957,15 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountPara
           if (w > kmax) break;  // sorted: nothing further can be a key
           if (w < kmin) continue;
           if constexpr (kPerVertex) {  // w is at most one key: one branch per element
-            std::uint32_t hit = 0;
+            std::uint32_t hit = 0, rank = 0;
 #pragma unroll
-            for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) hit |= key[r] == w ? 1u : 0u;
+            for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+              const bool m = key[r] == w;
+              hit |= m ? 1u : 0u;
+              rank = m ? r : rank;
+            }
             edge_hits += hit;
-            if (hit) atomicAdd(&p.col_counts[w], 1ull);
+            if (hit) add_key_hit<kPerEdge>(p, w, h0 + rank, f);
           } else {
 #pragma unroll
             for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
@@ -908,23 +978,30 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountPara
 #pragma unroll
         for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
           if (r >= keys) continue;
-          const std::uint32_t hit = sorted_contains(p.two_hop.neighbors, b[q], e[q], key[r]) ? 1u : 0u;
+          std::uint32_t hit;
+          eoff_t at = 0;  // kPerEdge: where key r sits in the 2-hop list
+          if constexpr (kPerEdge) {
+            at = first_not_below(p.two_hop.neighbors, b[q], e[q], key[r]);
+            hit = at < e[q] && p.two_hop.neighbors[at] == key[r] ? 1u : 0u;
+          } else {
+            hit = sorted_contains(p.two_hop.neighbors, b[q], e[q], key[r]) ? 1u : 0u;
+          }
           edge_hits += hit;
           if constexpr (kPerVertex) {
-            if (hit) atomicAdd(&p.col_counts[key[r]], 1ull);
+            if (hit) add_key_hit<kPerEdge>(p, key[r], h0 + r, at);
           }
         }
       }
       found += edge_hits;
       if constexpr (kPerVertex) {
-        if (edge_hits) atomicAdd(&p.mid_counts[v[q]], static_cast<unsigned long long>(edge_hits));
+        if (edge_hits) add_entry_hits<kPerEdge>(p, v[q], o0 + q, edge_hits);
         row_hits += edge_hits;
       }
     }
     if constexpr (kDefer) {
       if (deferred) record_deferred(p.deferred_bits, o0, deferred);
     }
-    if constexpr (kPerVertex) {
+    if constexpr (kPerVertex && !kPerEdge) {
       if (row_hits) atomicAdd(&p.row_counts[u], row_hits);
     }
   }

@@ -80,9 +80,11 @@
 //    one device array per class touched (allocated on first use, counted as working memory,
 //    copied out and freed by take_vertex_counts); hits are summed per row, per 1-hop entry
 //    and (in a shared tally) per w before any global atomic. The plain count compiles none of it.
-//  * Per-edge counting (start_per_edge): tasks run per_edge.cuh's own kernel instead (a
-//    sorted-list intersection that knows where each common w sits in both lists), adding to
-//    32-bit counters per block (and per vertex when that is on too). A block's counters stay
+//  * Per-edge counting (start_per_edge): the same kernels' kPerEdge form (per_vertex.cuh)
+//    adds each triangle to its three edges' 32-bit counters per block, named by position
+//    (T keeps each entry's P(i,j) position for the v side). Beside per-vertex counting (or
+//    with CudaTuning::edge_lists) tasks run per_edge.cuh's own kernel instead, a sorted-list
+//    intersection that knows where each common w sits in both lists. A block's counters stay
 //    on the device while every block's fit a quarter of its memory, else the others are
 //    added into host arrays first; take_edge_counts sums the two.
 //
@@ -177,13 +179,14 @@ struct KernelScratch {
   DeviceBuffer<unsigned long long> t_counts;  // edges per row of T while T is built
   DeviceBuffer<eoff_t> t_offsets;
   DeviceBuffer<vid_t> t_neighbors;
+  DeviceBuffer<eoff_t> t_edges;               // per-edge: each T entry's position in P(i,j)
   DeviceBuffer<std::uint32_t> deferred_bits;  // which edges of P(i,j) v's side takes, a bit each
   DeviceBuffer<unsigned char> cub_temp;
   DeviceBuffer<vid_t> cta_levels;             // global levels of CTA tables, an area per CTA
 
   std::uint64_t bytes() const {
     return u_rows.cta.bytes() + u_rows.warp.bytes() + v_rows.cta.bytes() + v_rows.warp.bytes() + t_counts.bytes() +
-           t_offsets.bytes() + t_neighbors.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes();
+           t_offsets.bytes() + t_neighbors.bytes() + t_edges.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes();
   }
   // Throws Error when the device is out of memory.
   void reserve(const KernelPlan& plan) {
@@ -197,6 +200,7 @@ struct KernelScratch {
       t_counts.reserve(plan.t_rows + 1);
       t_offsets.reserve(plan.t_rows + 1);
       t_neighbors.reserve(std::max<std::uint64_t>(plan.t_entries, 1));
+      if (plan.per_edge) t_edges.reserve(std::max<std::uint64_t>(plan.t_entries, 1));
       deferred_bits.reserve(plan.deferred_words);
     }
   }
@@ -250,19 +254,21 @@ class CudaBackend final : public CountBackend {
             TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(kTileBlockSharedWords * 4)));
           });
-    // The per-vertex variants: the same plus their words after the tables (per_vertex.cuh).
+    // The per-vertex and per-edge variants: the same plus their words after the tables (per_vertex.cuh).
     const std::uint32_t cta_pv_words = std::min((cta_words + 1) / 2 * 2 + kCtaPerVertexWords, limits_.cta_dynamic_words);
-    for (bool defer : {false, true})
-      with_cta_kernel(defer, [&](auto kernel) {
-        TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cta_pv_words * 4)));
-      }, true);
-    for (std::uint32_t lanes : {8u, 32u})
-      for (bool reverse : {false, true})
-        for (bool defer : {false, true})
-          with_warp_kernel(lanes, reverse, defer, [](auto kernel) {
-            TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>((kTileBlockSharedWords + kTilePerVertexWords) * 4)));
-          }, true);
+    for (bool per_edge : {false, true}) {
+      for (bool defer : {false, true})
+        with_cta_kernel(defer, [&](auto kernel) {
+          TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cta_pv_words * 4)));
+        }, true, per_edge);
+      for (std::uint32_t lanes : {8u, 32u})
+        for (bool reverse : {false, true})
+          for (bool defer : {false, true})
+            with_warp_kernel(lanes, reverse, defer, [](auto kernel) {
+              TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     static_cast<int>((kTileBlockSharedWords + kTilePerVertexWords) * 4)));
+            }, true, per_edge);
+    }
     self_test();
     step_done(start_times_.kernels);
   }
@@ -308,8 +314,8 @@ class CudaBackend final : public CountBackend {
       if (per_edge_) return run_per_edge(b, stats, &classes);
       return run(b, options_, stats, /*timed=*/true, &classes, next);
     }
-    if (per_edge_) return run_per_edge(b, stats, nullptr);
-    return run(b, options_, stats, /*timed=*/true, nullptr, next);
+    if (per_edge_ && options_.cuda_tuning.edge_lists) return run_per_edge(b, stats, nullptr);
+    return run(b, options_, stats, /*timed=*/true, nullptr, next, per_edge_);
   }
 
   // The task's composite blocks (--count-parts) re-blocked on the device, given as plain
@@ -601,14 +607,17 @@ class CudaBackend final : public CountBackend {
 
   // One task with `options` (the backend's own, or the self-test's); `classes`: count per
   // vertex into these classes' counters too; `next`: the next task's blocks, copied while
-  // this task's kernels run (prefetch_next).
+  // this task's kernels run (prefetch_next); `edges`: count per edge (without `classes`).
   count_t run(const TaskBlocks& b, const BackendOptions& options, CountStats& stats, bool timed,
-              const VertexClasses* classes = nullptr, const std::function<const TaskBlocks*()>& next = nullptr) {
+              const VertexClasses* classes = nullptr, const std::function<const TaskBlocks*()>& next = nullptr,
+              bool edges = false) {
     // 1. The plan: kernels, tables, grids and working memory.
     cache_->drop_unserialed();
-    const KernelPlan plan = plan_kernels(b, options, limits_, classes != nullptr);
+    const KernelPlan plan = plan_kernels(b, options, limits_, classes != nullptr, edges);
     // The counters count as working memory: those on the device and those this task adds.
-    const std::uint64_t counters_needed = classes ? counter_bytes() + missing_counter_bytes(*classes) : 0;
+    const std::uint64_t counters_needed = classes ? counter_bytes() + missing_counter_bytes(*classes)
+                                          : edges ? counter_bytes() + missing_edge_counter_bytes(b)
+                                                  : 0;
     // 2. The blocks on the device (cached, or uploaded after making room).
     const DeviceTriple dev = cache_->acquire(b, plan.working_bytes() + counters_needed, stats, timed);
     // 3. The working memory (and the per-vertex counters first touched here).
@@ -618,6 +627,7 @@ class CudaBackend final : public CountBackend {
       cache_->throw_does_not_fit(b, plan.working_bytes() + counters_needed);
     }
     if (classes) ensure_counters(*classes);
+    if (edges) ensure_edge_counters(b);
     // 4. The kernels' parameters, the launches, and the result.
     DeviceCounters* counters = counters_.get();
     CountParams pu = side_params(plan.u, dev.hash, dev.one_hop, dev.two_hop, scratch_.u_rows, &counters->u, &counters->result, options);
@@ -632,6 +642,12 @@ class CudaBackend final : public CountBackend {
       pu.row_counts = pv.mid_counts = vertex_counts_[classes->i].get();
       pu.mid_counts = pv.row_counts = vertex_counts_[classes->j].get();
       pu.col_counts = pv.col_counts = vertex_counts_[classes->k].get();
+    }
+    if (edges) {  // v's side: its hash block is P(j,k), its 2-hop P(i,k), its 1-hop entries T's
+      pu.hash_edges = pv.two_hop_edges = edge_counts_[block_index(b.hash.id)].get();
+      pu.one_hop_edges = pv.one_hop_edges = edge_counts_[block_index(b.one_hop.id)].get();
+      pu.two_hop_edges = pv.hash_edges = edge_counts_[block_index(b.two_hop.id)].get();
+      pv.one_hop_edge_of = scratch_.t_edges.get();
     }
     Marks marks;
     launch(b, plan, pu, pv, options.cuda_tuning.profile, marks);
@@ -692,7 +708,8 @@ class CudaBackend final : public CountBackend {
     TRICOUNT_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, sizeof(DeviceCounters), s));
     // 2. Thread rows, or the u side (which counts and marks the edges it leaves to v's side).
     if (plan.thread_rows) {
-      if (plan.u.per_vertex) count_thread_rows<true><<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      if (plan.u.per_edge) count_thread_rows<true, true><<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      else if (plan.u.per_vertex) count_thread_rows<true><<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
       else count_thread_rows<<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
       TRICOUNT_CUDA_CHECK_LAUNCH("count_thread_rows");
       mark("thread rows");
@@ -719,6 +736,7 @@ class CudaBackend final : public CountBackend {
       tp.bits = scratch_.deferred_bits.get();
       tp.t_ends = scratch_.t_offsets.get();
       tp.t_neighbors = scratch_.t_neighbors.get();
+      if (plan.per_edge) tp.t_edges = scratch_.t_edges.get();
       scatter_deferred_edges<<<plan.transpose_grid, kTransposeBlockThreads, 0, s>>>(tp);
       TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
       mark("T scatter");
@@ -756,7 +774,7 @@ class CudaBackend final : public CountBackend {
     if (sp.tiny_max) {
       with_tiny_kernel(sp.defers, [&](auto kernel) {
         kernel<<<sp.tiny_grid, kThreadBlockThreads, 0, warp_stream>>>(p, sp.rows, sp.classifier.split, sp.classifier.splits, sp.tiny_max);
-      }, sp.per_vertex);
+      }, sp.per_vertex, sp.per_edge);
       TRICOUNT_CUDA_CHECK_LAUNCH("count_tiny_rows");
       mark(labels[4]);
     }
@@ -776,13 +794,13 @@ class CudaBackend final : public CountBackend {
   void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
     with_cta_kernel(sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
-    }, sp.per_vertex);
+    }, sp.per_vertex, sp.per_edge);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
   void launch_warp(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
     with_warp_kernel(sp.G, sp.reverse, sp.defers, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
-    }, sp.per_vertex);
+    }, sp.per_vertex, sp.per_edge);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");
   }
 

@@ -48,26 +48,29 @@ void dispatch_bools(F&& f, bool first, Rest... rest) {
 
 // The warp kernel of `lanes` (8 or 32) lanes per row; reverse: with the reverse search
 // (ReverseSearch); defer: the u side that gives edges to the transposed v side;
-// per_vertex: the per-vertex counting variant (per_vertex.cuh).
+// per_vertex: the per-vertex counting variant (per_vertex.cuh); per_edge: its per-edge form.
 template <class F>
-void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool per_vertex = false) {
+void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
   dispatch_bools(
-      [&](auto r, auto d, auto pv) {
-        constexpr bool kReverse = decltype(r)::value, kDefer = decltype(d)::value, kPerVertex = decltype(pv)::value;
-        if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer, kPerVertex>);
-        else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer, kPerVertex>);
+      [&](auto r, auto d, auto pv, auto pe) {
+        constexpr bool kReverse = decltype(r)::value, kDefer = decltype(d)::value, kPerEdge = decltype(pe)::value;
+        constexpr bool kPerVertex = decltype(pv)::value || kPerEdge;
+        if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer, kPerVertex, kPerEdge>);
+        else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer, kPerVertex, kPerEdge>);
       },
-      reverse, defer, per_vertex);
+      reverse, defer, per_vertex, per_edge);
 }
 template <class F>
-void with_tiny_kernel(bool defer, F&& f, bool per_vertex = false) {
-  dispatch_bools([&](auto d, auto pv) { f(count_tiny_rows<decltype(d)::value, decltype(pv)::value>); }, defer, per_vertex);
+void with_tiny_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto d, auto pv, auto pe) {
+    f(count_tiny_rows<decltype(d)::value, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, defer, per_vertex, per_edge);
 }
 template <class F>
-void with_cta_kernel(bool defer, F&& f, bool per_vertex = false) {
-  dispatch_bools(
-      [&](auto d, auto pv) { f(count_cta_rows<kCtaMinBlocks, decltype(d)::value, decltype(pv)::value>); }, defer,
-      per_vertex);
+void with_cta_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto d, auto pv, auto pe) {
+    f(count_cta_rows<kCtaMinBlocks, decltype(d)::value, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, defer, per_vertex, per_edge);
 }
 
 // What planning needs of the device.
@@ -106,6 +109,7 @@ struct SidePlan {
   bool reverse = false;      // the warp kernel with the reverse search
   bool defers = false;       // the u side giving edges to the v side: the kernels with kDefer
   bool per_vertex = false;   // the kernels with kPerVertex (their words after the tables)
+  bool per_edge = false;     // ... in their per-edge form (kPerEdge; per_vertex is set too)
   std::uint32_t bitmap_words = 0, cta_smem_words = 0;
   std::size_t tile_smem = 0;
   std::uint64_t cta_grid = 1, tile_grid = 1, scratch_words = 0;
@@ -132,13 +136,14 @@ struct KernelPlan {
   unsigned transpose_grid = 1;
   std::size_t cub_bytes = 0;
   std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
+  bool per_edge = false;               // the kPerEdge kernels: T keeps each entry's P(i,j) position
 
   // Bytes of working memory (KernelScratch) the plan needs.
   std::uint64_t working_bytes() const {
     std::uint64_t bytes = 2 * rows * sizeof(vid_t) + cub_bytes + cta_levels_words * sizeof(vid_t);
     if (v)
       bytes += 2 * t_rows * sizeof(vid_t) + 2 * (t_rows + 1) * sizeof(eoff_t) + t_entries * sizeof(vid_t) +
-               deferred_words * sizeof(std::uint32_t);
+               deferred_words * sizeof(std::uint32_t) + (per_edge ? t_entries * sizeof(eoff_t) : 0);
     return bytes;
   }
 };
@@ -147,12 +152,14 @@ struct KernelPlan {
 // the edges defers_edge() gives away (so its reverse search may never be taken).
 inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
                           std::uint32_t splits, bool defers, std::uint32_t quarters, const BackendOptions& options,
-                          const DeviceLimits& limits, bool per_vertex = false) {
+                          const DeviceLimits& limits, bool per_vertex = false, bool per_edge = false) {
   const CudaTuning& t = options.cuda_tuning;
   SidePlan sp;
   sp.rows = one_hop.rows;
   sp.defers = defers;
+  per_vertex = per_vertex || per_edge;  // per-edge counting is the per-vertex code's other form
   sp.per_vertex = per_vertex;
+  sp.per_edge = per_edge;
   const std::uint64_t rows = one_hop.rows;
   const std::uint32_t max_keys = std::min<std::uint32_t>(hash.max_degree, t.table_limit);
   const std::uint32_t threshold = options.cta_degree_threshold;
@@ -227,12 +234,12 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   int cta_per_sm = 0, tile_per_sm = 0;
   with_cta_kernel(defers, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
-  }, per_vertex);
+  }, per_vertex, per_edge);
   sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
   if (per_vertex) sp.tile_smem = (sp.tile_smem + 7) / 8 * 8 + std::size_t{kTilePerVertexWords} * 4;
   with_warp_kernel(sp.G, sp.reverse, defers, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
-  }, per_vertex);
+  }, per_vertex, per_edge);
   sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * limits.multiprocessors;
   if (need_words > 0) {
     const std::uint64_t budget_words = kCtaScratchBudget / sizeof(vid_t);
@@ -265,11 +272,13 @@ inline std::optional<std::uint32_t> v_side_quarters(const TaskBlocks& b, const C
   return t.v_side_quarters;
 }
 
-// per_vertex: the kernels that also count per vertex (CountBackend::start_per_vertex).
+// per_vertex: the kernels that also count per vertex (CountBackend::start_per_vertex);
+// per_edge: those that count per edge instead (start_per_edge).
 inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits,
-                                bool per_vertex = false) {
+                                bool per_vertex = false, bool per_edge = false) {
   const CudaTuning& t = options.cuda_tuning;
   KernelPlan plan;
+  plan.per_edge = per_edge;
   plan.rows = b.one_hop.rows;
   // 1. Every row tiny (hash and 1-hop rows of at most 8, 2-hop of at most 64): one thread
   //    per row and nothing else (count_thread_rows).
@@ -286,7 +295,7 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
   plan.defer_quarters = quarters.value_or(0);
   // 3. The u side.
   plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
-                     options, limits, per_vertex);
+                     options, limits, per_vertex, per_edge);
   plan.cub_bytes = plan.u.cub_bytes;
   // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
   //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
@@ -295,7 +304,7 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
     plan.t_entries = b.one_hop.nnz;
     plan.deferred_words = b.one_hop.nnz / 32 + 2;
     const BlockMeta t_meta{plan.t_rows, plan.t_entries, static_cast<std::uint32_t>(std::min<std::uint64_t>(plan.rows, 0xFFFFFFFFu))};
-    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits, per_vertex);
+    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits, per_vertex, per_edge);
     plan.v->trim_min = t.v_side_trim;
     std::size_t scan_bytes = 0;
     TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,

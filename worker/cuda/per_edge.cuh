@@ -1,10 +1,10 @@
-// Per-edge counting on the CUDA backend (CountBackend::start_per_edge): one kernel of its
-// own, not a variant of the hash-table kernels. Each triangle (u, v, w) of the task adds 1
+// Per-edge counting on the CUDA backend beside per-vertex counting (or with
+// CudaTuning::edge_lists; alone, per-edge tasks run count_kernels.cuh's kPerEdge form, which is
+// faster: bench/RESULTS.md): one kernel of its own. Each triangle (u, v, w) of the task adds 1
 // to its three edges' 32-bit counters, each named by its position in its block's neighbour
-// array: (u, v) at e in P(i,j), (u, w) in P(i,k), (v, w) in P(j,k). The table and bitmap
-// paths of count_kernels.cuh know w only as a key, not where it sits in u's list, and the v
-// side's transposed block loses the 1-hop positions; a sorted-list intersection knows both
-// positions of every common w, so it is what counts here.
+// array: (u, v) at e in P(i,j), (u, w) in P(i,k), (v, w) in P(j,k). A sorted-list
+// intersection knows both positions of every common w, and adds to the vertices' counters
+// beside, which the kPerEdge kernels do not.
 //
 // What it does, and why:
 //  * Tiles of G lanes take chunks of P(i,j) edges from a global counter, from the last edge

@@ -19,6 +19,14 @@
 //    others in a small open-addressing table keyed by w (HitTally), where a hit goes to the
 //    global counter directly once the table is full around w (never dropped), as a hub
 //    row's thousands of keys would make it.
+//
+// Per-edge counting (kernels with kPerEdge as well, CountBackend::start_per_edge) runs the
+// same code with the counters of edges, 32-bit and named by position in their block, in
+// place of the vertices': a triangle's edge (u, v) is the 1-hop entry (the same per-entry
+// sums; on the v side T's entry is mapped back to its P(i,j) position), (v, w) the 2-hop
+// element (one atomic per hit: its position is known only where it is walked), and (u, w)
+// u's key w, tallied as above and flushed to the key's position in u's list (its rank, or a
+// binary search per tally slot). u's own count is not kept.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -60,6 +68,30 @@ struct HitTally {
   std::uint32_t log2_slots = 1;
   unsigned long long* global = nullptr;  // col_counts
   KeyRanks ranks;  // set for a row whose prober counts by rank: flush those counters instead
+  // Per-edge: the counters of u's keys' edges by rank (in place of `global`), and the keys.
+  unsigned int* key_edges = nullptr;
+  const vid_t* keys_list = nullptr;
+  std::uint32_t keys = 0;
+
+  __device__ __forceinline__ void set_keys(unsigned int* edges, const vid_t* list, std::uint32_t count) {
+    key_edges = edges;
+    keys_list = list;
+    keys = count;
+  }
+  __device__ __forceinline__ void to_global(vid_t w, std::uint32_t hits) const {
+    if (key_edges) atomicAdd(&key_edges[rank_of_key(w)], hits);
+    else atomicAdd(&global[w], static_cast<unsigned long long>(hits));
+  }
+  // w's rank among u's keys (w is one of them).
+  __device__ __forceinline__ std::uint32_t rank_of_key(vid_t w) const {
+    std::uint32_t lo = 0, hi = keys;
+    while (lo < hi) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (keys_list[mid] < w) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 
   // Slots for a row of `keys` keys: twice the keys (a power of two), at most `capacity`.
   __device__ __forceinline__ void size_for(std::uint32_t keys, std::uint32_t capacity_log2) {
@@ -82,7 +114,7 @@ struct HitTally {
       }
       s = (s + 1) & mask;
     }
-    atomicAdd(&global[w], 1ull);  // tally full around w's slot
+    to_global(w, 1);  // tally full around w's slot
   }
   // Adds every slot's hits to the global counters and empties the slots (all `threads`
   // threads call it once every add of the row is done; a barrier before the next row's adds).
@@ -90,14 +122,16 @@ struct HitTally {
     if (ranks.counts) {  // the counters are zeroed when the next row that uses them starts
       for (std::uint32_t r = thread; r < ranks.keys; r += threads) {
         const std::uint32_t c = ranks.counts[r];
-        if (c) atomicAdd(&global[ranks.keys_list[r]], static_cast<unsigned long long>(c));
+        if (!c) continue;
+        if (key_edges) atomicAdd(&key_edges[r], c);
+        else atomicAdd(&global[ranks.keys_list[r]], static_cast<unsigned long long>(c));
       }
       return;
     }
     for (std::uint32_t s = thread; s < (1u << log2_slots); s += threads) {
       const uint2 e = slots[s];
       if (e.x == kTallyEmpty) continue;
-      atomicAdd(&global[e.x], static_cast<unsigned long long>(e.y));
+      to_global(e.x, e.y);
       slots[s] = make_uint2(kTallyEmpty, 0);
     }
   }
@@ -113,6 +147,15 @@ struct PerVertexTile {
   HitTally tally;
   std::uint32_t* edge_hits = nullptr;
   unsigned long long* mid_counts = nullptr;
+  // Per-edge: the 1-hop block's counters (mid_edge_of: T's entry -> P(i,j) position, v side)
+  // and the 2-hop block's.
+  unsigned int* mid_edges = nullptr;
+  const eoff_t* mid_edge_of = nullptr;
+  unsigned int* col_edges = nullptr;
+  __device__ __forceinline__ void add_mid_edge(eoff_t t, std::uint32_t hits) const {
+    atomicAdd(&mid_edges[mid_edge_of ? mid_edge_of[t] : t], hits);
+  }
+  __device__ __forceinline__ void add_col_edge(eoff_t f) const { atomicAdd(&col_edges[f], 1u); }
 };
 
 }  // namespace tricount::cuda
