@@ -210,10 +210,11 @@ struct BitmapRankProber : BitmapProber {
 };
 
 // A per-vertex hit on key w: into the row's tally, unless the prober counted it already.
-template <class Probe>
+template <bool kPerEdge, class Probe>
 __device__ __forceinline__ void tally_hit(const Probe&, const PerVertexTile& pvt, vid_t w) {
-  pvt.tally.add(w);
+  pvt.tally.add<kPerEdge>(w);
 }
+template <bool kPerEdge>
 __device__ __forceinline__ void tally_hit(const BitmapRankProber&, const PerVertexTile&, vid_t) {}
 
 // The lanes of `mask` each hold a long 2-hop list (begin, len): the whole tile walks them
@@ -241,7 +242,7 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
         found += hit;
         if constexpr (kPerVertex) {
           if (hit) {
-            tally_hit(probe, pvt, w[q]);
+            tally_hit<kPerEdge>(probe, pvt, w[q]);
             if constexpr (kPerEdge) pvt.add_col_edge(lb + k + q * G);
           }
           list_hits += hit;
@@ -254,7 +255,7 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
       found += hit;
       if constexpr (kPerVertex) {
         if (hit) {
-          tally_hit(probe, pvt, x);
+          tally_hit<kPerEdge>(probe, pvt, x);
           if constexpr (kPerEdge) pvt.add_col_edge(lb + k);
         }
         list_hits += hit;
@@ -352,7 +353,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
               found += hit;
               if constexpr (kPerVertex) {
                 if (hit) {
-                  pvt.tally.add(key);
+                  pvt.tally.add<kPerEdge>(key);
                   atomicAdd(&pvt.edge_hits[pos], 1u);
                   if constexpr (kPerEdge) pvt.add_col_edge(at);
                 }
@@ -405,7 +406,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
           found += hit;
           if constexpr (kPerVertex) {
             if (hit) {
-              tally_hit(probe, pvt, w[k]);
+              tally_hit<kPerEdge>(probe, pvt, w[k]);
               if constexpr (kPerEdge) pvt.add_col_edge(slot_at + k);
             }
             slot_hits += hit;
@@ -471,7 +472,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
     const unsigned long long row_hits = cg::reduce(tile, found, cg::plus<unsigned long long>());
     if (row_hits) {
       if (lane == 0 && !kPerEdge) atomicAdd(&p.row_counts[u], row_hits);
-      pvt.tally.flush(lane, G);  // done before the next row's first tile.sync()
+      pvt.tally.template flush<kPerEdge>(lane, G);  // done before the next row's first tile.sync()
     }
   }
   return found;
@@ -631,7 +632,7 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
         found += hit;
         if constexpr (kPerVertex) {
           if (hit) {
-            tally_hit(probe, pvt, w[q]);
+            tally_hit<kPerEdge>(probe, pvt, w[q]);
             if constexpr (kPerEdge) pvt.add_col_edge(sh.q_begin[lo] + off + q * 32 + lane);
           }
           segment_hits += hit;
@@ -785,7 +786,7 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
       const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
       const unsigned long long row_hits = cg::reduce(warp, found - found_before, cg::plus<unsigned long long>());
       if (warp.thread_rank() == 0 && row_hits && !kPerEdge) atomicAdd(&p.row_counts[u], row_hits);
-      pvt.tally.flush(threadIdx.x, kCtaThreads);
+      pvt.tally.template flush<kPerEdge>(threadIdx.x, kCtaThreads);
       if (by_rank && 2 * span_words + keys > region_words) tally_dirty = true;
     }
   }

@@ -78,8 +78,9 @@ struct HitTally {
     keys_list = list;
     keys = count;
   }
+  template <bool kPerEdge>
   __device__ __forceinline__ void to_global(vid_t w, std::uint32_t hits) const {
-    if (key_edges) atomicAdd(&key_edges[rank_of_key(w)], hits);
+    if constexpr (kPerEdge) atomicAdd(&key_edges[rank_of_key(w)], hits);
     else atomicAdd(&global[w], static_cast<unsigned long long>(hits));
   }
   // w's rank among u's keys (w is one of them).
@@ -98,6 +99,7 @@ struct HitTally {
     const std::uint32_t want = ceil_log2_u64(2 * std::uint64_t(keys));
     log2_slots = want < 1 ? 1 : want < capacity_log2 ? want : capacity_log2;
   }
+  template <bool kPerEdge>
   __device__ __forceinline__ void add(vid_t w) const {
     const std::uint32_t mask = (1u << log2_slots) - 1;
     std::uint32_t s = (w * kHashMultiplier) >> (32u - log2_slots);
@@ -114,16 +116,17 @@ struct HitTally {
       }
       s = (s + 1) & mask;
     }
-    to_global(w, 1);  // tally full around w's slot
+    to_global<kPerEdge>(w, 1);  // tally full around w's slot
   }
   // Adds every slot's hits to the global counters and empties the slots (all `threads`
   // threads call it once every add of the row is done; a barrier before the next row's adds).
+  template <bool kPerEdge>
   __device__ __forceinline__ void flush(std::uint32_t thread, std::uint32_t threads) const {
     if (ranks.counts) {  // the counters are zeroed when the next row that uses them starts
       for (std::uint32_t r = thread; r < ranks.keys; r += threads) {
         const std::uint32_t c = ranks.counts[r];
         if (!c) continue;
-        if (key_edges) atomicAdd(&key_edges[r], c);
+        if constexpr (kPerEdge) atomicAdd(&key_edges[r], c);
         else atomicAdd(&global[ranks.keys_list[r]], static_cast<unsigned long long>(c));
       }
       return;
@@ -131,7 +134,7 @@ struct HitTally {
     for (std::uint32_t s = thread; s < (1u << log2_slots); s += threads) {
       const uint2 e = slots[s];
       if (e.x == kTallyEmpty) continue;
-      to_global(e.x, e.y);
+      to_global<kPerEdge>(e.x, e.y);
       slots[s] = make_uint2(kTallyEmpty, 0);
     }
   }
