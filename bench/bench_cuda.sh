@@ -30,6 +30,9 @@
 #              per-vertex: two backends on the same blocks, REPS of each alternating,
 #              medians and their ratio);
 #              PER_VERTEX=only runs that alone (no end-to-end run, no count driver)
+#   PER_EDGE=1 also time the count with per-edge counting off, on, and on with the
+#              sorted-list kernel (cuda_bench per-edge: medians and ratios to off);
+#              PER_EDGE=only runs that alone
 set -euo pipefail
 
 BUILD=${1:-build-gpu}
@@ -76,6 +79,17 @@ for g in $GRAPHS; do
       echo "per-vertex driver failed on $g, see $OUT/bench.log" >&2
     fi
     [[ $PER_VERTEX == only ]] && continue
+  fi
+  if [[ -n ${PER_EDGE:-} ]]; then
+    line=$(env TRICOUNT_BENCH_REPS="$REPS" TRICOUNT_BENCH_FILE="$blocks" \
+      "$DRIVER" per-edge 2>&1 |
+      tee -a "$OUT/bench.log" | grep '^BENCHPE ' || true)
+    if [[ -n $line ]]; then
+      echo "${line#BENCHPE }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='per_edge'); print(json.dumps(d))" "$g" >> "$RESULTS"
+    else
+      echo "per-edge driver failed on $g, see $OUT/bench.log" >&2
+    fi
+    [[ $PER_EDGE == only ]] && continue
   fi
   if [[ -z ${NO_CLI:-} ]]; then
     if "$BIN/tricount-count" -i "$blocks" --backend cuda --json "$OUT/$g.count.json" -q >> "$OUT/bench.log" 2>&1; then
@@ -130,4 +144,10 @@ if pv:
     print(f"\n{'graph':6} {'triangles':>14} {'off ms':>9} {'on ms':>9} {'on/off':>7}  device  (per-vertex counting)")
 for r in pv:
     print(f"{r['graph']:6} {r['triangles']:>14} {r['off_ms_median']:>9.3f} {r['on_ms_median']:>9.3f} {r['ratio']:>7.3f}  {r['device']}")
+pe = [r for r in rows if r["kind"] == "per_edge"]
+if pe:
+    print(f"\n{'graph':6} {'triangles':>14} {'off ms':>9} {'on ms':>9} {'on/off':>7} {'lists ms':>9} {'lists/off':>9}  device  (per-edge counting)")
+for r in pe:
+    print(f"{r['graph']:6} {r['triangles']:>14} {r['off_ms_median']:>9.3f} {r['on_ms_median']:>9.3f} {r['ratio']:>7.3f} "
+          f"{r['lists_ms_median']:>9.3f} {r['lists_ratio']:>9.3f}  {r['device']}")
 EOF
