@@ -575,6 +575,9 @@ void end_on_failure(const CountJob& job, const CountOutcome& out, count_t total)
   });
 }
 
+// The threads with which rank 0 builds and formats a table's rows once the workers are done.
+unsigned table_build_threads() { return std::min(8u, usable_cores()); }
+
 // Step 8, with --per-vertex: each class's counters and degrees (read since step 3) summed over
 // the workers piece by piece, the rows built and written by rank 0 (the counters' sum must be
 // 3 x the triangles).
@@ -582,13 +585,13 @@ void write_per_vertex(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   PerVertexSources sources;
   FileClassCounts counts(job.file ? job.file->header().parts : 1, job.count_parts, job.file ? job.file->header().vertices : 0,
-                         [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); }, std::min(8u, usable_cores()));
+                         [&](std::uint32_t c) { return job.backend->take_vertex_counts(c); }, table_build_threads());
   sources.take_counts = [&](std::uint32_t c) { return counts.take(c); };
   sources.degree_shares = [&] { return job.per_vertex_ahead->take_degrees(); };
   sources.first_ids = [&] { return job.per_vertex_ahead->take_first_ids(); };
   if (job.file && job.file->has_degrees()) sources.first_degrees = [&] { return job.per_vertex_ahead->take_first_degrees(); };
   if (job.rank == 0) sources.early_writer = [&] { return job.per_vertex_ahead->take_early_writer(); };
-  sources.write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
+  sources.write_threads = table_build_threads();
   auto out = std::make_shared<PerVertexOutput>(
       reduce_per_vertex(job.comm, job.is_worker, job.file.get(), job.options.per_vertex, sources, total));
   // The slowest worker's degree read (on its thread, overlapping the count), for the report.
@@ -606,7 +609,7 @@ void write_per_vertex(CountJob& job, count_t total) {
 void write_per_edge(CountJob& job, count_t total) {
   const double t0 = MPI_Wtime();
   const unsigned threads = std::max(1u, job.worker_options.loader_threads);
-  const unsigned write_threads = std::min(8u, usable_cores());  // rank 0 builds and formats rows while the workers are done
+  const unsigned write_threads = table_build_threads();
   auto out = std::make_shared<PerEdgeOutput>(reduce_per_edge(
       job.comm, job.is_worker, job.file.get(), job.options.per_edge,
       [&](BlockId id) { return job.backend->take_edge_counts(id); }, total, threads, write_threads, kPerEdgePieceRows,
