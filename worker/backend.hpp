@@ -187,8 +187,8 @@ struct CudaTuning {
   // Per-vertex counting: a CTA row with a key bitmap sums w's hits per key by the key's rank
   // (false: in the hashed tally every other row uses; bench/RESULTS.md, issue 34).
   bool rank_counts = true;
-  // Per-edge counting without per-vertex runs the counting kernels' kPerEdge variants; true:
-  // per_edge.cuh's sorted-list kernel, which per-edge beside per-vertex always uses.
+  // Per-edge counting runs the counting kernels' kPerEdge variants; true: per_edge.cuh's
+  // sorted-list kernel instead.
   bool edge_lists = false;
 };
 

@@ -131,11 +131,32 @@ PerEdge count_per_edge(const PartitionedGraph& g, std::uint32_t splits, CountBac
       got.counts.insert(got.counts.end(), part.begin(), part.end());
     }
   if (per_vertex) {
-    // Each vertex's triangles are half the supports of its edges: checked in the CLI tests;
-    // here the sum, 3 x the count.
+    // Each vertex's triangles are half the supports of its edges (the supports themselves are
+    // checked against the reference by the caller), and they sum to 3 x the count.
+    std::vector<std::vector<count_t>> twice(n);
+    for (std::uint32_t c = 0; c < n; ++c) twice[c].assign(g.block(c, 0).rows, 0);
+    std::size_t at = 0;
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (std::uint32_t j = 0; j < n; ++j) {
+        const CsrBlock& b = g.block(i, j);
+        for (std::uint64_t r = 0; r < b.rows; ++r)
+          for (eoff_t e = b.offsets[r]; e < b.offsets[r + 1]; ++e, ++at) {
+            twice[i][r] += got.counts[at];
+            twice[j][b.neighbors[e]] += got.counts[at];
+          }
+      }
     count_t sum = 0;
-    for (std::uint32_t c = 0; c < n; ++c)
-      for (count_t x : be.take_vertex_counts(c)) sum += x;
+    for (std::uint32_t c = 0; c < n; ++c) {
+      const std::vector<count_t> counts = be.take_vertex_counts(c);
+      EXPECT_EQ(counts.size(), twice[c].size()) << "class " << c;
+      if (counts.size() != twice[c].size()) continue;
+      std::uint64_t wrong = 0;
+      for (std::size_t x = 0; x < counts.size(); ++x) {
+        sum += counts[x];
+        if (2 * counts[x] != twice[c][x] && ++wrong <= 3)
+          ADD_FAILURE() << "class " << c << " vertex " << x << ": " << counts[x] << " triangles, its edges say " << twice[c][x] / 2;
+      }
+    }
     EXPECT_EQ(sum, 3 * got.triangles) << "per-vertex counts beside per-edge";
   }
   return got;
@@ -234,6 +255,19 @@ TEST(PerEdgeBackend, BesidePerVertex) {
     const PartitionedGraph g = testing::partition_graph(testing::mixed_graph(7), n);
     expect_same(count_per_edge(g, 2, *be, /*per_vertex=*/true), reference_per_edge(g), "mixed with per-vertex, n=" + std::to_string(n));
   }
+#ifdef TRICOUNT_PER_EDGE_CUDA
+  // The kernels twice per task (per vertex, then per edge), and the sorted-list kernel beside.
+  KroneckerSpec k;
+  k.scale = 12;
+  auto src = make_kronecker_source(k);
+  PartitionOptions o;
+  o.parts = 2;
+  const PartitionedGraph g = partition_edges(*src, o);
+  const PerEdge want = reference_per_edge(g);
+  expect_same(count_per_edge(g, 2, *be, /*per_vertex=*/true), want, "kronecker 12 with per-vertex");
+  auto lists = testing::cuda_backend(CudaTuning{.edge_lists = true});
+  expect_same(count_per_edge(g, 2, *lists, /*per_vertex=*/true), want, "kronecker 12 with per-vertex, sorted lists");
+#endif
 }
 
 #ifdef TRICOUNT_PER_EDGE_CUDA

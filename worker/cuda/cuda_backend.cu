@@ -82,9 +82,10 @@
 //    and (in a shared tally) per w before any global atomic. The plain count compiles none of it.
 //  * Per-edge counting (start_per_edge): the same kernels' kPerEdge form (per_vertex.cuh)
 //    adds each triangle to its three edges' 32-bit counters per block, named by position
-//    (T keeps each entry's P(i,j) position for the v side). Beside per-vertex counting (or
-//    with CudaTuning::edge_lists) tasks run per_edge.cuh's own kernel instead, a sorted-list
-//    intersection that knows where each common w sits in both lists. A block's counters stay
+//    (T keeps each entry's P(i,j) position for the v side); beside per-vertex counting a task
+//    runs the kernels twice, per vertex and per edge. With CudaTuning::edge_lists tasks run
+//    per_edge.cuh's own kernel instead, a sorted-list intersection that knows where each
+//    common w sits in both lists (and adds per vertex beside). A block's counters stay
 //    on the device while every block's fit a quarter of its memory, else the others are
 //    added into host arrays first; take_edge_counts sums the two.
 //
@@ -311,7 +312,14 @@ class CudaBackend final : public CountBackend {
                        "per-vertex counting: the blocks of subtask (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
                            std::to_string(k) + ") disagree with the class sizes given to start_per_vertex");
       const VertexClasses classes{i, j, k};
-      if (per_edge_) return run_per_edge(b, stats, &classes);
+      if (per_edge_ && options_.cuda_tuning.edge_lists) return run_per_edge(b, stats, &classes);
+      if (per_edge_) {  // the kernels twice over the same blocks: per vertex, then per edge
+        const count_t triangles = run(b, options_, stats, /*timed=*/true, &classes);
+        const count_t again = run(b, options_, stats, /*timed=*/true, nullptr, next, /*edges=*/true);
+        TRICOUNT_EXPECTS(again == triangles, "per-vertex and per-edge counting of one subtask disagree: " +
+                                                 std::to_string(triangles) + " and " + std::to_string(again) + " triangles");
+        return triangles;
+      }
       return run(b, options_, stats, /*timed=*/true, &classes, next);
     }
     if (per_edge_ && options_.cuda_tuning.edge_lists) return run_per_edge(b, stats, nullptr);

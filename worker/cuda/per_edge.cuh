@@ -1,6 +1,6 @@
-// Per-edge counting on the CUDA backend beside per-vertex counting (or with
-// CudaTuning::edge_lists; alone, per-edge tasks run count_kernels.cuh's kPerEdge form, which is
-// faster: bench/RESULTS.md): one kernel of its own. Each triangle (u, v, w) of the task adds 1
+// Per-edge counting on the CUDA backend with CudaTuning::edge_lists (else per-edge tasks run
+// count_kernels.cuh's kPerEdge form, which is faster: bench/RESULTS.md; kept as an option
+// and as the benchmark's independent check of it): one kernel of its own. Each triangle (u, v, w) of the task adds 1
 // to its three edges' 32-bit counters, each named by its position in its block's neighbour
 // array: (u, v) at e in P(i,j), (u, w) in P(i,k), (v, w) in P(j,k). A sorted-list
 // intersection knows both positions of every common w, and adds to the vertices' counters
