@@ -483,7 +483,8 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 // a template parameter so that the
 // kernel without it carries none of its registers (uniform graphs felt them: 6%).
 // kPerVertex: per-vertex counting (per_vertex.cuh); its tallies and edge words lie in the
-// dynamic shared memory after the tables (kTilePerVertexWords).
+// dynamic shared memory after the tables (kTilePerVertexWords). kPerEdge (with kPerVertex):
+// the same code counting per edge.
 template <int G, int kMinBlocks, bool kReverse, bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
@@ -801,6 +802,8 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
 // warp path spends a grid's time in that chain (2 M rows of 3 x 3 elements), here every
 // thread runs its own and all of a row's 1-hop lookups are issued before any list is read.
 inline constexpr std::uint32_t kThreadMaxRow = 8;
+inline constexpr std::uint32_t kThreadMaxList = 64;
+inline constexpr int kThreadBlockThreads = 256;
 
 // A thread row's hit on key w (at position `key_at` of the hash block) through 2-hop
 // element `two_hop_at`: w's counter, or (kPerEdge) the two edges' counters.
@@ -819,8 +822,6 @@ __device__ __forceinline__ void add_entry_hits(const CountParams& p, vid_t v, eo
   if constexpr (kPerEdge) atomicAdd(&p.one_hop_edges[p.one_hop_edge_of ? p.one_hop_edge_of[t] : t], hits);
   else atomicAdd(&p.mid_counts[v], static_cast<unsigned long long>(hits));
 }
-inline constexpr std::uint32_t kThreadMaxList = 64;
-inline constexpr int kThreadBlockThreads = 256;
 
 // kPerVertex: each thread adds its row's, its 1-hop entries' and its hits' counts itself
 // (kPerEdge: its 1-hop entries', its keys' and its 2-hop elements' edges).
