@@ -58,6 +58,18 @@ gen_args() {
   esac
 }
 
+# The driver's off/on mode MODE on graph G's blocks: its line (tagged TAG) into the results as KIND.
+on_off() {  # G BLOCKS MODE TAG KIND
+  local line
+  line=$(env TRICOUNT_BENCH_REPS="$REPS" TRICOUNT_BENCH_FILE="$2" "$DRIVER" "$3" 2>&1 |
+    tee -a "$OUT/bench.log" | grep "^$4 " || true)
+  if [[ -n $line ]]; then
+    echo "${line#"$4 "}" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind=sys.argv[2]); print(json.dumps(d))" "$1" "$5" >> "$RESULTS"
+  else
+    echo "$3 driver failed on $1, see $OUT/bench.log" >&2
+  fi
+}
+
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 for g in $GRAPHS; do
@@ -70,25 +82,11 @@ for g in $GRAPHS; do
   [[ -s $blocks ]] || "$BIN/tricount-partition" -i "$edges" -o "$blocks" --parts 1 --order $order $PARTITION_ARGS -q >> "$OUT/bench.log" 2>&1
   echo "{\"graph\": \"$g\", \"kind\": \"prepare\", \"ms\": $(( ($(date +%s%N) - t0) / 1000000 ))}" >> "$RESULTS"
   if [[ -n ${PER_VERTEX:-} ]]; then
-    line=$(env TRICOUNT_BENCH_REPS="$REPS" TRICOUNT_BENCH_FILE="$blocks" \
-      "$DRIVER" per-vertex 2>&1 |
-      tee -a "$OUT/bench.log" | grep '^BENCHPV ' || true)
-    if [[ -n $line ]]; then
-      echo "${line#BENCHPV }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='per_vertex'); print(json.dumps(d))" "$g" >> "$RESULTS"
-    else
-      echo "per-vertex driver failed on $g, see $OUT/bench.log" >&2
-    fi
+    on_off "$g" "$blocks" per-vertex BENCHPV per_vertex
     [[ $PER_VERTEX == only ]] && continue
   fi
   if [[ -n ${PER_EDGE:-} ]]; then
-    line=$(env TRICOUNT_BENCH_REPS="$REPS" TRICOUNT_BENCH_FILE="$blocks" \
-      "$DRIVER" per-edge 2>&1 |
-      tee -a "$OUT/bench.log" | grep '^BENCHPE ' || true)
-    if [[ -n $line ]]; then
-      echo "${line#BENCHPE }" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); d.update(graph=sys.argv[1], kind='per_edge'); print(json.dumps(d))" "$g" >> "$RESULTS"
-    else
-      echo "per-edge driver failed on $g, see $OUT/bench.log" >&2
-    fi
+    on_off "$g" "$blocks" per-edge BENCHPE per_edge
     [[ $PER_EDGE == only ]] && continue
   fi
   if [[ -z ${NO_CLI:-} ]]; then

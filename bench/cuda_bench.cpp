@@ -179,13 +179,29 @@ int bench_count() {
   return 0;
 }
 
-int bench_per_edge() {
-  const std::string file = env_str("TRICOUNT_BENCH_FILE");
-  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
-  if (file.empty()) throw UsageFailure{"set TRICOUNT_BENCH_FILE"};
-  const PartitionedGraph g = read_graph(file);
+// What the off/on drivers (per-vertex, per-edge) read from the environment.
+struct OnOffSetup {
+  std::string file;
+  int reps = 10;
+  PartitionedGraph g;
   BackendOptions bo;
-  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
+};
+OnOffSetup on_off_setup() {
+  OnOffSetup s;
+  s.file = env_str("TRICOUNT_BENCH_FILE");
+  s.reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
+  if (s.file.empty()) throw UsageFailure{"set TRICOUNT_BENCH_FILE"};
+  s.g = read_graph(s.file);
+  s.bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
+  return s;
+}
+
+int bench_per_edge() {
+  const OnOffSetup setup = on_off_setup();
+  const std::string& file = setup.file;
+  const int reps = setup.reps;
+  const PartitionedGraph& g = setup.g;
+  const BackendOptions& bo = setup.bo;
   BackendOptions lo = bo;
   lo.cuda_tuning.edge_lists = true;
   auto off = make_backend(BackendKind::Cuda, bo);
@@ -238,12 +254,11 @@ int bench_per_edge() {
 }
 
 int bench_per_vertex() {
-  const std::string file = env_str("TRICOUNT_BENCH_FILE");
-  const int reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
-  if (file.empty()) throw UsageFailure{"set TRICOUNT_BENCH_FILE"};
-  const PartitionedGraph g = read_graph(file);
-  BackendOptions bo;
-  bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
+  const OnOffSetup setup = on_off_setup();
+  const std::string& file = setup.file;
+  const int reps = setup.reps;
+  const PartitionedGraph& g = setup.g;
+  const BackendOptions& bo = setup.bo;
   auto off = make_backend(BackendKind::Cuda, bo);
   auto on = make_backend(BackendKind::Cuda, bo);
   const std::uint32_t n = g.header.parts;

@@ -315,6 +315,18 @@ EdgePairs grid_2d(std::uint64_t w, std::uint64_t h) {
   return e;
 }
 
+EdgePairs triangular_lattice(std::uint64_t w, std::uint64_t h) {
+  EdgePairs e;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint64_t a = y * w + x;
+      if (x + 1 < w) e.emplace_back(a, a + 1);
+      if (y + 1 < h) e.emplace_back(a, a + w);
+      if (x + 1 < w && y + 1 < h) e.emplace_back(a, a + w + 1);
+    }
+  return e;
+}
+
 EdgePairs star(std::uint64_t leaves) {
   EdgePairs e;
   for (std::uint64_t k = 1; k <= leaves; ++k) e.emplace_back(0, k);

@@ -23,6 +23,7 @@
 #include "input/generators.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
+#include "tests/worker/cuda_paths.hpp"
 #include "worker/block_cache.hpp"
 #include "worker/backend.hpp"
 
@@ -186,14 +187,7 @@ TEST(CudaBackend, CountPastTwoToThe32) {
 TEST(CudaBackend, TinyRowsOneThreadPerRow) {
   TRICOUNT_REQUIRE_GPU();
   const std::uint64_t w = 300, h = 200;
-  EdgePairs e;
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x) {
-      const std::uint64_t a = y * w + x;
-      if (x + 1 < w) e.emplace_back(a, a + 1);
-      if (y + 1 < h) e.emplace_back(a, a + w);
-      if (x + 1 < w && y + 1 < h) e.emplace_back(a, a + w + 1);
-    }
+  const EdgePairs e = testing::triangular_lattice(w, h);
   const count_t want = 2 * (w - 1) * (h - 1);
   for (bool on : {true, false}) {
     SCOPED_TRACE(std::string("thread rows ") + (on ? "on" : "off"));
@@ -289,11 +283,7 @@ TEST(CudaBackend, KeysCongruentModuloLargePowersOfTwo) {
 }
 
 // Every forced path: the count must not change.
-struct ForcedPath {
-  const char* name;
-  CudaTuning tuning;
-  std::uint32_t threshold = 100;
-};
+using testing::ForcedPath;
 
 const std::vector<ForcedPath>& forced_paths() {
   static const std::vector<ForcedPath> paths = {

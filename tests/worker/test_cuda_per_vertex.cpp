@@ -22,6 +22,7 @@
 #include "src/block_format.hpp"
 #include "tests/reference_counter.hpp"
 #include "tests/test_support.hpp"
+#include "tests/worker/cuda_paths.hpp"
 #include "worker/backend.hpp"
 #include "worker/block_cache.hpp"
 
@@ -184,58 +185,19 @@ TEST(CudaPerVertex, RandomGraphs) {
   expect_all_layouts(mixed_graph(3), *gpu, "mixed");
 }
 
-struct ForcedPath {
-  const char* name;
-  CudaTuning tuning;
-  std::uint32_t threshold = 100;
-};
-
 TEST(CudaPerVertex, ForcedPaths) {
   TRICOUNT_REQUIRE_GPU();
-  const std::vector<ForcedPath> paths = {
-      {"defaults", {}},
-      {"CTA path with bitmaps", {}, 1},
-      {"CTA path with bitmaps, w hits in the hashed tally", {.rank_counts = false}, 1},
-      {"CTA path, small bitmaps whose rank counters lie over the tally", {.cta_table_words = 64, .bitmap_words = 16}, 1},
-      {"CTA path, tables", {.bitmap_words = 0}, 1},
-      {"CTA path, 64-word tables (global levels)", {.shared_words_cap = 64, .bitmap_words = 0}, 1},
-      {"CTA path, binary search", {.table_limit = 0, .bitmap_words = 0}, 1},
-      {"CTA path, colliding tables", {.collide = true, .bitmap_words = 0}, 2},
-      {"warp rows of every size (tallies overflow)", {}, 1000000},
-      {"binary search above 20 keys", {.table_limit = 20}},
-      {"8-lane tiles", {.warp_lanes = 8}},
-      {"32-lane tiles", {.warp_lanes = 32, .thread_rows = false}},
-      {"no thread rows", {.thread_rows = false}},
-      {"rows always classified", {.direct_warp_rows = false}},
-      {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},
-      {"tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
-      {"reverse search", {.search_ratio = 1, .search_min_list = 0}},
-      {"reverse search, 8-lane tiles", {.warp_lanes = 8, .search_ratio = 1, .search_min_list = 0}},
-      {"v side in every subtask", {.v_side = 2}},
-      {"v side, every edge with a 2-hop list", {.v_side = 2, .v_side_quarters = 0}},
-      {"v side, CTA path", {.v_side = 2, .v_side_quarters = 1}, 1},
-      {"v side, trimmed, colliding CTA tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 1}, 2},
-      {"v side with the reverse search", {.search_ratio = 1, .search_min_list = 0, .v_side = 2, .v_side_quarters = 16}},
-      {"profiling", {.profile = true, .v_side = 2}, 30},
-  };
+  const std::vector<testing::ForcedPath> paths = testing::per_element_paths();
   const EdgePairs mixed = mixed_graph(5);
   const EdgePairs k = testing::complete_graph(400);
-  for (const ForcedPath& path : paths) {
+  for (const testing::ForcedPath& path : paths) {
     SCOPED_TRACE(path.name);
     auto gpu = cuda_backend(path.tuning, path.threshold);
     expect_all_layouts(mixed, *gpu, std::string(path.name) + ", mixed", 2, 2);
     expect_all_layouts(k, *gpu, std::string(path.name) + ", K_400", 2, 1);
   }
   // Tiny rows: the thread-per-row kernel (a triangular lattice, degrees at most 6).
-  EdgePairs lattice;
-  const std::uint64_t w = 120, h = 80;
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x) {
-      const std::uint64_t a = y * w + x;
-      if (x + 1 < w) lattice.emplace_back(a, a + 1);
-      if (y + 1 < h) lattice.emplace_back(a, a + w);
-      if (x + 1 < w && y + 1 < h) lattice.emplace_back(a, a + w + 1);
-    }
+  const EdgePairs lattice = testing::triangular_lattice(120, 80);
   for (bool on : {true, false}) {
     auto gpu = cuda_backend(CudaTuning{.thread_rows = on});
     expect_all_layouts(lattice, *gpu, std::string("lattice, thread rows ") + (on ? "on" : "off"), 3, 3);
@@ -258,21 +220,7 @@ TEST(CudaPerVertex, KroneckerWithEveryProbePath) {
   std::vector<PerVertex> want;
   for (const PartitionedGraph& g : graphs) want.push_back(reference_per_vertex(g));
   for (std::size_t g = 1; g < graphs.size(); ++g) ASSERT_EQ(want[g].triangles, want[0].triangles);
-  const std::vector<CudaTuning> settings = {
-      {},
-      {.bitmap_words = 0, .search_ratio = 0},
-      {.bitmap_words = 16384, .search_ratio = 1, .search_min_list = 0},
-      {.bitmap_words = 8, .search_ratio = 4, .search_min_list = 0},
-      {.v_side = 0},
-      {.v_side = 2, .v_side_quarters = 0},
-      {.bitmap_words = 0, .v_side = 2, .v_side_quarters = 2},
-      {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
-      {.shared_words_cap = 64, .v_side = 2},
-      {.warp_lanes = 8, .v_side = 2},
-      {.direct_warp_rows = false, .v_side_trim = 0},
-      {.rank_counts = false},
-      {.cta_table_words = 64, .bitmap_words = 16, .v_side = 2},
-  };
+  const std::vector<CudaTuning> settings = testing::per_element_kronecker_settings();
   for (std::size_t s = 0; s < settings.size(); ++s)
     for (std::uint32_t threshold : {100u, 20u}) {
       auto gpu = cuda_backend(settings[s], threshold);

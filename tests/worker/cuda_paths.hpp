@@ -1,0 +1,71 @@
+// The CUDA backend's kernel paths a test forces through CudaTuning, shared by the tests that
+// check what the kernels count beside the total (per vertex, per edge): every hit site of
+// every path must reach the right counters.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "worker/backend.hpp"
+
+namespace tricount::testing {
+
+// A path: its name, the tuning that forces it, and the CTA degree threshold (1: every row
+// with keys is a CTA row).
+struct ForcedPath {
+  const char* name;
+  CudaTuning tuning;
+  std::uint32_t threshold = 100;
+};
+
+// Every path of the per-vertex code (and of its per-edge form).
+inline std::vector<ForcedPath> per_element_paths() {
+  return {
+      {"defaults", {}},
+      {"CTA path with bitmaps", {}, 1},
+      {"CTA path with bitmaps, w hits in the hashed tally", {.rank_counts = false}, 1},
+      {"CTA path, small bitmaps whose rank counters lie over the tally", {.cta_table_words = 64, .bitmap_words = 16}, 1},
+      {"CTA path, tables", {.bitmap_words = 0}, 1},
+      {"CTA path, 64-word tables (global levels)", {.shared_words_cap = 64, .bitmap_words = 0}, 1},
+      {"CTA path, binary search", {.table_limit = 0, .bitmap_words = 0}, 1},
+      {"CTA path, colliding tables", {.collide = true, .bitmap_words = 0}, 2},
+      {"warp rows of every size (tallies overflow)", {}, 1000000},
+      {"binary search above 20 keys", {.table_limit = 20}},
+      {"8-lane tiles", {.warp_lanes = 8}},
+      {"32-lane tiles", {.warp_lanes = 32, .thread_rows = false}},
+      {"no thread rows", {.thread_rows = false}},
+      {"rows always classified", {.direct_warp_rows = false}},
+      {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},
+      {"tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
+      {"reverse search", {.search_ratio = 1, .search_min_list = 0}},
+      {"reverse search, 8-lane tiles", {.warp_lanes = 8, .search_ratio = 1, .search_min_list = 0}},
+      {"v side in every subtask", {.v_side = 2}},
+      {"v side, every edge with a 2-hop list", {.v_side = 2, .v_side_quarters = 0}},
+      {"v side, CTA path", {.v_side = 2, .v_side_quarters = 1}, 1},
+      {"v side, trimmed, colliding CTA tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 1}, 2},
+      {"v side with the reverse search", {.search_ratio = 1, .search_min_list = 0, .v_side = 2, .v_side_quarters = 16}},
+      {"profiling", {.profile = true, .v_side = 2}, 30},
+  };
+}
+
+// Settings for a skewed graph (Kronecker), each run at CTA thresholds 100 and 20: CTA rows
+// with bitmaps and tables, the v side, the reverse search.
+inline std::vector<CudaTuning> per_element_kronecker_settings() {
+  return {
+      {},
+      {.bitmap_words = 0, .search_ratio = 0},
+      {.bitmap_words = 16384, .search_ratio = 1, .search_min_list = 0},
+      {.bitmap_words = 8, .search_ratio = 4, .search_min_list = 0},
+      {.v_side = 0},
+      {.v_side = 2, .v_side_quarters = 0},
+      {.bitmap_words = 0, .v_side = 2, .v_side_quarters = 2},
+      {.search_ratio = 2, .search_min_list = 0, .v_side = 2, .v_side_quarters = 32},
+      {.shared_words_cap = 64, .v_side = 2},
+      {.warp_lanes = 8, .v_side = 2},
+      {.direct_warp_rows = false, .v_side_trim = 0},
+      {.rank_counts = false},
+      {.cta_table_words = 64, .bitmap_words = 16, .v_side = 2},
+  };
+}
+
+}  // namespace tricount::testing
