@@ -193,18 +193,23 @@ struct BitmapProber {
   }
 };
 
-// BitmapProber that also counts each hit on its key's counter (per-vertex, KeyRanks): the
-// key's rank is the set bits before its word (`base`) plus those below it in the word the
-// probe already loaded, so a hit costs one more shared load and one shared atomic.
-struct BitmapRankProber : BitmapProber {
-  const std::uint32_t* base;
+// A bitmap prober that also counts each hit on its key's counter (per-vertex, KeyRanks): each
+// bitmap word is stored beside the number of set bits before it ({bits, before}), so a probe
+// is one 64-bit shared load, and a hit's rank (before plus the set bits below it in the word)
+// is computed without a branch, leaving one predicated shared atomic: the per-vertex kernels
+// are bound by instruction issue (bench/RESULTS.md, issue 34).
+struct BitmapRankProber {
+  const uint2* words;
   std::uint32_t* counts;
+  vid_t kmin, kmax;
   __device__ __forceinline__ std::uint32_t operator()(vid_t w) const {
     const std::uint32_t x = w - kmin;  // wraps for w < kmin
-    if (x > kmax - kmin) return 0;
-    const std::uint32_t word = bits[x >> 5];
-    const std::uint32_t hit = (word >> (x & 31u)) & 1u;
-    if (hit) atomicAdd(&counts[base[x >> 5] + __popc(word & ((1u << (x & 31u)) - 1u))], 1u);
+    uint2 e = make_uint2(0u, 0u);
+    if (x <= kmax - kmin) e = words[x >> 5];
+    const std::uint32_t bit = x & 31u;
+    const std::uint32_t hit = (e.x >> bit) & 1u;
+    const std::uint32_t rank = e.y + __popc(e.x & ((1u << bit) - 1u));
+    if (hit) atomicAdd(&counts[rank], 1u);
     return hit;
   }
 };
@@ -239,29 +244,32 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
 #pragma unroll
       for (std::uint32_t q = 0; q < kUnroll; ++q) {
         const std::uint32_t hit = probe(w[q]);
-        found += hit;
-        if constexpr (kPerVertex) {
+        if constexpr (kPerVertex) {  // found once per list, from list_hits
           if (hit) {
             tally_hit<kPerEdge>(probe, pvt, w[q]);
             if constexpr (kPerEdge) pvt.add_col_edge(lb + k + q * G);
           }
           list_hits += hit;
+        } else {
+          found += hit;
         }
       }
     }
     for (; k < ll; k += G) {
       const vid_t x = list[k];
       const std::uint32_t hit = probe(x);
-      found += hit;
       if constexpr (kPerVertex) {
         if (hit) {
           tally_hit<kPerEdge>(probe, pvt, x);
           if constexpr (kPerEdge) pvt.add_col_edge(lb + k);
         }
         list_hits += hit;
+      } else {
+        found += hit;
       }
     }
     if constexpr (kPerVertex) {
+      found += list_hits;
       if (list_hits) atomicAdd(&pvt.edge_hits[src], list_hits);
       list_hits = 0;
     }
@@ -403,16 +411,18 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 #pragma unroll
         for (std::uint32_t k = 0; k < kShortPer; ++k) {
           const std::uint32_t hit = probe(w[k]);
-          found += hit;
-          if constexpr (kPerVertex) {
+          if constexpr (kPerVertex) {  // found once per slot, from slot_hits
             if (hit) {
               tally_hit<kPerEdge>(probe, pvt, w[k]);
               if constexpr (kPerEdge) pvt.add_col_edge(slot_at + k);
             }
             slot_hits += hit;
+          } else {
+            found += hit;
           }
         }
         if constexpr (kPerVertex) {
+          found += slot_hits;
           if (slot_hits) atomicAdd(&pvt.edge_hits[owner], slot_hits);
         }
       }
@@ -542,7 +552,7 @@ struct CtaShared {
   eoff_t q_begin[kLongQueue];
   std::uint32_t q_len[kLongQueue];
   std::uint32_t q_seg[kLongQueue];  // exclusive prefix sum of segments per queued list
-  unsigned long long chunk;
+  std::uint32_t chunk;  // a row's chunks number at most 2^27 (32-bit degrees): a native shared atomic, not a 64-bit CAS loop
   std::uint32_t queued;
   std::uint32_t idx;
   std::uint32_t segments;
@@ -558,8 +568,8 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
   unsigned long long found = probe_two_hop<32, kDefer, false, kPerVertex, kPerEdge>(
       warp, p, probe, o0, o1, keys,
       [&](std::uint64_t& c) {
-        unsigned long long x = 0;
-        if (lane == 0) x = atomicAdd(&sh.chunk, 1ull);
+        std::uint32_t x = 0;
+        if (lane == 0) x = atomicAdd(&sh.chunk, 1u);
         c = warp.shfl(x, 0);
         return true;
       },
@@ -630,17 +640,19 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
       if (q * 32 >= left) break;
       if (q * 32 + lane < left) {
         const std::uint32_t hit = probe(w[q]);
-        found += hit;
-        if constexpr (kPerVertex) {
+        if constexpr (kPerVertex) {  // found once per segment, from segment_hits
           if (hit) {
             tally_hit<kPerEdge>(probe, pvt, w[q]);
             if constexpr (kPerEdge) pvt.add_col_edge(sh.q_begin[lo] + off + q * 32 + lane);
           }
           segment_hits += hit;
+        } else {
+          found += hit;
         }
       }
     }
     if constexpr (kPerVertex) {  // the segment's list is one 1-hop entry's: one atomic for it
+      found += segment_hits;
       const std::uint32_t hits = cg::reduce(warp, segment_hits, cg::plus<std::uint32_t>());
       if (lane == 0 && hits) {
         if constexpr (kPerEdge) pvt.add_mid_edge(o0 + q_v[lo], hits);
@@ -723,7 +735,9 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     table.place(smem, shape, global_slots, p.cta_table.hash_multiplier);
     if (use_bitmap) {
       const std::uint32_t words = static_cast<std::uint32_t>(span_words);
-      for (std::uint32_t w = threadIdx.x; w < words; w += kCtaThreads) smem[w] = 0;
+      // A rank row's word w is smem[2 w], beside its count of set bits before (BitmapRankProber).
+      const std::uint32_t stride = by_rank ? 2u : 1u;
+      for (std::uint32_t w = threadIdx.x; w < stride * words; w += kCtaThreads) smem[w] = 0;
       if constexpr (kPerVertex) {
         if (by_rank)
           for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) smem[2 * words + e] = 0;
@@ -731,7 +745,7 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
       __syncthreads();
       for (std::uint32_t e = threadIdx.x; e < keys; e += kCtaThreads) {
         const std::uint32_t x = p.hash.neighbors[h0 + e] - kmin;
-        atomicOr(&smem[x >> 5], 1u << (x & 31u));
+        atomicOr(&smem[stride * (x >> 5)], 1u << (x & 31u));
       }
       if constexpr (kPerVertex) {
         if (by_rank) {  // the set bits before each word: a block-wide exclusive sum, words in runs per thread
@@ -740,12 +754,12 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
           const std::uint32_t w0 = threadIdx.x * per < words ? threadIdx.x * per : words;
           const std::uint32_t w1 = w0 + per < words ? w0 + per : words;
           std::uint32_t bits = 0;
-          for (std::uint32_t w = w0; w < w1; ++w) bits += __popc(smem[w]);
+          for (std::uint32_t w = w0; w < w1; ++w) bits += __popc(smem[2 * w]);
           std::uint32_t before = 0;
           Scan(temp.scan).ExclusiveSum(bits, before);
           for (std::uint32_t w = w0; w < w1; ++w) {
-            smem[words + w] = before;
-            before += __popc(smem[w]);
+            smem[2 * w + 1] = before;
+            before += __popc(smem[2 * w]);
           }
         }
       }
@@ -767,7 +781,7 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
     if constexpr (kPerVertex) {
       if (by_rank) {
         const std::uint32_t words = static_cast<std::uint32_t>(span_words);
-        found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, BitmapRankProber{{smem, kmin, kmax}, smem + words, smem + 2 * words}, o0, o1, keys,
+        found += cta_probe_row<kDefer, kPerVertex, kPerEdge>(p, BitmapRankProber{reinterpret_cast<const uint2*>(smem), smem + 2 * words, kmin, kmax}, o0, o1, keys,
                                                    sh, &temp.scan, pvt, q_v);
         probed = true;
       }
