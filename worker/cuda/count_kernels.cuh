@@ -268,9 +268,10 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
         found += hit;
       }
     }
-    if constexpr (kPerVertex) {
+    if constexpr (kPerVertex) {  // the list is one 1-hop entry's: summed over the tile, one atomic (not G on one word)
       found += list_hits;
-      if (list_hits) atomicAdd(&pvt.edge_hits[src], list_hits);
+      const std::uint32_t hits = cg::reduce(tile, list_hits, cg::plus<std::uint32_t>());
+      if (lane == 0 && hits) atomicAdd(&pvt.edge_hits[src], hits);
       list_hits = 0;
     }
   }
@@ -482,7 +483,11 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
     const unsigned long long row_hits = cg::reduce(tile, found, cg::plus<unsigned long long>());
     if (row_hits) {
       if (lane == 0 && !kPerEdge) atomicAdd(&p.row_counts[u], row_hits);
-      pvt.tally.template flush<kPerEdge>(lane, G);  // done before the next row's first tile.sync()
+      pvt.tally.template flush<kPerEdge>(lane, G);
+      // Converged here: the flush's lanes leave its loop apart, and the next row's first
+      // collective would otherwise take the divergent path (WARPSYNC.COLLECTIVE, the warp
+      // kernel's largest stall in a per-vertex profile).
+      tile.sync();
     }
   }
   return found;
