@@ -686,9 +686,9 @@ __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountP
   vid_t* global_slots = p.cta_scratch + blockIdx.x * p.cta_scratch_words;
   PerVertexTile pvt;
   vid_t* q_v = nullptr;  // the 1-hop entry of each queued long list
-  // kPerVertex: a bitmap row counting by key rank lays out the bitmap, the prefix counts and
-  // the counters from smem on, up to the tally's end (the tally, unused then, is cleared
-  // again before the next row that hashes).
+  // kPerVertex: a bitmap row counting by key rank lays out its bitmap words, each beside its
+  // prefix count, then the counters, from smem on up to the tally's end (the tally, unused
+  // then, is cleared again before the next row that hashes).
   std::uint32_t region_words = 0, rank_words = 0;
   bool tally_dirty = false;
   if constexpr (kPerVertex) {
