@@ -357,11 +357,16 @@ ScratchDir::ScratchDir(const std::string& parent_in, bool in_memory) : in_memory
     throw Error("--tmpdir '" + parent + "' is not a directory (it holds the sorted runs; create it or choose another)");
   remove_stale_scratch_dirs(parent);
   std::string tmpl = (fs::path(parent) / (output::owned_name_prefix(kScratchPrefix) + "XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data()))
+  // Created and registered under the registry's lock: a SIGTERM between the two would leave it.
+  int error = 0;
+  path_ = output::make_registered([&] {
+    if (::mkdtemp(tmpl.data())) return tmpl;
+    error = errno;
+    return std::string();
+  });
+  if (path_.empty())
     throw Error("cannot create a temporary directory in --tmpdir '" + parent + "': " +
-                std::generic_category().message(errno));
-  path_ = tmpl;
-  register_cleanup_path(path_);
+                std::generic_category().message(error));
 }
 
 ScratchDir::~ScratchDir() {

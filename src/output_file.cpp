@@ -363,6 +363,19 @@ void register_cleanup_path(const std::string& path) {
   cleanup_paths().insert(path);
 }
 
+std::string make_registered(const std::function<std::string()>& make) {
+  {
+    std::lock_guard lock(cleanup_mutex());
+    if (!g_interrupted.load()) {
+      std::string made = make();
+      if (!made.empty()) cleanup_paths().insert(made);
+      return made;
+    }
+  }
+  wait_if_interrupted();  // the watcher has taken its copy of the paths and exits
+  return "";
+}
+
 void unregister_cleanup_path(const std::string& path) {
   std::lock_guard lock(cleanup_mutex());
   cleanup_paths().erase(path);

@@ -95,6 +95,11 @@ void remove_quietly(const std::string& path);
 // Paths (files or directories) removed if the process is interrupted by a signal.
 void register_cleanup_path(const std::string& path);
 void unregister_cleanup_path(const std::string& path);
+// Runs `make` (which creates a file or directory and returns its path, or "" when it made
+// nothing) under the registry's lock and registers what it made, so that a signal in between
+// waits for both: the watcher never misses a path that exists. Once interrupted, it makes
+// nothing and waits for the watcher's exit.
+std::string make_registered(const std::function<std::string()>& make);
 // For programs: blocks SIGTERM, SIGINT and SIGHUP in the calling thread (call it before any
 // thread starts, so that every thread inherits the mask) and starts a watcher thread that, on
 // one of them, removes the registered paths, prints "<program>: interrupted by SIG...;
