@@ -196,24 +196,18 @@ OutputFile::OutputFile(const std::string& path, std::string_view option, const C
       (fs::path(directory_of(target_)) / owned_name_prefix(fs::path(target_).filename().string() + std::string(kTempTag)))
           .string();
   for (int attempt = 0;; ++attempt) {
-    temp_ = prefix + random_suffix();
-    // Created and registered under the registry's lock: a signal in between waits, so the
-    // watcher removes a temporary that exists, and only one of ours.
-    std::lock_guard lock(cleanup_mutex());
-    bool made = false;
-    if (create) {
-      made = create(temp_);
-    } else {
-      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    const std::string name = prefix + random_suffix();
+    // Created and registered under the registry's lock (make_registered): the watcher removes
+    // a temporary that exists, and only one of ours.
+    temp_ = make_registered([&] {
+      if (create) return create(name) ? name : std::string();
+      fd_ = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
       if (fd_ < 0 && errno != EEXIST)
-        throw Error("cannot create " + option_ + " '" + path + "' (written first as '" + temp_ + "'): " + errno_text(errno));
-      made = fd_ >= 0;
-    }
-    if (made) {
-      cleanup_paths().insert(temp_);
-      break;
-    }
-    if (attempt == 100) throw Error(what + "100 temporary names beside it were taken (" + temp_ + ")");
+        throw Error("cannot create " + option_ + " '" + path + "' (written first as '" + name + "'): " + errno_text(errno));
+      return fd_ >= 0 ? name : std::string();
+    });
+    if (!temp_.empty()) break;
+    if (attempt == 100) throw Error(what + "100 temporary names beside it were taken (" + name + ")");
   }
 }
 
