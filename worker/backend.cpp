@@ -60,6 +60,7 @@ const std::vector<TuningKey>& tuning_keys() {
       key("v-side-min-list", &CudaTuning::v_side_min_list, 0, 0xFFFFFFFFu, "the v side only for 2-hop rows this long"),
       key("rank-counts", &CudaTuning::rank_counts, 0, 1, "per-vertex: 0: bitmap CTA rows sum w's hits in the hashed tally, not by key rank"),
       key("edge-lists", &CudaTuning::edge_lists, 0, 1, "per-edge: 1: the sorted-list kernel (per_edge.cuh) instead of the counting kernels"),
+      key("narrow-offsets", &CudaTuning::narrow_offsets, 0, 1, "0: v's list bounds read from the 64-bit offsets"),
       key("v-side-trim", &CudaTuning::v_side_trim, 0, 0xFFFFFFFFu, "v's 2-hop lists this long skip what lies below its keys (0: off)"),
   };
   return keys;

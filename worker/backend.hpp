@@ -190,6 +190,9 @@ struct CudaTuning {
   // Per-edge counting runs the counting kernels' kPerEdge variants; true: per_edge.cuh's
   // sorted-list kernel instead.
   bool edge_lists = false;
+  // v's 2-hop list bounds gathered from a 32-bit copy of the block's offsets where its entries
+  // fit 32 bits: half the bytes per random gather (bench/RESULTS.md, issue 34).
+  bool narrow_offsets = true;
 };
 
 // "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws

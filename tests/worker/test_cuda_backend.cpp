@@ -330,6 +330,8 @@ const std::vector<ForcedPath>& forced_paths() {
       {"v side, v's side untrimmed", {.v_side = 2, .v_side_trim = 0}},
       {"v side, every list of v's side trimmed, CTA path", {.v_side = 2, .v_side_trim = 1}, 1},
       {"v side, v's lists trimmed, colliding tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 2}, 2},
+      {"2-hop bounds from the 64-bit offsets", {.narrow_offsets = false}},
+      {"v side, 2-hop bounds from the 64-bit offsets, CTA path", {.v_side = 2, .narrow_offsets = false}, 1},
       {"rows always classified (no unclassified warp path)", {.direct_warp_rows = false}},
       {"rows always classified, 8-lane tiles", {.warp_lanes = 8, .thread_rows = false, .direct_warp_rows = false}},
       {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},

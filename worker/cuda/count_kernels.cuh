@@ -42,6 +42,7 @@ struct CountParams {
   CsrView hash;     // P(i,k)
   CsrView one_hop;  // P(i,j)
   CsrView two_hop;  // P(j,k)
+  const std::uint32_t* two_hop_offsets32 = nullptr;  // two_hop.offsets narrowed to 32 bits (nullptr: none)
   const vid_t* cta_rows = nullptr;
   const vid_t* tile_rows = nullptr;           // nullptr: every row of the block, 0 .. direct_rows-1
   std::uint32_t direct_rows = 0;
@@ -113,6 +114,12 @@ struct IsTileRow {
   RowClassifier c;
   __device__ bool operator()(vid_t u) const { return c(u) == 2; }
 };
+
+// A block's offsets narrowed to 32 bits (the caller checked nnz < 2^32).
+__global__ void narrow_offsets(const eoff_t* in, std::uint32_t* out, std::uint64_t n) {
+  for (std::uint64_t x = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; x < n; x += std::uint64_t(gridDim.x) * blockDim.x)
+    out[x] = static_cast<std::uint32_t>(in[x]);
+}
 
 // The first position of the sorted 2-hop list [begin, end) whose element is >= kmin: the
 // elements before it cannot be among u's keys, so they are neither read nor probed.
@@ -230,8 +237,8 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
                                                              const PerVertexTile& pvt = {}) {
   const std::uint32_t lane = tile.thread_rank();
   unsigned long long found = 0;
-  std::uint32_t list_hits = 0;  // kPerVertex: this lane's hits in the current list
   for (; mask; mask &= mask - 1) {
+    std::uint32_t list_hits = 0;  // this lane's hits in this list: found grows once per list (32-bit adds)
     const int src = __ffs(mask) - 1;
     const eoff_t lb = tile.shfl(begin, src);
     const std::uint32_t ll = tile.shfl(len, src);
@@ -244,15 +251,13 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
 #pragma unroll
       for (std::uint32_t q = 0; q < kUnroll; ++q) {
         const std::uint32_t hit = probe(w[q]);
-        if constexpr (kPerVertex) {  // found once per list, from list_hits
+        if constexpr (kPerVertex) {
           if (hit) {
             tally_hit<kPerEdge>(probe, pvt, w[q]);
             if constexpr (kPerEdge) pvt.add_col_edge(lb + k + q * G);
           }
-          list_hits += hit;
-        } else {
-          found += hit;
         }
+        list_hits += hit;
       }
     }
     for (; k < ll; k += G) {
@@ -263,16 +268,13 @@ __device__ __forceinline__ unsigned long long walk_long_lists(const Tile& tile, 
           tally_hit<kPerEdge>(probe, pvt, x);
           if constexpr (kPerEdge) pvt.add_col_edge(lb + k);
         }
-        list_hits += hit;
-      } else {
-        found += hit;
       }
+      list_hits += hit;
     }
+    found += list_hits;
     if constexpr (kPerVertex) {  // the list is one 1-hop entry's: summed over the tile, one atomic (not G on one word)
-      found += list_hits;
       const std::uint32_t hits = cg::reduce(tile, list_hits, cg::plus<std::uint32_t>());
       if (lane == 0 && hits) atomicAdd(&pvt.edge_hits[src], hits);
-      list_hits = 0;
     }
   }
   return found;
@@ -321,8 +323,13 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       const vid_t v = p.one_hop.neighbors[t];
       if constexpr (kPerEdge) my_v = static_cast<vid_t>(t - o0);
       else if constexpr (kPerVertex) my_v = v;
-      begin = p.two_hop.offsets[v];
-      end = p.two_hop.offsets[v + 1];
+      if (p.two_hop_offsets32) {
+        begin = p.two_hop_offsets32[v];
+        end = p.two_hop_offsets32[v + 1];
+      } else {
+        begin = p.two_hop.offsets[v];
+        end = p.two_hop.offsets[v + 1];
+      }
       if (kDefer && defers_edge(end - begin, row_keys, p.defer_quarters)) {
         deferred = true;  // v's side counts it: one more entry in T's row v
         end = begin;
@@ -412,20 +419,17 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 #pragma unroll
         for (std::uint32_t k = 0; k < kShortPer; ++k) {
           const std::uint32_t hit = probe(w[k]);
-          if constexpr (kPerVertex) {  // found once per slot, from slot_hits
+          if constexpr (kPerVertex) {
             if (hit) {
               tally_hit<kPerEdge>(probe, pvt, w[k]);
               if constexpr (kPerEdge) pvt.add_col_edge(slot_at + k);
             }
-            slot_hits += hit;
-          } else {
-            found += hit;
           }
+          slot_hits += hit;
         }
-        if constexpr (kPerVertex) {
-          found += slot_hits;
+        found += slot_hits;  // once per slot
+        if constexpr (kPerVertex)
           if (slot_hits) atomicAdd(&pvt.edge_hits[owner], slot_hits);
-        }
       }
     }
 
@@ -639,25 +643,23 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
       const std::uint32_t k = q * 32 + lane;
       w[q] = k < left ? list[k] : 0;
     }
-    std::uint32_t segment_hits = 0;  // kPerVertex
+    std::uint32_t segment_hits = 0;  // 32-bit adds per element, one 64-bit add per segment
 #pragma unroll
     for (std::uint32_t q = 0; q < kUnroll; ++q) {
       if (q * 32 >= left) break;
       if (q * 32 + lane < left) {
         const std::uint32_t hit = probe(w[q]);
-        if constexpr (kPerVertex) {  // found once per segment, from segment_hits
+        if constexpr (kPerVertex) {
           if (hit) {
             tally_hit<kPerEdge>(probe, pvt, w[q]);
             if constexpr (kPerEdge) pvt.add_col_edge(sh.q_begin[lo] + off + q * 32 + lane);
           }
-          segment_hits += hit;
-        } else {
-          found += hit;
         }
+        segment_hits += hit;
       }
     }
+    found += segment_hits;  // once per segment
     if constexpr (kPerVertex) {  // the segment's list is one 1-hop entry's: one atomic for it
-      found += segment_hits;
       const std::uint32_t hits = cg::reduce(warp, segment_hits, cg::plus<std::uint32_t>());
       if (lane == 0 && hits) {
         if constexpr (kPerEdge) pvt.add_mid_edge(o0 + q_v[lo], hits);
@@ -881,7 +883,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
     unsigned long long row_hits = 0;  // kPerVertex
 #pragma unroll
     for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
-      std::uint32_t edge_hits = 0;  // kPerVertex
+      std::uint32_t edge_hits = 0;
       for (eoff_t f = b[q]; f < e[q]; ++f) {
         const vid_t w = p.two_hop.neighbors[f];
         if (w < kmin || w > kmax) continue;
@@ -893,17 +895,15 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
             hit |= m ? 1u : 0u;
             rank = m ? r : rank;
           }
-          found += hit;
           edge_hits += hit;
           if (hit) add_key_hit<kPerEdge>(p, w, h0 + rank, f);
         } else {
 #pragma unroll
-          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
-            const std::uint32_t hit = (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
-            found += hit;
-          }
+          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r)
+            edge_hits += (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
         }
       }
+      found += edge_hits;  // once per 1-hop entry
       if constexpr (kPerVertex) {
         if (edge_hits) add_entry_hits<kPerEdge>(p, v[q], o0 + q, edge_hits);
         row_hits += edge_hits;

@@ -73,8 +73,12 @@
 //  * Dynamic assignment: warps and CTAs take rows from global atomic counters (warps in
 //    chunks of BackendOptions::chunk_size rows; by default 1 to 16, growing with the row
 //    count: one counter shared by every warp is the bottleneck on grids).
-//  * The two kernels run concurrently on two streams; 64-bit counts per thread,
-//    cub::BlockReduce per CTA, one atomicAdd of unsigned long long per CTA.
+//  * v's list bounds are a random gather per 1-hop entry: where the 2-hop block's entries
+//    fit 32 bits the task first copies its offsets to 32 bits (one pass over the rows), and
+//    the kernels gather from the copy (half the bytes).
+//  * The two kernels run concurrently on two streams; 64-bit counts per thread (grown once
+//    per list, slot or segment from a 32-bit sum), cub::BlockReduce per CTA, one atomicAdd
+//    of unsigned long long per CTA.
 //  * Per-vertex counting (start_per_vertex): every kernel above has a kPerVertex variant
 //    (per_vertex.cuh) that also adds each triangle to its three vertices' 64-bit counters,
 //    one device array per class touched (allocated on first use, counted as working memory,
@@ -184,10 +188,11 @@ struct KernelScratch {
   DeviceBuffer<std::uint32_t> deferred_bits;  // which edges of P(i,j) v's side takes, a bit each
   DeviceBuffer<unsigned char> cub_temp;
   DeviceBuffer<vid_t> cta_levels;             // global levels of CTA tables, an area per CTA
+  DeviceBuffer<std::uint32_t> narrow;         // the 2-hop block's offsets in 32 bits
 
   std::uint64_t bytes() const {
     return u_rows.cta.bytes() + u_rows.warp.bytes() + v_rows.cta.bytes() + v_rows.warp.bytes() + t_counts.bytes() +
-           t_offsets.bytes() + t_neighbors.bytes() + t_edges.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes();
+           t_offsets.bytes() + t_neighbors.bytes() + t_edges.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes() + narrow.bytes();
   }
   // Throws Error when the device is out of memory.
   void reserve(const KernelPlan& plan) {
@@ -195,6 +200,7 @@ struct KernelScratch {
     u_rows.warp.reserve(plan.rows);
     cub_temp.reserve(std::max<std::size_t>(plan.cub_bytes, 1));
     cta_levels.reserve(std::max<std::uint64_t>(plan.cta_levels_words, 1));
+    if (plan.narrow_rows) narrow.reserve(plan.narrow_rows + 1);
     if (plan.v) {
       v_rows.cta.reserve(plan.t_rows);
       v_rows.warp.reserve(plan.t_rows);
@@ -642,10 +648,13 @@ class CudaBackend final : public CountBackend {
     pu.defer_quarters = plan.defer_quarters;
     pu.deferred_per_v = scratch_.t_counts.get();
     pu.deferred_bits = scratch_.deferred_bits.get();
+    if (plan.narrow_rows) pu.two_hop_offsets32 = scratch_.narrow.get();
     CountParams pv;
-    if (plan.v)
+    if (plan.v) {
       pv = side_params(*plan.v, dev.two_hop, CsrView{scratch_.t_offsets.get(), scratch_.t_neighbors.get()}, dev.hash, scratch_.v_rows,
                        &counters->v, &counters->result, options);
+      if (dev.hash.offsets == dev.two_hop.offsets) pv.two_hop_offsets32 = pu.two_hop_offsets32;  // one block in both roles
+    }
     if (classes) {  // v's side: rows of class j, 1-hop entries of class i
       pu.row_counts = pv.mid_counts = vertex_counts_[classes->i].get();
       pu.mid_counts = pv.row_counts = vertex_counts_[classes->j].get();
@@ -725,6 +734,13 @@ class CudaBackend final : public CountBackend {
       if (plan.v) {
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.t_counts.get(), 0, (plan.t_rows + 1) * sizeof(unsigned long long), s));
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.deferred_bits.get(), 0, plan.deferred_words * sizeof(std::uint32_t), s));
+      }
+      if (plan.narrow_rows) {
+        const std::uint64_t n = plan.narrow_rows + 1;
+        const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, std::uint64_t(limits_.multiprocessors) * 8));
+        narrow_offsets<<<grid, 256, 0, s>>>(pu.two_hop.offsets, scratch_.narrow.get(), n);
+        TRICOUNT_CUDA_CHECK_LAUNCH("narrow_offsets");
+        mark("narrow offsets");
       }
       launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel", "u: tiny rows"});
     }

@@ -137,10 +137,12 @@ struct KernelPlan {
   std::size_t cub_bytes = 0;
   std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
   bool per_edge = false;               // the kPerEdge kernels: T keeps each entry's P(i,j) position
+  std::uint64_t narrow_rows = 0;       // the 2-hop block's rows whose offsets are narrowed (0: none)
 
   // Bytes of working memory (KernelScratch) the plan needs.
   std::uint64_t working_bytes() const {
     std::uint64_t bytes = 2 * rows * sizeof(vid_t) + cub_bytes + cta_levels_words * sizeof(vid_t);
+    if (narrow_rows) bytes += (narrow_rows + 1) * sizeof(std::uint32_t);
     if (v)
       bytes += 2 * t_rows * sizeof(vid_t) + 2 * (t_rows + 1) * sizeof(eoff_t) + t_entries * sizeof(vid_t) +
                deferred_words * sizeof(std::uint32_t) + (per_edge ? t_entries * sizeof(eoff_t) : 0);
@@ -297,6 +299,7 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
   plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
                      options, limits, per_vertex, per_edge);
   plan.cub_bytes = plan.u.cub_bytes;
+  if (t.narrow_offsets && !plan.thread_rows && b.two_hop.nnz < (std::uint64_t{1} << 32)) plan.narrow_rows = b.two_hop.rows;
   // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
   //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
   if (quarters) {
