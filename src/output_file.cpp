@@ -339,10 +339,6 @@ bool process_alive(long pid) {
 
 // ---- cleanup registry and signals -------------------------------------------------------
 
-namespace {
-
-}  // namespace
-
 void remove_quietly(const std::string& path) {
   std::error_code ec;
   // A worker may create a file while the tree is removed: try a few times.
