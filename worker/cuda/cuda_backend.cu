@@ -736,9 +736,7 @@ class CudaBackend final : public CountBackend {
         TRICOUNT_CUDA_TRY(cudaMemsetAsync(scratch_.deferred_bits.get(), 0, plan.deferred_words * sizeof(std::uint32_t), s));
       }
       if (plan.narrow_rows) {
-        const std::uint64_t n = plan.narrow_rows + 1;
-        const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, std::uint64_t(limits_.multiprocessors) * 8));
-        narrow_offsets<<<grid, 256, 0, s>>>(pu.two_hop.offsets, scratch_.narrow.get(), n);
+        narrow_offsets<<<plan.narrow_grid, kThreadBlockThreads, 0, s>>>(pu.two_hop.offsets, scratch_.narrow.get(), plan.narrow_rows + 1);
         TRICOUNT_CUDA_CHECK_LAUNCH("narrow_offsets");
         mark("narrow offsets");
       }

@@ -138,6 +138,7 @@ struct KernelPlan {
   std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
   bool per_edge = false;               // the kPerEdge kernels: T keeps each entry's P(i,j) position
   std::uint64_t narrow_rows = 0;       // the 2-hop block's rows whose offsets are narrowed (0: none)
+  unsigned narrow_grid = 1;
 
   // Bytes of working memory (KernelScratch) the plan needs.
   std::uint64_t working_bytes() const {
@@ -299,7 +300,11 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
   plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
                      options, limits, per_vertex, per_edge);
   plan.cub_bytes = plan.u.cub_bytes;
-  if (t.narrow_offsets && !plan.thread_rows && b.two_hop.nnz < (std::uint64_t{1} << 32)) plan.narrow_rows = b.two_hop.rows;
+  if (t.narrow_offsets && !plan.thread_rows && b.two_hop.nnz < (std::uint64_t{1} << 32)) {
+    plan.narrow_rows = b.two_hop.rows;
+    plan.narrow_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
+        (plan.narrow_rows + kThreadBlockThreads) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * 8));
+  }
   // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
   //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
   if (quarters) {
