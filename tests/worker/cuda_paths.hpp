@@ -30,6 +30,7 @@ inline std::vector<ForcedPath> per_element_paths() {
       {"CTA path, binary search", {.table_limit = 0, .bitmap_words = 0}, 1},
       {"CTA path, colliding tables", {.collide = true, .bitmap_words = 0}, 2},
       {"warp rows of every size (tallies overflow)", {}, 1000000},
+      {"warp rows, colliding tables (keys at and below the bucket heads)", {.collide = true}},
       {"binary search above 20 keys", {.table_limit = 20}},
       {"8-lane tiles", {.warp_lanes = 8}},
       {"32-lane tiles", {.warp_lanes = 32, .thread_rows = false}},
