@@ -27,6 +27,9 @@ namespace tricount::cuda {
 inline constexpr std::uint64_t kCtaScratchBudget = std::uint64_t{512} << 20;  // global table levels, all CTAs
 inline constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: most a CTA table may take
 inline constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
+// A 2-hop block whose lists are all shorter than this is "short-listed" (uniform-like): its
+// warp rows may take 8 lanes and its tiny rows a thread each.
+inline constexpr std::uint32_t kShortListMax = 64;
 inline constexpr std::uint64_t kMaxTileChunk = 16;
 // Register caps: the warp kernel of 32 lanes for 5 CTAs per SM (fewer spills), the CTA
 // kernel for 6 (bench/notes/cuda-code-figures.md). The other caps, the uncapped kernels and
@@ -168,9 +171,12 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   const std::uint32_t threshold = options.cta_degree_threshold;
   // Lanes per warp row: 8 when the average row has almost no 2-hop work (a 3D grid: about
   // 3 x 3 elements per row; 32 lanes leave most idle and each warp waits on one row's
-  // chain of loads), else 32 (figures: bench/notes/cuda-code-figures.md).
+  // chain of loads), else 32 (figures: bench/notes/cuda-code-figures.md). Also 32 where a
+  // 2-hop list is long: a skewed block's few long lists are most of its work, whatever its
+  // average row says (a Kronecker graph cut into 8 parts; bench/RESULTS.md, issue 34).
   const double work_per_row = one_hop.average_degree() * two_hop.average_degree();
-  sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work ? 8 : 32;
+  const bool short_lists = two_hop.max_degree < kShortListMax;
+  sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work && short_lists ? 8 : 32;
   TRICOUNT_EXPECTS(sp.G == 8 || sp.G == 32, "CudaTuning::warp_lanes must be 0, 8 or 32, not " + std::to_string(sp.G));
   const std::uint32_t tiny_max = std::min(t.tiny_rows, kThreadMaxRow);
   // The warp kernel with the reverse search only where a 2-hop list is long enough for it
@@ -214,15 +220,19 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   auto cta_rows_possible = [&] {
     return hash.max_degree >= threshold || one_hop.max_degree >= threshold || hash.max_degree > sp.tile_max_keys;
   };
-  // Nor a classification then: the warp kernel walks the rows themselves, skipping the
-  // empty ones (the partition costs time, and each row's id is one more dependent load;
-  // bench/notes/cuda-code-figures.md).
-  auto direct = [&] { return t.direct_warp_rows && !cta_rows_possible() && splits == 1; };
   // A classified side gives its tiny rows to count_tiny_rows (unless a threshold that low
-  // asks for CTA rows there); its warp rows are then the larger ones, and the averages that
-  // chose 8 lanes were those of the tiny and empty rows: 32 lanes (bench/RESULTS.md,
-  // issue 28), unless that makes the side unclassified.
+  // asks for CTA rows there).
   const bool tiny_possible = tiny_max > 0 && threshold > tiny_max;
+  const bool mostly_tiny = tiny_possible && short_lists && one_hop.average_degree() * 2 <= tiny_max;
+  // Nor a classification where no row can be a CTA row: the warp kernel walks the rows
+  // themselves, skipping the empty ones (the partition costs time, and each row's id is one
+  // more dependent load; bench/notes/cuda-code-figures.md); unless most rows are tiny with
+  // short lists (a uniform graph cut into 4 or more parts): a thread each pays for the
+  // classification then (bench/RESULTS.md, issue 34).
+  auto direct = [&] { return t.direct_warp_rows && !cta_rows_possible() && splits == 1 && !mostly_tiny; };
+  // A classified side's warp rows are the larger ones, and the averages that chose 8 lanes
+  // were those of the tiny and empty rows: 32 lanes (bench/RESULTS.md, issue 28), unless
+  // that makes the side unclassified.
   if (!t.warp_lanes && sp.G == 8 && tiny_possible && !direct()) {
     shape_tiles(32);
     if (direct()) shape_tiles(8);
