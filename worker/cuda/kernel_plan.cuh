@@ -27,9 +27,6 @@ namespace tricount::cuda {
 inline constexpr std::uint64_t kCtaScratchBudget = std::uint64_t{512} << 20;  // global table levels, all CTAs
 inline constexpr std::uint32_t kCtaSharedBudgetWords = 16384;               // 64 KiB: most a CTA table may take
 inline constexpr std::uint32_t kTileBlockSharedWords = 12288;               // 48 KiB per warp-kernel CTA
-// A 2-hop block whose lists are all shorter than this is "short-listed" (uniform-like): its
-// warp rows may take 8 lanes and its tiny rows a thread each.
-inline constexpr std::uint32_t kShortListMax = 64;
 inline constexpr std::uint64_t kMaxTileChunk = 16;
 // Register caps: the warp kernel of 32 lanes for 5 CTAs per SM (fewer spills), the CTA
 // kernel for 6 (bench/notes/cuda-code-figures.md). The other caps, the uncapped kernels and
@@ -175,7 +172,9 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   // 2-hop list is long: a skewed block's few long lists are most of its work, whatever its
   // average row says (a Kronecker graph cut into 8 parts; bench/RESULTS.md, issue 34).
   const double work_per_row = one_hop.average_degree() * two_hop.average_degree();
-  const bool short_lists = two_hop.max_degree < kShortListMax;
+  // No 2-hop list longer than a thread row walks (uniform-like blocks): the warp rows may take
+  // 8 lanes and the tiny rows a thread each.
+  const bool short_lists = two_hop.max_degree <= kThreadMaxList;
   sp.G = t.warp_lanes ? t.warp_lanes : work_per_row < t.small_row_work && short_lists ? 8 : 32;
   TRICOUNT_EXPECTS(sp.G == 8 || sp.G == 32, "CudaTuning::warp_lanes must be 0, 8 or 32, not " + std::to_string(sp.G));
   const std::uint32_t tiny_max = std::min(t.tiny_rows, kThreadMaxRow);
