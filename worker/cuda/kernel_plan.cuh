@@ -222,13 +222,13 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   // A classified side gives its tiny rows to count_tiny_rows (unless a threshold that low
   // asks for CTA rows there).
   const bool tiny_possible = tiny_max > 0 && threshold > tiny_max;
-  const bool mostly_tiny = tiny_possible && short_lists && one_hop.average_degree() * 2 <= tiny_max;
+  const bool many_tiny = tiny_possible && short_lists && 2 * one_hop.average_degree() <= 3 * tiny_max;
   // Nor a classification where no row can be a CTA row: the warp kernel walks the rows
   // themselves, skipping the empty ones (the partition costs time, and each row's id is one
-  // more dependent load; bench/notes/cuda-code-figures.md); unless most rows are tiny with
-  // short lists (a uniform graph cut into 4 or more parts): a thread each pays for the
-  // classification then (bench/RESULTS.md, issue 34).
-  auto direct = [&] { return t.direct_warp_rows && !cta_rows_possible() && splits == 1 && !mostly_tiny; };
+  // more dependent load; bench/notes/cuda-code-figures.md); unless many rows are tiny (an
+  // average row of at most 1.5 x tiny_max, with short lists: a uniform graph cut into 2 or
+  // more parts): a thread each pays for the classification then (bench/RESULTS.md, issue 34).
+  auto direct = [&] { return t.direct_warp_rows && !cta_rows_possible() && splits == 1 && !many_tiny; };
   // A classified side's warp rows are the larger ones, and the averages that chose 8 lanes
   // were those of the tiny and empty rows: 32 lanes (bench/RESULTS.md, issue 28), unless
   // that makes the side unclassified.
