@@ -77,7 +77,7 @@ struct CountParams {
   // position; one_hop_edge_of maps a 1-hop entry to its P(i,j) position (T on the v side).
   unsigned int* hash_edges = nullptr;
   unsigned int* one_hop_edges = nullptr;
-  const eoff_t* one_hop_edge_of = nullptr;
+  const std::uint32_t* one_hop_edge_of = nullptr;
   unsigned int* two_hop_edges = nullptr;
 };
 

@@ -184,7 +184,7 @@ struct KernelScratch {
   DeviceBuffer<unsigned long long> t_counts;  // edges per row of T while T is built
   DeviceBuffer<eoff_t> t_offsets;
   DeviceBuffer<vid_t> t_neighbors;
-  DeviceBuffer<eoff_t> t_edges;               // per-edge: each T entry's position in P(i,j)
+  DeviceBuffer<std::uint32_t> t_edges;        // per-edge: each T entry's position in P(i,j)
   DeviceBuffer<std::uint32_t> deferred_bits;  // which edges of P(i,j) v's side takes, a bit each
   DeviceBuffer<unsigned char> cub_temp;
   DeviceBuffer<vid_t> cta_levels;             // global levels of CTA tables, an area per CTA

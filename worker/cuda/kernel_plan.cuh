@@ -136,7 +136,7 @@ struct KernelPlan {
   unsigned transpose_grid = 1;
   std::size_t cub_bytes = 0;
   std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
-  bool per_edge = false;               // the kPerEdge kernels: T keeps each entry's P(i,j) position
+  bool per_edge = false;               // the kPerEdge kernels: T keeps each entry's P(i,j) position (32 bits)
   std::uint64_t narrow_rows = 0;       // the 2-hop block's rows whose offsets are narrowed (0: none)
   unsigned narrow_grid = 1;
 
@@ -146,7 +146,7 @@ struct KernelPlan {
     if (narrow_rows) bytes += (narrow_rows + 1) * sizeof(std::uint32_t);
     if (v)
       bytes += 2 * t_rows * sizeof(vid_t) + 2 * (t_rows + 1) * sizeof(eoff_t) + t_entries * sizeof(vid_t) +
-               deferred_words * sizeof(std::uint32_t) + (per_edge ? t_entries * sizeof(eoff_t) : 0);
+               deferred_words * sizeof(std::uint32_t) + (per_edge ? t_entries * sizeof(std::uint32_t) : 0);
     return bytes;
   }
 };
@@ -299,7 +299,10 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
   plan.thread_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
       (plan.rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * 8));
   // 2. The transposed v side, where it pays.
-  const std::optional<std::uint32_t> quarters = plan.thread_rows ? std::nullopt : v_side_quarters(b, t);
+  // Per-edge: T keeps each entry's P(i,j) position in 32 bits, so a P(i,j) of more than 2^32
+  // entries counts without the v side.
+  const bool t_positions_fit = !per_edge || b.one_hop.nnz <= (std::uint64_t{1} << 32);
+  const std::optional<std::uint32_t> quarters = plan.thread_rows || !t_positions_fit ? std::nullopt : v_side_quarters(b, t);
   if (quarters)
     TRICOUNT_EXPECTS(std::uint64_t(b.hash.max_degree) * kCtaThreads < (std::uint64_t{1} << 32),
                      "block " + block_label(b.hash) + ": a row of " + std::to_string(b.hash.max_degree) +

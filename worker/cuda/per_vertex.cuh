@@ -153,7 +153,7 @@ struct PerVertexTile {
   // Per-edge: the 1-hop block's counters (mid_edge_of: T's entry -> P(i,j) position, v side)
   // and the 2-hop block's.
   unsigned int* mid_edges = nullptr;
-  const eoff_t* mid_edge_of = nullptr;
+  const std::uint32_t* mid_edge_of = nullptr;
   unsigned int* col_edges = nullptr;
   __device__ __forceinline__ void add_mid_edge(eoff_t t, std::uint32_t hits) const {
     atomicAdd(&mid_edges[mid_edge_of ? mid_edge_of[t] : t], hits);

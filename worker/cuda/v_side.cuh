@@ -45,7 +45,7 @@ struct TransposeParams {
   const std::uint32_t* bits = nullptr;      // which edges are deferred (set by the u side)
   eoff_t* t_ends = nullptr;                 // T's row ends, decremented into T's offsets
   vid_t* t_neighbors = nullptr;             // T's entries
-  eoff_t* t_edges = nullptr;                // per-edge: each entry's position in P(i,j) (null: not kept)
+  std::uint32_t* t_edges = nullptr;         // per-edge: each entry's position in P(i,j) (null: not kept)
 };
 
 // Marks edge first + i of P(i,j) as deferred for each bit i set in m (at most 32 edges, so
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kTransposeBlockThreads) scatter_deferred_edges
       for (std::uint32_t q = 0; q < kTransposeLoads; ++q)
         if (bits >> (b0 + q) & 1u) {
           p.t_neighbors[slot[q]] = from[q];
-          if (p.t_edges) p.t_edges[slot[q]] = eb + q;
+          if (p.t_edges) p.t_edges[slot[q]] = static_cast<std::uint32_t>(eb + q);
         }
     }
   }
