@@ -267,17 +267,29 @@ void PerVertexSummary::add(const VertexRows& rows, unsigned threads) {
       for (std::size_t x = 0; x < n; ++x) clustering += rows.clustering[x];
       return;
     }
-    PerVertexSummary& s = part[k];
-    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x) {
-      const std::uint64_t d = rows.degree[x], tri = rows.triangles[x];
-      ++s.vertices;
-      s.triangle_sum += tri;
-      if (d >= 2) s.wedges += static_cast<unsigned __int128>(d) * (d - 1) / 2;
+    // Summed in locals, stored once: the parts share cache lines, and a store to them every
+    // row made each thread's lines bounce between cores.
+    const std::uint64_t* degree = rows.degree.data();
+    const std::uint64_t* triangles = rows.triangles.data();
+    const std::size_t first = n * k / t, last = n * (k + 1) / t;
+    unsigned __int128 triangle_sum = 0, wedges = 0;
+    std::vector<TopVertex> top;
+    top.reserve(kTop + 1);
+    for (std::size_t x = first; x < last; ++x) {
+      const std::uint64_t d = degree[x], tri = triangles[x];
+      triangle_sum += tri;
+      if (d >= 2) wedges += static_cast<unsigned __int128>(d) * (d - 1) / 2;
+      if (tri == 0) continue;
       const TopVertex v{rows.vertex[x], d, tri};
-      if (tri == 0 || (s.top.size() == kTop && !ranks_before(v, s.top.back()))) continue;
-      s.top.insert(std::upper_bound(s.top.begin(), s.top.end(), v, ranks_before), v);
-      if (s.top.size() > kTop) s.top.pop_back();
+      if (top.size() == kTop && !ranks_before(v, top.back())) continue;
+      top.insert(std::upper_bound(top.begin(), top.end(), v, ranks_before), v);
+      if (top.size() > kTop) top.pop_back();
     }
+    PerVertexSummary& s = part[k];
+    s.vertices = last - first;
+    s.triangle_sum = triangle_sum;
+    s.wedges = wedges;
+    s.top = std::move(top);
   });
   clustering_sum = clustering;
   for (const PerVertexSummary& s : part) {
@@ -563,7 +575,7 @@ PerVertexOutput reduce_per_vertex(MPI_Comm parent, bool is_worker, const BlockFi
       MPI_Comm holders = MPI_COMM_NULL;  // the workers with degree shares of class c, worker 0 first
       if (is_worker) {
         guarded([&] {
-          counts = sources.take_counts(c);
+          counts = timed(steps.counters, [&] { return sources.take_counts(c); });
           TRICOUNT_EXPECTS(counts.size() == length && (degrees[c].empty() || degrees[c].size() == length),
                            "class " + std::to_string(c) + " of " + std::to_string(length) + " vertices: " +
                                std::to_string(counts.size()) + " counters and " + std::to_string(degrees[c].size()) +
