@@ -245,7 +245,7 @@ JsonObject CountResult::to_json() const {
     const PerVertexSteps& s = per_vertex_output->steps;
     JsonObject steps;  // rank 0's view of the step; degree_read ran on the workers while they counted
     steps.add("degree_read", s.degree_read).add("degrees", s.degrees).add("early_columns", s.early_columns)
-        .add("ids", s.ids).add("reduce", s.reduce).add("rows", s.rows).add("queue", s.queue).add("finish", s.finish)
+        .add("ids", s.ids).add("counters", s.counters).add("reduce", s.reduce).add("rows", s.rows).add("queue", s.queue).add("finish", s.finish)
         .add("early_columns_written", s.early_columns_written);
     seconds.add("per_vertex", per_vertex_seconds).add("per_vertex_write", per_vertex_output->write_seconds)
         .add("per_vertex_steps", steps);

@@ -208,6 +208,7 @@ struct PerVertexSteps {
   double degrees = 0;  // waiting for the degrees: the workers' shares (read while they counted) or the stored ones
   double early_columns = 0;  // waiting for the vertex and degree columns written while the workers counted
   double ids = 0;      // waiting for a class's input ids (read on a thread)
+  double counters = 0;  // taking a class's counters off this rank's backend (rank 0 when it counts too)
   double reduce = 0;   // the pieces' reductions (counters and degrees) to rank 0
   double rows = 0;     // building the rows and the summary
   double queue = 0;    // waiting for room in the writer's queue

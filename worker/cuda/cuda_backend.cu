@@ -282,7 +282,10 @@ class CudaBackend final : public CountBackend {
   // The backend may be created on another thread than the one that ends it (run_count makes
   // it on a thread of its own): its memory is freed with its device current. Unchecked: a
   // destructor has no one to tell.
-  ~CudaBackend() override { cudaSetDevice(device_); }
+  ~CudaBackend() override {
+    cudaSetDevice(device_);
+    drop_first_host_counts();
+  }
 
   std::string_view name() const override { return "cuda"; }
   bool decodes_packed() const override { return true; }
@@ -393,20 +396,33 @@ class CudaBackend final : public CountBackend {
     class_vertices_ = std::move(class_vertices);
     // The first class's host array, allocated and its pages faulted in while the GPU counts:
     // after the count only the copy remains (the per-vertex step takes class 0 first).
-    first_host_counts_ = std::async(std::launch::async, [n = class_vertices_[0]] { return std::vector<count_t>(n, 0); });
+    // Pinned there too (when the driver allows), so that the copy runs at the link's rate.
+    drop_first_host_counts();
+    first_host_counts_ = std::async(std::launch::async, [device = device_, n = class_vertices_[0]] {
+      HostCounts h{std::vector<count_t>(n, 0), false};
+      h.pinned = !h.counts.empty() && cudaSetDevice(device) == cudaSuccess &&
+                 cudaHostRegister(h.counts.data(), h.counts.size() * sizeof(count_t), cudaHostRegisterDefault) == cudaSuccess;
+      if (!h.pinned) cudaGetLastError();  // pageable then: the copy is slower, nothing else changes
+      return h;
+    });
   }
 
   std::vector<count_t> take_vertex_counts(std::uint32_t c) override {
     TRICOUNT_EXPECTS(c < class_vertices_.size(), "take_vertex_counts(" + std::to_string(c) + "): per-vertex counting was started with " +
                                                      std::to_string(class_vertices_.size()) + " classes");
     static_assert(sizeof(count_t) == sizeof(unsigned long long), "device counters are copied as they are");
-    std::vector<count_t> counts =
-        c == 0 && first_host_counts_.valid() ? first_host_counts_.get() : std::vector<count_t>(class_vertices_[c], 0);
+    HostCounts host = c == 0 && first_host_counts_.valid() ? first_host_counts_.get()
+                                                           : HostCounts{std::vector<count_t>(class_vertices_[c], 0), false};
+    std::vector<count_t> counts = std::move(host.counts);
     DeviceBuffer<unsigned long long>& dev = vertex_counts_[c];
+    TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
     if (dev.get()) {
-      TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
-      TRICOUNT_CUDA_TRY(cudaMemcpy(counts.data(), dev.get(), counts.size() * sizeof(count_t), cudaMemcpyDeviceToHost));
+      const cudaError_t copied = cudaMemcpy(counts.data(), dev.get(), counts.size() * sizeof(count_t), cudaMemcpyDeviceToHost);
+      if (host.pinned) cudaHostUnregister(counts.data());  // before the array leaves, whatever the copy did
+      TRICOUNT_CUDA_TRY(copied);
       dev.release();
+    } else if (host.pinned) {
+      TRICOUNT_CUDA_TRY(cudaHostUnregister(counts.data()));
     }
     return counts;
   }
@@ -416,6 +432,16 @@ class CudaBackend final : public CountBackend {
   struct VertexClasses {
     std::uint32_t i, j, k;
   };
+
+  // Class 0's host array, never taken (an error before the step): unpinned before it is freed.
+  void drop_first_host_counts() {
+    if (!first_host_counts_.valid()) return;
+    try {
+      HostCounts h = first_host_counts_.get();
+      if (h.pinned) cudaHostUnregister(h.counts.data());
+    } catch (...) {  // its allocation failed: nothing was pinned
+    }
+  }
 
   // Bytes of the per-vertex counters not yet on the device among `classes` (each counted once).
   std::uint64_t missing_counter_bytes(const VertexClasses& classes) const {
@@ -874,7 +900,11 @@ class CudaBackend final : public CountBackend {
   DeviceBuffer<DeviceCounters> counters_;
   KernelScratch scratch_;
   std::vector<std::uint64_t> class_vertices_;                   // per-vertex counting: empty when off
-  std::future<std::vector<count_t>> first_host_counts_;         // per-vertex: class 0's host array, made while counting
+  struct HostCounts {
+    std::vector<count_t> counts;
+    bool pinned = false;  // registered with the driver (cudaHostRegister) until the copy is done
+  };
+  std::future<HostCounts> first_host_counts_;                   // per-vertex: class 0's host array, made while counting
   std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
   bool per_edge_ = false;                                       // per-edge counting
   std::uint32_t parts_ = 0;                                     // per-edge: blocks are parts_ x parts_
