@@ -71,18 +71,28 @@ void PerEdgeSummary::add(const EdgeRows& rows, unsigned threads) {
   const unsigned t = table_threads(n, threads);
   std::vector<PerEdgeSummary> part(t);
   parallel_for(t, [&](unsigned k) {
-    PerEdgeSummary& s = part[k];
-    for (std::size_t x = n * k / t; x < n * (k + 1) / t; ++x) {
-      const std::uint64_t tri = rows.triangles[x];
-      ++s.edges;
-      s.triangle_sum += tri;
+    // Summed in locals, stored once (as PerVertexSummary::add: the parts share cache lines).
+    const auto* triangles = rows.triangles.data();
+    const std::size_t first = n * k / t, last = n * (k + 1) / t;
+    std::uint64_t in_triangles = 0;
+    unsigned __int128 triangle_sum = 0;
+    std::vector<TopEdge> top;
+    top.reserve(kTop + 1);
+    for (std::size_t x = first; x < last; ++x) {
+      const std::uint64_t tri = triangles[x];
+      triangle_sum += tri;
       if (tri == 0) continue;
-      ++s.edges_in_triangles;
+      ++in_triangles;
       const TopEdge e{rows.u[x], rows.v[x], tri};
-      if (s.top.size() == kTop && !ranks_before(e, s.top.back())) continue;
-      s.top.insert(std::upper_bound(s.top.begin(), s.top.end(), e, ranks_before), e);
-      if (s.top.size() > kTop) s.top.pop_back();
+      if (top.size() == kTop && !ranks_before(e, top.back())) continue;
+      top.insert(std::upper_bound(top.begin(), top.end(), e, ranks_before), e);
+      if (top.size() > kTop) top.pop_back();
     }
+    PerEdgeSummary& s = part[k];
+    s.edges = last - first;
+    s.edges_in_triangles = in_triangles;
+    s.triangle_sum = triangle_sum;
+    s.top = std::move(top);
   });
   for (const PerEdgeSummary& s : part) {
     edges += s.edges;
