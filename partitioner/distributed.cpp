@@ -130,8 +130,12 @@ void parallel_sort(Array<T>& data, unsigned threads) {
   // Where chunk k's records of range b go: ranges in order, chunks in order within each. Each
   // record's range is searched twice: keeping it (2 bytes a record) was no faster.
   std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(t, 0));
+  // Each thread counts and places in an array it allocates itself: rows of one shared array
+  // put neighbouring threads' hot counters in one cache line, bouncing between cores.
   parallel_for(t, [&](unsigned k) {
-    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++pos[k][bucket(data[i])];
+    std::vector<std::uint64_t> mine(t, 0);
+    for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) ++mine[bucket(data[i])];
+    pos[k] = std::move(mine);
   });
   std::vector<std::uint64_t> start(t + 1, 0);
   for (unsigned b = 0; b < t; ++b) {
@@ -140,7 +144,7 @@ void parallel_sort(Array<T>& data, unsigned threads) {
     start[b + 1] = p;
   }
   parallel_for(t, [&](unsigned k) {
-    std::vector<std::uint64_t>& p = pos[k];
+    std::vector<std::uint64_t> p = pos[k];  // this thread's own (as above)
     for (std::uint64_t i = n * k / t; i < n * (k + 1) / t; ++i) scratch[p[bucket(data[i])]++] = data[i];
   });
   lap("sort.cut");
@@ -198,8 +202,10 @@ Array<To> route(const Comm& c, std::vector<Array<From>>& pieces, Dest dest, Conv
   const unsigned t = threads_for(n, threads);
   const auto R = static_cast<std::size_t>(c.size);
   std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(R + 1, 0));
-  parallel_for(t, [&](unsigned k) {
-    for_records(pieces, at, n * k / t, n * (k + 1) / t, [&](const From& e) { ++count[k][dest(e)]; });
+  parallel_for(t, [&](unsigned k) {  // each thread's counters its own (as parallel_sort's)
+    std::vector<std::uint64_t> mine(R + 1, 0);
+    for_records(pieces, at, n * k / t, n * (k + 1) / t, [&](const From& e) { ++mine[dest(e)]; });
+    count[k] = std::move(mine);
   });
   std::vector<std::uint64_t> counts(R, 0);
   std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(R + 1, 0));
@@ -214,9 +220,10 @@ Array<To> route(const Comm& c, std::vector<Array<From>>& pieces, Dest dest, Conv
   Array<To> send;
   send.resize(p);
   parallel_for(t, [&](unsigned k) {
+    std::vector<std::uint64_t> mine = pos[k];
     for_records(pieces, at, n * k / t, n * (k + 1) / t, [&](const From& e) {
       const std::size_t r = dest(e);
-      if (r < R) send[pos[k][r]++] = convert(e);
+      if (r < R) send[mine[r]++] = convert(e);
     });
   });
   std::vector<Array<From>>().swap(pieces);
@@ -721,9 +728,10 @@ class Distributed {
       slices_[b].neighbors.resize(p);
     }
     parallel_for(t, [&](unsigned k) {
+      std::vector<std::uint64_t> mine = pos[k];  // this thread's own (as parallel_sort's)
       for (std::uint64_t e = m * k / t; e < m * (k + 1) / t; ++e) {
         const std::uint64_t x = rows[e] >> 32, y = rows[e] & 0xFFFFFFFFu, b = (x % n) * n + y % n;
-        slices_[b].neighbors[pos[k][b]++] = static_cast<vid_t>(y / n);
+        slices_[b].neighbors[mine[b]++] = static_cast<vid_t>(y / n);
       }
     });
     release(rows);
