@@ -129,7 +129,7 @@ void parallel_sort(Array<T>& data, unsigned threads) {
   };
   // Where chunk k's records of range b go: ranges in order, chunks in order within each. Each
   // record's range is searched twice: keeping it (2 bytes a record) was no faster.
-  std::vector<std::vector<std::uint64_t>> pos(t, std::vector<std::uint64_t>(t, 0));
+  std::vector<std::vector<std::uint64_t>> pos(t);
   // Each thread counts and places in an array it allocates itself: rows of one shared array
   // put neighbouring threads' hot counters in one cache line, bouncing between cores.
   parallel_for(t, [&](unsigned k) {
@@ -201,7 +201,7 @@ Array<To> route(const Comm& c, std::vector<Array<From>>& pieces, Dest dest, Conv
   const std::uint64_t n = at.back();
   const unsigned t = threads_for(n, threads);
   const auto R = static_cast<std::size_t>(c.size);
-  std::vector<std::vector<std::uint64_t>> count(t, std::vector<std::uint64_t>(R + 1, 0));
+  std::vector<std::vector<std::uint64_t>> count(t);
   parallel_for(t, [&](unsigned k) {  // each thread's counters its own (as parallel_sort's)
     std::vector<std::uint64_t> mine(R + 1, 0);
     for_records(pieces, at, n * k / t, n * (k + 1) / t, [&](const From& e) { ++mine[dest(e)]; });

@@ -416,14 +416,11 @@ class CudaBackend final : public CountBackend {
     std::vector<count_t> counts = std::move(host.counts);
     DeviceBuffer<unsigned long long>& dev = vertex_counts_[c];
     TRICOUNT_CUDA_TRY(cudaSetDevice(device_));
-    if (dev.get()) {
-      const cudaError_t copied = cudaMemcpy(counts.data(), dev.get(), counts.size() * sizeof(count_t), cudaMemcpyDeviceToHost);
-      if (host.pinned) cudaHostUnregister(counts.data());  // before the array leaves, whatever the copy did
-      TRICOUNT_CUDA_TRY(copied);
-      dev.release();
-    } else if (host.pinned) {
-      TRICOUNT_CUDA_TRY(cudaHostUnregister(counts.data()));
-    }
+    const cudaError_t copied =
+        dev.get() ? cudaMemcpy(counts.data(), dev.get(), counts.size() * sizeof(count_t), cudaMemcpyDeviceToHost) : cudaSuccess;
+    if (host.pinned) cudaHostUnregister(counts.data());  // before the array leaves, whatever the copy did
+    TRICOUNT_CUDA_TRY(copied);
+    dev.release();
     return counts;
   }
 
