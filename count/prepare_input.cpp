@@ -88,8 +88,13 @@ std::string format_name(const std::string& path, InputFormat format) {
 
 void partition_on_rank0(bool one_node, int workers_here, const InputRequest& request, PreparedInput& out) {
   // The count's own checks see only the block file (and name it --input): the edge file here.
-  for (const auto& [path, option] : request.outputs) output::refuse_same_file(path, option, {{request.input, "GRAPH"}});
-  if (!request.save_blocks.empty()) output::refuse_same_file(request.save_blocks, "--save-blocks", {{request.input, "GRAPH"}});
+  // Each output against the input and the outputs before it, before the partition's work.
+  std::vector<output::NamedPath> before = {{request.input, "GRAPH"}};
+  for (const auto& [path, option] : request.outputs) {
+    output::refuse_same_file(path, option, before);
+    before.push_back({path, option});
+  }
+  if (!request.save_blocks.empty()) output::refuse_same_file(request.save_blocks, "--save-blocks", before);
   const std::string format = format_name(request.input, request.format);
   const std::uint64_t edges = estimated_input_edges(request.input, request.format);
   std::string why = "as --parts asks";

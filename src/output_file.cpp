@@ -129,6 +129,22 @@ int open_fifo_for_writing(const std::string& path, const std::string& what) {
   }
 }
 
+// Where a file not yet made would be created: absolute, the symlinks of its last component
+// and of its existing folders followed, "." and ".." gone, so that "x", "./x" and "d/../x" meet.
+std::string creation_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p;
+  try {
+    p = resolve_last_symlinks(path, "output");
+  } catch (const Error&) {
+    p = path;  // a symlink loop: check_writable names it; compared as written
+  }
+  const fs::path absolute = fs::absolute(p, ec);
+  if (ec) return fs::path(path).lexically_normal().string();
+  const fs::path normal = fs::weakly_canonical(absolute, ec);
+  return (ec ? absolute.lexically_normal() : normal).string();
+}
+
 }  // namespace
 
 void refuse_same_file(const std::string& path, std::string_view option, const std::vector<NamedPath>& others) {
@@ -138,8 +154,13 @@ void refuse_same_file(const std::string& path, std::string_view option, const st
   for (const NamedPath& other : others) {
     if (other.path.empty()) continue;
     struct stat theirs {};
-    const bool same = (path == other.path && path != "-") ||
-                      (exists && identify(other.path, theirs) && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino);
+    const bool other_exists = identify(other.path, theirs);
+    const bool same =
+        (path == other.path && path != "-") ||
+        (exists && other_exists && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino) ||
+        // A file to be made: the same once both names are made absolute and plain.
+        ((!exists || !other_exists) && standard_descriptor(path) < 0 && standard_descriptor(other.path) < 0 &&
+         creation_path(path) == creation_path(other.path));
     if (same)
       throw UsageError(std::string(option) + " '" + path + "' is the same file as " + std::string(other.option) + " '" +
                        other.path + "': writing it would destroy that file; choose another path");

@@ -26,7 +26,8 @@ struct NamedPath {
 };
 
 // Throws UsageError when `path` (the file named by `option`) is one of `others`: the same
-// path, or the same file (st_dev and st_ino) through a symlink, a hard link or /dev/stdout.
+// path, the same file (st_dev and st_ino) through a symlink, a hard link or /dev/stdout, or,
+// for a file not made yet, the same place once both names are plain ("x" and "./x").
 // Writing it would destroy that file. Empty paths are skipped.
 void refuse_same_file(const std::string& path, std::string_view option, const std::vector<NamedPath>& others);
 

@@ -185,6 +185,35 @@ TEST_F(GraphInput, OutputsOntoTheEdgeFileAreRefused) {
   expect_no_temporaries();
 }
 
+// Two outputs that name one file not made yet, spelt differently ("d/x", "d/./x",
+// "d/sub/../x"), would leave one of them: refused before the edge file is partitioned.
+TEST_F(GraphInput, TwoOutputsNamingOneNewFileAreRefusedBeforeAnyWork) {
+  fs::create_directory(dir_.file("sub"));
+  const std::string out = dir_.file("out.tsv"), dotted = dir_.file(".") + "/out.tsv", up = dir_.file("sub") + "/../out.tsv";
+  const std::vector<std::vector<std::string>> pairs = {{"--per-edge", out, "--per-vertex", dotted},
+                                                        {"--journal", out, "--per-edge", up},
+                                                        {"--json", out, "--per-vertex", up},
+                                                        {"--json", dotted, "--save-blocks", out}};
+  for (const auto& p : pairs) {
+    std::vector<std::string> args = {txt_, "--backend", "cpu"};
+    args.insert(args.end(), p.begin(), p.end());
+    const ProcessResult r = count_in(tmp_, args);
+    EXPECT_EQ(r.exit_code, 2) << p[0] << " " << p[2] << ": " << describe(r);
+    EXPECT_TRUE(contains(r.err, "is the same file as") && contains(r.err, p[0] + " '") && contains(r.err, p[2] + " '"))
+        << p[0] << " " << p[2] << ": " << r.err;
+    EXPECT_FALSE(contains(r.out, "partitioned")) << "partitioned before refusing: " << r.out;
+    EXPECT_FALSE(fs::exists(out)) << p[0] << " " << p[2];
+  }
+  expect_no_temporaries();
+  // A block file as GRAPH: the count's own checks meet the same names.
+  const std::string h5 = dir_.file("g.h5");
+  ASSERT_EQ(count_in(tmp_, {txt_, "--backend", "cpu", "--save-blocks", h5}).exit_code, 0);
+  const ProcessResult r = count_in(tmp_, {h5, "--backend", "cpu", "--json", out, "--per-edge", up});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "--per-edge '" + up + "' is the same file as --json '" + out + "'")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // A graph whose CSR does not fit half of --cache-size is cut into more parts.
 TEST_F(GraphInput, TheLayoutFollowsTheWorkersCacheSize) {
   const ProcessResult r = count_in(tmp_, {txt_, "--cache-size", "200K", "--json", "-", "--backend", "cpu"});
