@@ -19,6 +19,9 @@
 
 int main(int argc, char** argv) {
   using namespace tricount;
+  // Before any thread starts: SIGTERM/SIGINT/SIGHUP remove the outputs' temporaries (and the
+  // scheduler says which tasks were in flight), then exit.
+  output::install_signal_cleanup("tricount-count", "no table or report written");
   SetupTimes started;  // before the report's clock: given to run_count
   started.before_main = seconds_since_process_start();
   const std::future<bool> gpu_driver = start_gpu_driver(argc, argv);  // beside MPI_Init

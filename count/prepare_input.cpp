@@ -41,7 +41,7 @@ bool is_block_file(const std::string& path) {
   if (fd < 0) return false;
   unsigned char head[8] = {0};
   const bool hdf5 = ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
-                    std::memcmp(head, "\x89HDF\r\n\x1a\n", sizeof head) == 0;
+                    std::memcmp(head, output::kHdf5Signature.data(), sizeof head) == 0;
   ::close(fd);
   return hdf5;
 }

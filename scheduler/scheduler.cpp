@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "src/output_file.hpp"
+
 namespace tricount {
 namespace {
 
@@ -34,7 +36,9 @@ void append_number(char* buf, std::size_t& len, std::size_t cap, std::uint64_t v
   while (n && len + 1 < cap) buf[len++] = digits[--n];
 }
 
-extern "C" void report_in_flight_and_exit(int sig) {
+// The tasks in flight and where the finished ones are, on stderr: from the signal handler
+// below, or as the note of tricount-count's signal watcher (src/output_file.hpp).
+void report_in_flight(int sig) {
   // Only async-signal-safe calls here.
   static char buf[8192];
   std::size_t len = 0;
@@ -62,6 +66,10 @@ extern "C" void report_in_flight_and_exit(int sig) {
   }
   append_text(buf, len, sizeof buf, "\n");
   (void)!::write(2, buf, len);
+}
+
+extern "C" void report_in_flight_and_exit(int sig) {
+  report_in_flight(sig);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -91,8 +99,10 @@ class InFlightReport {
     sigemptyset(&action.sa_mask);
     sigaction(SIGTERM, &action, &old_term_);
     sigaction(SIGINT, &action, &old_int_);
+    output::set_interrupt_note(report_in_flight);  // where a watcher takes the signals instead
   }
   ~InFlightReport() {
+    output::set_interrupt_note(nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
     sigaction(SIGINT, &old_int_, nullptr);
     g_tracked_ranks = 0;

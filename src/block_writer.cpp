@@ -32,9 +32,6 @@ namespace {
 
 using Handle = Hdf5Handle;
 
-// The first bytes of every HDF5 file (a superblock at offset 0; the writer uses no user block).
-constexpr std::string_view kHdf5Signature{"\x89HDF\r\n\x1a\n", 8};
-
 // Starts the disk's writes of the file's dirty pages now, without waiting for them, so that
 // commit()'s fsync finds most of them written: the disk works while the rest of the file is
 // made, not after it (commit was the fsync of the whole output). On a thread of its own:
@@ -154,7 +151,7 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
   const Handle fcpl = untimed(H5P_FILE_CREATE, "'" + path + "'");
   // A killed writer's temporary is removed when provably stale (this host, a dead pid, an
   // HDF5 file); ours is created exclusively (H5F_ACC_EXCL is O_EXCL: no planted symlink).
-  output::remove_stale_temps(path, kHdf5Signature);
+  output::remove_stale_temps(path, output::kHdf5Signature);
   s.out = std::make_unique<output::OutputFile>(path, "output", [&](const std::string& temp) {
     errno = 0;
     s.file = Handle(H5Fcreate(temp.c_str(), H5F_ACC_EXCL, fcpl.get(), fapl.get()), H5Fclose);

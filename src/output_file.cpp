@@ -392,7 +392,13 @@ void unregister_cleanup_path(const std::string& path) {
   cleanup_paths().erase(path);
 }
 
-void install_signal_cleanup(const std::string& program) {
+namespace {
+std::atomic<InterruptNote> g_interrupt_note{nullptr};
+}  // namespace
+
+void set_interrupt_note(InterruptNote note) { g_interrupt_note = note; }
+
+void install_signal_cleanup(const std::string& program, const std::string& left) {
   static std::once_flag once;
   std::call_once(once, [&] {
     sigset_t set;
@@ -401,11 +407,12 @@ void install_signal_cleanup(const std::string& program) {
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    std::thread([set, program] {
+    std::thread([set, program, left] {
       int sig = 0;
       while (sigwait(&set, &sig) != 0) {
       }
       g_interrupted = true;
+      if (const InterruptNote note = g_interrupt_note.load()) note(sig);
       std::set<std::string> paths;
       bool removed = false;
       {
@@ -417,8 +424,8 @@ void install_signal_cleanup(const std::string& program) {
       }
       for (const std::string& p : paths) remove_quietly(p);
       const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-      std::fprintf(stderr, "\n%s: interrupted by %s; %s, no output written\n", program.c_str(), name,
-                   removed ? "temporary files removed" : "temporary files (*.tmp*) may remain beside the outputs");
+      std::fprintf(stderr, "\n%s: interrupted by %s; %s, %s\n", program.c_str(), name,
+                   removed ? "temporary files removed" : "temporary files (*.tmp*) may remain beside the outputs", left.c_str());
       std::fflush(stderr);
       ::_exit(128 + sig);
     }).detach();

@@ -82,6 +82,8 @@ bool writes_in_place(const std::string& path);
 // only where provably its own: this host's name, a pid that no longer runs here, our user,
 // a regular file that starts with `signature` (the format's magic bytes). Returns how many.
 std::size_t remove_stale_temps(const std::string& path, std::string_view signature);
+// The first bytes of an HDF5 file (its superblock at offset 0), the signature of HDF5 outputs.
+inline constexpr std::string_view kHdf5Signature{"\x89HDF\r\n\x1a\n", 8};
 
 // "PREFIX<host>-<pid>-" for names of this process's scratch files and directories, and
 // whether `name` (with that prefix) belongs to a process of this host that no longer runs.
@@ -104,8 +106,12 @@ std::string make_registered(const std::function<std::string()>& make);
 // For programs: blocks SIGTERM, SIGINT and SIGHUP in the calling thread (call it before any
 // thread starts, so that every thread inherits the mask) and starts a watcher thread that, on
 // one of them, removes the registered paths, prints "<program>: interrupted by SIG...;
-// temporary files removed" and exits with 128 + the signal number.
-void install_signal_cleanup(const std::string& program);
+// temporary files removed, <left>" and exits with 128 + the signal number.
+void install_signal_cleanup(const std::string& program, const std::string& left = "no output written");
+// What the watcher prints first on a signal, before it removes the files (e.g. the tasks in
+// flight); nullptr: nothing. Called on the watcher's thread, not in a signal handler.
+using InterruptNote = void (*)(int signal);
+void set_interrupt_note(InterruptNote note);
 // True once the watcher has caught a signal (it is removing the files, then exits).
 bool interrupted();
 // If interrupted(): waits for the watcher to end the process (an error caused by the

@@ -5,9 +5,14 @@
 // not plain files (FIFOs, symlinks, /dev/null, /dev/full, /dev/stdout).
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <set>
@@ -408,6 +413,67 @@ TEST(cliOutputSafety, BadJsonPathIsFoundBeforeCounting) {
   EXPECT_EQ(full.exit_code, 1) << describe(full);
   EXPECT_TRUE(contains(full.out, "tricount: 1276 triangles")) << describe(full);
   EXPECT_TRUE(device_intact("/dev/full", 7));
+}
+
+// A signal while the per-vertex table is being made removes its temporary; a run killed
+// outright (SIGKILL) leaves one, which the next run to that table removes.
+TEST(cliOutputSafety, AnInterruptedCountLeavesNoTemporaryTable) {
+  TempDir dir;
+  const std::string h5 = dir.file("k.h5");
+  const ProcessResult made = run_process(
+      {bin_path("tricount-partition"), "--input", "kronecker:19", "--output", h5, "--parts", "2", "--quiet"}, kProgramTimeout);
+  ASSERT_EQ(made.exit_code, 0) << describe(made);
+  const std::string table = dir.file("pv.h5"), err = dir.file("err.txt");
+  const auto table_temps = [&] {
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      if (e.path().filename().string().starts_with("pv.h5.tmp.tricount-")) found.push_back(e.path().filename().string());
+    return found;
+  };
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 2);
+      const std::string prog = bin_path("tricount-count");
+      ::execl(prog.c_str(), prog.c_str(), h5.c_str(), "--backend", "cpu", "--threads", "1", "--per-vertex", table.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ASSERT_GT(pid, 0);
+    bool seen = false;  // the table's temporary exists while the workers count
+    for (int i = 0; i < 60000 && !seen; ++i) {
+      seen = !table_temps().empty();
+      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(seen) << "no temporary table appeared: " << read_file(err);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (code == 0) continue;  // finished before the signal: nothing to check
+    EXPECT_EQ(code, 128 + sig) << read_file(err);
+    EXPECT_TRUE(contains(read_file(err), "tricount-count: interrupted by " + std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                                             "; temporary files removed, no table or report written"))
+        << read_file(err);
+    EXPECT_TRUE(table_temps().empty()) << table_temps().front();
+    EXPECT_FALSE(fs::exists(table));
+  }
+  // A temporary of a process gone (killed outright), then a run to the same table.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::string name = host;
+  for (char& c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  const std::string stale = table + ".tmp.tricount-" + name + "-" + std::to_string(gone) + "-abc123";
+  write_file(stale, std::string("\x89HDF\r\n\x1a\n", 8) + "half a table");
+  const ProcessResult r = mpi_count(1, {"--input", h5, "--per-vertex", table, "--threads", "1", "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(fs::exists(table));
+  EXPECT_FALSE(fs::exists(stale)) << "the dead run's temporary was left";
 }
 
 }  // namespace
