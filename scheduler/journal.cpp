@@ -9,6 +9,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -17,12 +18,16 @@
 #include <unordered_set>
 #include <vector>
 
+#include "src/checksum.hpp"
 #include "src/task_plan.hpp"
 
 namespace tricount {
 namespace {
 
-constexpr const char* kMagic = "# tricount-journal 1";
+// Version 2 ends every record with its check value; version 1 journals (records without it,
+// or with it where a newer run resumed one) are still read.
+constexpr const char* kMagic = "# tricount-journal 2";
+constexpr const char* kMagicV1 = "# tricount-journal 1";
 
 constexpr const char* kRunPrefix = "# run schedule=";
 
@@ -73,9 +78,30 @@ std::vector<std::string_view> split_on_spaces(std::string_view line) {
   }
 }
 
-// "<task> <triangles> <seconds> <rank> <estimate> [<load seconds>]", single spaces.
-bool parse_record(std::string_view line, JournalRecord& r) {
-  const std::vector<std::string_view> f = split_on_spaces(line);
+// A record's check value: 16 hex digits of the checksum of its fields' text, so that a
+// changed digit (a triangle count) is found, not added to the total.
+std::string record_check(std::string_view fields) {
+  Checksum64 sum;
+  sum.add(fields.data(), fields.size());
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum.value()));
+  return hex;
+}
+
+// "<task> <triangles> <seconds> <rank> <estimate> [<load seconds> [<check>]]", single spaces;
+// `checked`: the record has its check value (then it matches: else `bad_check`).
+bool parse_record(std::string_view line, JournalRecord& r, bool& checked, bool& bad_check) {
+  std::vector<std::string_view> f = split_on_spaces(line);
+  checked = f.size() == 7;
+  bad_check = false;
+  if (checked) {
+    const std::size_t last = line.rfind(' ');
+    if (f[6] != record_check(line.substr(0, last))) {
+      bad_check = true;
+      return false;
+    }
+    f.pop_back();
+  }
   if (f.size() != 5 && f.size() != 6) return false;
   std::uint32_t rank = 0;
   if (!parse_u64(f[0], r.task) || !parse_u64(f[1], r.triangles) || !parse_seconds(f[2], r.seconds, kMaxTaskSeconds) ||
@@ -208,7 +234,7 @@ JournalContents read_journal_lines(const std::string& path, bool identity_only) 
   LineReader in(path);
   JournalContents j;
   std::uint64_t line_no = 0, tasks = 0;
-  bool have_magic = false, have_identity = false;
+  bool have_magic = false, have_identity = false, checks_required = false;
   std::unordered_set<std::uint64_t> seen;
   std::string line;
   bool complete = false;
@@ -218,7 +244,8 @@ JournalContents read_journal_lines(const std::string& path, bool identity_only) 
     ++line_no;
     if (complete && !line.empty() && line.back() == '\r') line.pop_back();  // CRLF line endings
     if (!have_magic) {
-      if (line != kMagic) throw Error(at + ": not a tricount journal (expected '" + kMagic + "')");
+      if (line != kMagic && line != kMagicV1) throw Error(at + ": not a tricount journal (expected '" + kMagic + "')");
+      checks_required = line == kMagic;
       have_magic = true;
       continue;
     }
@@ -254,10 +281,18 @@ JournalContents read_journal_lines(const std::string& path, bool identity_only) 
       continue;
     }
     JournalRecord r;
-    if (!parse_record(line, r))
+    bool checked = false, bad_check = false;
+    if (!parse_record(line, r, checked, bad_check)) {
+      if (bad_check)
+        throw Error(at + ": journal record '" + line + "' does not match its check value (a changed or lost character): " +
+                    kDamaged);
       throw Error(at + ": malformed journal record '" + line +
-                  "' (expected 'task triangles seconds rank estimate [load seconds]', unsigned integers and "
-                  "non-negative decimals, seconds at most 1e7): " + kDamaged);
+                  "' (expected 'task triangles seconds rank estimate load check', unsigned integers, non-negative "
+                  "decimals, seconds at most 1e7, and 16 hex digits): " + kDamaged);
+    }
+    if (checks_required && !checked)
+      throw Error(at + ": journal record '" + line + "' has no check value (every record of a version 2 journal has one): " +
+                  kDamaged);
     if (r.task >= tasks)
       throw Error(at + ": task " + std::to_string(r.task) + " is outside the plan of the journal's header (parts=" +
                   std::to_string(j.identity.parts) + " splits=" + std::to_string(j.identity.splits) + ": " +
@@ -272,6 +307,13 @@ JournalContents read_journal_lines(const std::string& path, bool identity_only) 
 }  // namespace
 
 JournalContents read_journal(const std::string& path) { return read_journal_lines(path, false); }
+
+std::string journal_record_line(const JournalRecord& r) {
+  char fields[256];
+  std::snprintf(fields, sizeof fields, "%llu %llu %.9g %d %.9g %.9g", static_cast<unsigned long long>(r.task),
+                static_cast<unsigned long long>(r.triangles), r.seconds, r.rank, r.estimate, r.load_seconds);
+  return std::string(fields) + " " + record_check(fields);
+}
 
 JournalIdentity read_journal_identity(const std::string& path) { return read_journal_lines(path, true).identity; }
 
@@ -359,8 +401,7 @@ void JournalWriter::begin_run(const std::string& schedule, std::uint32_t workers
 }
 
 void JournalWriter::append(const JournalRecord& r) {
-  std::fprintf(file_, "%llu %llu %.9g %d %.9g %.9g\n", static_cast<unsigned long long>(r.task),
-               static_cast<unsigned long long>(r.triangles), r.seconds, r.rank, r.estimate, r.load_seconds);
+  std::fprintf(file_, "%s\n", journal_record_line(r).c_str());
   if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
     throw Error("cannot write journal '" + path_ + "': " + std::strerror(errno));
 }

@@ -2,12 +2,13 @@
 // written, so that a run that dies keeps everything finished before it and `--resume`
 // redoes nothing. The header names the graph (content checksum), n and m; a journal of
 // another graph or other parameters is refused. A torn last line (a kill mid-write) is
-// ignored; damage anywhere else is an error.
+// ignored; damage anywhere else is an error, and each record's check value (16 hex digits
+// of the checksum of the text before it) finds a changed digit that would still parse.
 //
-//   # tricount-journal 1
+//   # tricount-journal 2
 //   # graph_checksum=<u64> parts=<n> splits=<m> vertices=<|V|> edges=<|E|> input=<path>
 //   # run schedule=<dynamic|static> workers=<W>
-//   <task> <triangles> <seconds> <rank> <estimate> <load seconds>
+//   <task> <triangles> <seconds> <rank> <estimate> <load seconds> <check>
 //   ...
 //   # run schedule=... workers=...      (a --resume run: its records follow)
 //
@@ -15,7 +16,8 @@
 // of journals and block files can move; the reader resolves it there. Each run writes a
 // "# run" line before its records (the resume boundaries, and how the run was scheduled, so
 // that tricount-simulate replays a static run as static). Journals written before the load
-// column have five fields (load unknown), and before the run lines none (schedule unknown).
+// column have five fields (load unknown), and before the run lines none (schedule unknown);
+// version 1 journals (records without check values) are read as they are.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,9 @@ struct JournalContents {
   std::vector<JournalRun> runs;    // empty for journals written before runs were recorded
   bool torn_last_line = false;
 };
+
+// The line the writer appends for `r` (without its '\n'): the fields, then their check value.
+std::string journal_record_line(const JournalRecord& r);
 
 // Reads a journal. Throws Error naming the file and line for damage other than a torn
 // last line.

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/journal.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tricount::testing;
@@ -195,7 +196,7 @@ TEST_F(SimulateBounds, JournalReadsAreBoundedByTheDeclaredPlan) {
   // More records than the plan has tasks: the first one outside it.
   const std::string more = journal_copy("more.journal");
   const std::string records = read_text(journal());
-  write_text(more, records + "8 1 0.1 1 1 0\n");  // n = 2, m = 1: tasks 0 to 7
+  write_text(more, records + tricount::journal_record_line({8, 1, 0.1, 1, 1, 0}) + "\n");  // n = 2, m = 1: tasks 0 to 7
   const std::string added_line = std::to_string(std::count(records.begin(), records.end(), '\n') + 1);
   const Timed m = simulate({"--journal", more, "--no-loads"});
   EXPECT_EQ(m.result.exit_code, 1) << describe(m.result);
@@ -234,8 +235,10 @@ TEST_F(SimulateBounds, ModelsAndRecordsOutOfRangeAreRefused) {
   std::size_t record = 0;
   int record_line = 1;
   while (text[record] == '#') record = text.find('\n', record) + 1, ++record_line;
-  const std::size_t seconds = text.find(' ', text.find(' ', record) + 1) + 1;
-  text.replace(seconds, text.find(' ', seconds) - seconds, "1e300");
+  // Written so, with its check value: the range check refuses it, not the check value.
+  tricount::JournalRecord first = tricount::read_journal(absurd).records.at(0);
+  first.seconds = 1e300;
+  text.replace(record, text.find('\n', record) - record, tricount::journal_record_line(first));
   write_text(absurd, text);
   const Timed fit = simulate({"--fit", dir_->file("absurd-model.json"), "--journal", absurd, "--backend", "cpu"});
   EXPECT_EQ(fit.result.exit_code, 1) << describe(fit.result);

@@ -166,6 +166,60 @@ TEST(Journal, DamageInTheMiddleIsAnError) {
   EXPECT_THROW(read_journal_identity(path), Error);
 }
 
+// A changed digit that still parses (a triangle count) is found by the record's check value,
+// not added to a resumed total; a version 2 record without it is damage; version 1 journals
+// read as before, and a resumed one gets checked records.
+TEST(Journal, EachRecordCarriesACheckValue) {
+  TempDir dir;
+  const std::string path = dir.file("run.journal");
+  const JournalIdentity id{7, 2, 1, 10, 20, "g.h5"};
+  {
+    JournalWriter w(path, id, false);
+    w.begin_run("dynamic", 2);
+    w.append({3, 526, 0.25, 1, 2.0, 0.01});
+    w.append({4, 17, 0.5, 2, 1.0, 0.02});
+  }
+  const auto text = [&] {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string good = text();
+  ASSERT_TRUE(good.starts_with("# tricount-journal 2\n")) << good;
+  EXPECT_EQ(read_journal(path).records.at(0).triangles, 526u);
+  const auto expect_damage = [&](const std::string& changed, const std::string& words, const std::string& line) {
+    std::ofstream(path) << changed;
+    try {
+      read_journal(path);
+      ADD_FAILURE() << "read: " << changed;
+    } catch (const Error& e) {
+      EXPECT_TRUE(std::string(e.what()).find(words) != std::string::npos) << e.what();
+      EXPECT_TRUE(std::string(e.what()).find(":" + line + ":") != std::string::npos) << e.what();
+    }
+  };
+  std::string changed = good;
+  changed.replace(changed.find(" 526 "), 5, " 926 ");
+  expect_damage(changed, "does not match its check value", "4");
+  changed = good;
+  const std::size_t second = changed.find("\n4 17 ");
+  changed.erase(changed.rfind(' '), changed.size() - changed.rfind(' ') - 1);  // the last record's check
+  ASSERT_NE(second, std::string::npos);
+  expect_damage(changed, "has no check value", "5");
+  // Version 1: records without check values read; a resume appends checked ones.
+  std::ofstream(path) << "# tricount-journal 1\n# graph_checksum=7 parts=2 splits=1 vertices=10 edges=20 input=g.h5\n"
+                         "3 526 0.25 1 2 0.01\n";
+  ASSERT_EQ(read_journal(path).records.size(), 1u);
+  {
+    JournalWriter w(path, id, true);
+    w.append({4, 17, 0.5, 2, 1.0, 0.02});
+  }
+  const JournalContents both = read_journal(path);
+  ASSERT_EQ(both.records.size(), 2u);
+  EXPECT_EQ(both.records[0].triangles + both.records[1].triangles, 543u);
+  changed = text();
+  changed.replace(changed.find("\n4 17 "), 6, "\n4 19 ");
+  expect_damage(changed, "does not match its check value", "4");
+}
+
 // The header alone (tricount-count --resume asks it for the journal's parts): the same
 // identity as the whole read, with the records neither read nor checked.
 TEST(Journal, IdentityAloneSkipsTheRecords) {
@@ -285,9 +339,13 @@ TEST(Journal, LoadColumnRoundTripsAndIsOptional) {
     JournalWriter w(path, id, false);
     w.append({0, 1, 0.5, 1, 1.0, 0.125});
   }
+  EXPECT_DOUBLE_EQ(read_journal(path).records.at(0).load_seconds, 0.125);
   {
-    std::ofstream out(path, std::ios::app);
-    out << "1 1 0.1 1 1\n";  // a record from before the load column
+    // A version 1 journal (no check values) with a record from before the load column.
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(0, text.find('\n'), "# tricount-journal 1");
+    std::ofstream(path) << text << "1 1 0.1 1 1\n";
   }
   const JournalContents j = read_journal(path);
   ASSERT_EQ(j.records.size(), 2u);
