@@ -46,6 +46,7 @@ struct BlockFileReader::Impl {
   std::vector<std::uint64_t> words;      // per block: a packed block's words (empty: CSR)
   std::vector<bool> packed;              // per block: encoding "packed"
   std::vector<std::uint64_t> degree_checksums;  // per class; empty: the file stores no degrees
+  std::vector<std::uint64_t> vertex_map_checksums;  // per class; empty: a file written before them
   int raw_fd = -1;                       // the same file, for parallel reads of contiguous datasets
   ~Impl() {
     if (raw_fd >= 0) ::close(raw_fd);
@@ -225,6 +226,9 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
     throw Error(where + ": blocks hold " + std::to_string(total) + " edges but the file says " + std::to_string(h.edges));
   if (stored_dataset_length(f, "vertex_map", sizeof(raw_id_t), where) != h.vertices)
     throw Error(where + ": vertex_map does not have one entry per vertex");
+  s.vertex_map_checksums.clear();
+  if (H5Lexists(f, "vertex_map_checksums", H5P_DEFAULT) > 0)
+    s.vertex_map_checksums = read_dataset<std::uint64_t>(f, "vertex_map_checksums", H5T_NATIVE_UINT64, n, where);
   s.degree_checksums.clear();
   if (H5Lexists(f, "degrees", H5P_DEFAULT) > 0) {
     if (stored_dataset_length(f, "degrees", sizeof(std::uint32_t), where) != h.vertices)
@@ -515,10 +519,27 @@ std::pair<std::uint64_t, std::uint64_t> BlockFileReader::opened_inode() const {
 }
 
 
+namespace {
+// The error for a vertex class whose input ids differ from their checksum.
+Error vertex_map_damaged(const std::string& path, std::uint32_t c) {
+  return Error("'" + printable(path) + "': the input ids (vertex_map) of vertex class " + std::to_string(c) +
+               " do not match their checksum (the file is corrupt: re-run tricount-partition)");
+}
+}  // namespace
+
 std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
-  std::lock_guard lock(hdf5_mutex());
-  return read_dataset<raw_id_t>(impl_->file.get(), "vertex_map", H5T_NATIVE_UINT64, impl_->header.vertices,
-                                "'" + impl_->path + "'");
+  std::vector<raw_id_t> map;
+  {
+    std::lock_guard lock(hdf5_mutex());
+    map = read_dataset<raw_id_t>(impl_->file.get(), "vertex_map", H5T_NATIVE_UINT64, impl_->header.vertices,
+                                 "'" + impl_->path + "'");
+  }
+  if (!impl_->vertex_map_checksums.empty()) {
+    const std::vector<std::uint64_t> found = class_digests(map, impl_->header.parts);
+    for (std::uint32_t c = 0; c < impl_->header.parts; ++c)
+      if (found[c] != impl_->vertex_map_checksums[c]) throw vertex_map_damaged(impl_->path, c);
+  }
+  return map;
 }
 
 namespace {
@@ -589,7 +610,11 @@ int BlockFileReader::raw_fd_locked() const {
 }
 
 std::vector<raw_id_t> BlockFileReader::read_vertex_map_class(std::uint32_t c, unsigned threads) const {
-  return read_class<raw_id_t>("vertex_map", c, threads);
+  std::vector<raw_id_t> ids = read_class<raw_id_t>("vertex_map", c, threads);
+  if (!impl_->vertex_map_checksums.empty() &&
+      array_digest(ids.data(), ids.size() * sizeof(raw_id_t), threads) != impl_->vertex_map_checksums[c])
+    throw vertex_map_damaged(impl_->path, c);
+  return ids;
 }
 
 bool BlockFileReader::has_degrees() const { return !impl_->degree_checksums.empty(); }

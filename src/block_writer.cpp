@@ -201,12 +201,16 @@ std::pair<double, double> BlockFileWriter::block_write_seconds() const {
 }
 
 void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input) {
-  std::lock_guard lock(hdf5_mutex());
   auto& s = *impl_;
   if (new_to_input.size() != s.header.vertices)
     throw Error("vertex map has " + std::to_string(new_to_input.size()) + " entries for " +
                 std::to_string(s.header.vertices) + " vertices");
-  write_dataset(s.file.get(), "vertex_map", H5T_STD_U64LE, H5T_NATIVE_UINT64, new_to_input, "'" + s.temp + "'");
+  // Class c's checksum: the digest of its input ids in class order (read_vertex_map_class).
+  const std::vector<std::uint64_t> digests = class_digests(new_to_input, s.header.parts);
+  std::lock_guard lock(hdf5_mutex());  // the checksums above need no HDF5 call
+  const std::string where = "'" + s.temp + "'";
+  write_dataset(s.file.get(), "vertex_map", H5T_STD_U64LE, H5T_NATIVE_UINT64, new_to_input, where);
+  write_dataset(s.file.get(), "vertex_map_checksums", H5T_STD_U64LE, H5T_NATIVE_UINT64, digests, where);
   s.vertex_map_written = true;
 }
 
@@ -218,19 +222,7 @@ void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
                 " vertices");
   // Class c's checksum is the digest of its degrees as 32-bit values in class order: what
   // BlockFileReader::read_degrees_class reads.
-  std::vector<std::uint64_t> digests(n);
-  const unsigned threads = std::min(n, usable_cores());
-  if (n == 1)  // the one class is the array itself: no copy, the digest on every core
-    digests[0] = array_digest(degrees.data(), degrees.size() * sizeof(std::uint32_t), usable_cores());
-  else
-    parallel_for(threads, [&](unsigned t) {
-      std::vector<std::uint32_t> mine;
-      for (std::uint32_t c = t; c < n; c += threads) {
-        mine.clear();
-        for (std::uint64_t v = c; v < degrees.size(); v += n) mine.push_back(degrees[v]);
-        digests[c] = array_digest(mine.data(), mine.size() * sizeof(std::uint32_t));
-      }
-    });
+  const std::vector<std::uint64_t> digests = class_digests(degrees, n);
   std::lock_guard lock(hdf5_mutex());  // the checksums above need no HDF5 call
   const std::string where = "'" + s.temp + "'";
   write_dataset(s.file.get(), "degrees", H5T_STD_U32LE, H5T_NATIVE_UINT32, degrees, where);

@@ -130,4 +130,26 @@ inline std::uint64_t block_checksum(std::uint64_t rows, std::uint64_t cols, std:
   return c.value();
 }
 
+// One digest per vertex class of a per-vertex array (entries c, c + n, c + 2n, ... for
+// class c, as array_digest of those entries in that order): the block file's checksums of
+// its degrees and of its vertex map, so that a reader of one class checks what it read.
+template <class T>
+std::vector<std::uint64_t> class_digests(const std::vector<T>& values, std::uint32_t n) {
+  std::vector<std::uint64_t> digests(n);
+  if (n == 1) {  // the one class is the array itself: no copy, the digest on every core
+    digests[0] = array_digest(values.data(), values.size() * sizeof(T), usable_cores());
+    return digests;
+  }
+  const unsigned threads = std::min(n, usable_cores());
+  parallel_for(threads, [&](unsigned t) {
+    std::vector<T> mine;
+    for (std::uint32_t c = t; c < n; c += threads) {
+      mine.clear();
+      for (std::uint64_t v = c; v < values.size(); v += n) mine.push_back(values[v]);
+      digests[c] = array_digest(mine.data(), mine.size() * sizeof(T));
+    }
+  });
+  return digests;
+}
+
 }  // namespace tricount

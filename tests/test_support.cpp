@@ -507,6 +507,18 @@ void corrupt_stored_degree(const std::string& path, std::uint64_t v) {
   if (!done) throw std::runtime_error("cannot rewrite the degree of vertex " + std::to_string(v) + " in " + path);
 }
 
+void corrupt_vertex_map_entry(const std::string& path, std::uint64_t v) {
+  const off_t at = static_cast<off_t>(dataset_offset(path, "/vertex_map") + v * sizeof(std::uint64_t));
+  const int fd = ::open(path.c_str(), O_RDWR);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
+  std::uint64_t id = 0;
+  bool done = ::pread(fd, &id, sizeof id, at) == ssize_t(sizeof id);
+  id ^= std::uint64_t{0xFF} << 24;  // one byte flipped: still an id, but another one
+  done = done && ::pwrite(fd, &id, sizeof id, at) == ssize_t(sizeof id);
+  ::close(fd);
+  if (!done) throw std::runtime_error("cannot rewrite the input id of vertex " + std::to_string(v) + " in " + path);
+}
+
 void write_block_file_without_degrees(const PartitionedGraph& graph, const std::string& output) {
   BlockFileWriter writer(output, graph.header);
   writer.write_vertex_map(graph.vertex_map);

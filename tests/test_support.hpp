@@ -162,6 +162,8 @@ std::string table_rows(const std::string& text);
 // Adds one to the stored degree of vertex `v` of a block file, in place: the file opens, but
 // reading v's class of degrees fails its checksum.
 void corrupt_stored_degree(const std::string& path, std::uint64_t v);
+// Flips one byte of vertex v's input id in the block file's /vertex_map (contiguous).
+void corrupt_vertex_map_entry(const std::string& path, std::uint64_t v);
 
 // A block file as written before the degrees were stored (no /degrees): what write_block_file
 // writes, less write_degrees.

@@ -64,4 +64,29 @@ TEST(StoredDegreesCli, AChangedStoredDegreeIsNamedAndNoTableIsLeft) {
     }
 }
 
+// An input id changed on the disk would put a count under another vertex's name: the class's
+// checksum names it, for --per-vertex and --per-edge, and no table is left.
+TEST(StoredDegreesCli, AChangedInputIdIsNamedAndNoTableIsLeft) {
+  TempDir dir;
+  write_block_file(partition_graph(random_graph(2000, 12000, 25), 2), dir.file("g.h5"));
+  corrupt_vertex_map_entry(dir.file("g.h5"), 5);  // class 1
+  for (const int ranks : {1, 3})
+    for (const std::string option : {"--per-vertex", "--per-edge"}) {
+      SCOPED_TRACE(option + " at " + std::to_string(ranks) + " ranks");
+      const ProcessResult r =
+          run_process(mpi_command(ranks, bin_dir() + "/tricount-count",
+                                  {"--input", dir.file("g.h5"), "--backend", "cpu", "--threads", "1", option, dir.file("t.h5")}),
+                      kTimeout);
+      EXPECT_FALSE(r.timed_out);
+      EXPECT_EQ(r.exit_code, 1) << describe(r);
+      EXPECT_TRUE(contains(r.err, "'" + dir.file("g.h5") +
+                                      "': the input ids (vertex_map) of vertex class 1 do not match their checksum"))
+          << describe(r);
+      std::vector<std::string> left;
+      for (const auto& e : fs::directory_iterator(dir.path()))
+        if (e.path().filename() != "g.h5") left.push_back(e.path().filename().string());
+      EXPECT_TRUE(left.empty()) << ::testing::PrintToString(left);
+    }
+}
+
 }  // namespace
