@@ -3,9 +3,12 @@
 // lines, or bin32/bin64 pairs); for a Kronecker product also FILE.known, its exact counts.
 // The graph parameters and their checks are input/generator_spec.hpp's, shared with
 // tricount-partition's generator inputs (--input kronecker:26).
+#include <sys/statvfs.h>
+
 #include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -145,6 +148,23 @@ int run(int argc, char** argv) {
   const std::shared_ptr<const KroneckerProduct>& product = generator.product;
 
   output::check_writable(output, "--output");  // before generating, not after
+  // A graph its file system cannot hold is refused now, not when the disk is full hours later
+  // (at the least bytes an edge takes in the format: "u v\n" in text).
+  if (const IndexedEdges* indexed = source->indexed(); indexed && !output::writes_in_place(output)) {
+    const long double least = static_cast<long double>(indexed->edge_count()) *
+                              (file_kind == EdgeFileKind::Bin32 ? 8 : file_kind == EdgeFileKind::Bin64 ? 16 : 4);
+    const std::filesystem::path folder = std::filesystem::path(output).parent_path();
+    struct statvfs fs {};
+    if (::statvfs(folder.empty() ? "." : folder.c_str(), &fs) == 0) {
+      const long double free_bytes = static_cast<long double>(fs.f_bavail) * fs.f_frsize;
+      if (least > free_bytes)
+        throw Error("cannot write --output '" + output + "': the graph has " + std::to_string(indexed->edge_count()) +
+                    " edges, at least " + std::to_string(static_cast<unsigned long long>(least / 1e9)) + " GB as " +
+                    std::string(kind_name(file_kind)) + ", and its file system has " +
+                    std::to_string(static_cast<unsigned long long>(free_bytes / 1e9)) +
+                    " GB free; free some space, write it elsewhere or generate a smaller graph");
+    }
+  }
   // FILE.known goes with a regular file only; an older one would describe another graph.
   const bool sidecar = !output::writes_in_place(output);
   const std::string known_path = known_sidecar_path(output);

@@ -183,10 +183,19 @@ void check_writable(const std::string& path, std::string_view option, bool needs
       return;
     }
   }
-  const std::string dir = directory_of(resolve_last_symlinks(path, option));
+  const std::string target = resolve_last_symlinks(path, option);
+  const std::string dir = directory_of(target);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(what + "directory '" + dir + "' does not exist");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) throw Error(what + "directory '" + dir + "' is not writable");
+  // Its temporary's name (NAME.tmp.tricount-<host>-<pid>-<random>) must fit the folder's limit
+  // too: found here, not when the work is done.
+  const long most = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const std::size_t temp_name =
+      owned_name_prefix(fs::path(target).filename().string() + std::string(kTempTag)).size() + random_suffix().size();
+  if (most > 0 && temp_name > static_cast<std::size_t>(most))
+    throw Error(what + "the name is too long: with its temporary's suffix it takes " + std::to_string(temp_name) +
+                " bytes where the folder allows " + std::to_string(most) + "; choose a shorter name");
 }
 
 OutputFile::OutputFile(const std::string& path, std::string_view option, const Creator& create)

@@ -415,6 +415,21 @@ TEST(cliOutputSafety, BadJsonPathIsFoundBeforeCounting) {
   EXPECT_TRUE(device_intact("/dev/full", 7));
 }
 
+// A name that fits the folder but not with its temporary's suffix is found before counting.
+TEST(cliOutputSafety, ANameTooLongForItsTemporaryIsFoundBeforeCounting) {
+  TempDir dir;
+  const std::string h5 = make_block_file(dir, 2);
+  const std::string journal = dir.file("run.journal");
+  const std::string name = dir.file(std::string(240, 'e') + ".tsv");
+  for (const std::string option : {"--per-edge", "--per-vertex", "--json"}) {
+    const ProcessResult r = mpi_count(1, {"--input", h5, option, name, "--journal", journal, "--threads", "1"});
+    EXPECT_EQ(r.exit_code, 1) << option << describe(r);
+    EXPECT_TRUE(contains(r.err, "cannot write " + option + " '" + name + "': the name is too long")) << describe(r);
+    EXPECT_FALSE(fs::exists(journal)) << option << ": counted before finding the long name";
+    fs::remove(journal);
+  }
+}
+
 // A signal while the per-vertex table is being made removes its temporary; a run killed
 // outright (SIGKILL) leaves one, which the next run to that table removes.
 TEST(cliOutputSafety, AnInterruptedCountLeavesNoTemporaryTable) {

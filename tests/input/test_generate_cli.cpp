@@ -61,6 +61,17 @@ INSTANTIATE_TEST_SUITE_P(cli, Usage, ::testing::ValuesIn(kUsageCases),
 // ------------------------------------------------------------------------------------
 // Temporary files and targets that are not plain files (issue 14, items 10 to 14).
 
+// A graph larger than its file system's free space is refused before any byte is written.
+TEST(cliGenerate, AGraphTheDiskCannotHoldIsRefusedFirst) {
+  TempDir dir;
+  const std::string out = dir.file("huge.bin64");
+  const ProcessResult r = run_generate({"--kind", "kronecker-product", "--factors", "K1024,K1024,K4", "--output", out});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "cannot write --output '" + out + "': the graph has ")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "GB free")) << describe(r);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "something was written";
+}
+
 TEST(cliOutputSafety, GeneratePlantedTempSymlinksAreNotFollowed) {
   TempDir dir;
   const std::string victim = dir.file("victim.txt");
