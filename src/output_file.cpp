@@ -103,6 +103,11 @@ std::set<std::string>& cleanup_paths() {
   static std::set<std::string> s;
   return s;
 }
+// Outputs complete under their names (committed), for the watcher's last line.
+std::vector<std::string>& committed_paths() {
+  static std::vector<std::string> s;
+  return s;
+}
 
 // A FIFO opened for writing: a plain open waits, without a word, until a reader opens it,
 // forever if none ever does. A non-blocking open fails at once without a reader (ENXIO):
@@ -284,11 +289,16 @@ void OutputFile::commit() {
     committed_ = true;
     return;
   }
-  // 2. The complete file takes the final name, and the name change reaches the disk.
-  if (::rename(temp_.c_str(), target_.c_str()) != 0)
-    throw Error("cannot rename '" + temp_ + "' to '" + target_ + "': " + errno_text(errno));
-  committed_ = true;
-  unregister_cleanup_path(temp_);
+  // 2. The complete file takes the final name, and the name change reaches the disk. Under
+  //    the registry's lock: a signal's watcher sees the temporary or the committed output.
+  {
+    std::lock_guard lock(cleanup_mutex());
+    if (::rename(temp_.c_str(), target_.c_str()) != 0)
+      throw Error("cannot rename '" + temp_ + "' to '" + target_ + "': " + errno_text(errno));
+    committed_ = true;
+    cleanup_paths().erase(temp_);
+    committed_paths().push_back(path_);
+  }
   const int dir = ::open(directory_of(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);  // best effort: some file systems refuse fsync on directories
@@ -423,18 +433,24 @@ void install_signal_cleanup(const std::string& program, const std::string& left)
       g_interrupted = true;
       if (const InterruptNote note = g_interrupt_note.load()) note(sig);
       std::set<std::string> paths;
+      std::vector<std::string> kept;
       bool removed = false;
       {
         // Do not wait for ever on a lock a worker might hold: the registry is tiny.
         std::unique_lock lock(cleanup_mutex(), std::defer_lock);
         for (int i = 0; i < 100 && !lock.try_lock(); ++i) ::usleep(10000);
-        if (lock.owns_lock()) paths = cleanup_paths();  // else a copy would race with its holder
+        if (lock.owns_lock()) paths = cleanup_paths(), kept = committed_paths();  // else a copy would race with its holder
         removed = lock.owns_lock();
+      }
+      std::string said = left;  // an output finished before the signal stays: say so
+      if (!kept.empty()) {
+        said = "complete before it and kept:";
+        for (const std::string& k : kept) said += " '" + k + "'";
       }
       for (const std::string& p : paths) remove_quietly(p);
       const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
       std::fprintf(stderr, "\n%s: interrupted by %s; %s, %s\n", program.c_str(), name,
-                   removed ? "temporary files removed" : "temporary files (*.tmp*) may remain beside the outputs", left.c_str());
+                   removed ? "temporary files removed" : "temporary files (*.tmp*) may remain beside the outputs", said.c_str());
       std::fflush(stderr);
       ::_exit(128 + sig);
     }).detach();
