@@ -88,20 +88,8 @@ std::string record_check(std::string_view fields) {
   return hex;
 }
 
-// "<task> <triangles> <seconds> <rank> <estimate> [<load seconds> [<check>]]", single spaces;
-// `checked`: the record has its check value (then it matches: else `bad_check`).
-bool parse_record(std::string_view line, JournalRecord& r, bool& checked, bool& bad_check) {
-  std::vector<std::string_view> f = split_on_spaces(line);
-  checked = f.size() == 7;
-  bad_check = false;
-  if (checked) {
-    const std::size_t last = line.rfind(' ');
-    if (f[6] != record_check(line.substr(0, last))) {
-      bad_check = true;
-      return false;
-    }
-    f.pop_back();
-  }
+// The five or six fields of a record (without its check value), exactly as the writer's printf.
+bool parse_fields(const std::vector<std::string_view>& f, JournalRecord& r) {
   if (f.size() != 5 && f.size() != 6) return false;
   std::uint32_t rank = 0;
   if (!parse_u64(f[0], r.task) || !parse_u64(f[1], r.triangles) || !parse_seconds(f[2], r.seconds, kMaxTaskSeconds) ||
@@ -110,6 +98,21 @@ bool parse_record(std::string_view line, JournalRecord& r, bool& checked, bool& 
   r.rank = static_cast<int>(rank);
   r.load_seconds = -1;  // a five-field record (written before the load column)
   return f.size() == 5 || parse_seconds(f[5], r.load_seconds, kMaxTaskSeconds, /*allow_unknown=*/true);
+}
+
+// What a record line is: fields that parse, with or without their check value, or not.
+enum class RecordLine { checked, unchecked, malformed, bad_check };
+
+// "<task> <triangles> <seconds> <rank> <estimate> [<load seconds> [<check>]]", single spaces.
+RecordLine parse_record(std::string_view line, JournalRecord& r) {
+  std::vector<std::string_view> f = split_on_spaces(line);
+  const bool checked = f.size() == 7;
+  if (checked) {
+    if (f[6] != record_check(line.substr(0, line.rfind(' ')))) return RecordLine::bad_check;
+    f.pop_back();
+  }
+  if (!parse_fields(f, r)) return RecordLine::malformed;
+  return checked ? RecordLine::checked : RecordLine::unchecked;
 }
 
 // The identity line exactly as identity_line writes it (input= is the rest of the line).
@@ -281,16 +284,15 @@ JournalContents read_journal_lines(const std::string& path, bool identity_only) 
       continue;
     }
     JournalRecord r;
-    bool checked = false, bad_check = false;
-    if (!parse_record(line, r, checked, bad_check)) {
-      if (bad_check)
-        throw Error(at + ": journal record '" + line + "' does not match its check value (a changed or lost character): " +
-                    kDamaged);
+    const RecordLine parsed = parse_record(line, r);
+    if (parsed == RecordLine::bad_check)
+      throw Error(at + ": journal record '" + line + "' does not match its check value (a changed or lost character): " +
+                  kDamaged);
+    if (parsed == RecordLine::malformed)
       throw Error(at + ": malformed journal record '" + line +
                   "' (expected 'task triangles seconds rank estimate load check', unsigned integers, non-negative "
                   "decimals, seconds at most 1e7, and 16 hex digits): " + kDamaged);
-    }
-    if (checks_required && !checked)
+    if (checks_required && parsed == RecordLine::unchecked)
       throw Error(at + ": journal record '" + line + "' has no check value (every record of a version 2 journal has one): " +
                   kDamaged);
     if (r.task >= tasks)

@@ -80,12 +80,15 @@ std::string host_name() {
   return host;
 }
 
+// The random characters that end a temporary's name (NAME.tmp.tricount-<host>-<pid>-<random>).
+constexpr std::size_t kRandomChars = 6;
+
 std::string random_suffix() {
   static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   static std::mutex m;
   static std::mt19937_64 rng{std::random_device{}() ^ (std::uint64_t(::getpid()) << 32)};
   std::lock_guard lock(m);
-  std::string s(6, 'x');
+  std::string s(kRandomChars, 'x');
   for (char& c : s) c = kChars[rng() % (sizeof kChars - 1)];
   return s;
 }
@@ -197,7 +200,7 @@ void check_writable(const std::string& path, std::string_view option, bool needs
   // too: found here, not when the work is done.
   const long most = ::pathconf(dir.c_str(), _PC_NAME_MAX);
   const std::size_t temp_name =
-      owned_name_prefix(fs::path(target).filename().string() + std::string(kTempTag)).size() + random_suffix().size();
+      owned_name_prefix(fs::path(target).filename().string() + std::string(kTempTag)).size() + kRandomChars;
   if (most > 0 && temp_name > static_cast<std::size_t>(most))
     throw Error(what + "the name is too long: with its temporary's suffix it takes " + std::to_string(temp_name) +
                 " bytes where the folder allows " + std::to_string(most) + "; choose a shorter name");
@@ -330,7 +333,7 @@ bool owner_is_gone(std::string_view name, std::string_view prefix) {
   if (name.size() <= mine.size() || name.substr(0, mine.size()) != mine) return false;
   std::string_view rest = name.substr(mine.size());  // "<pid>-<6 random>"
   const std::size_t dash = rest.find('-');
-  if (dash == 0 || dash == std::string_view::npos || dash > 10 || rest.size() - dash - 1 != 6) return false;
+  if (dash == 0 || dash == std::string_view::npos || dash > 10 || rest.size() - dash - 1 != kRandomChars) return false;
   long pid = 0;
   for (char c : rest.substr(0, dash)) {
     if (c < '0' || c > '9') return false;
@@ -439,8 +442,11 @@ void install_signal_cleanup(const std::string& program, const std::string& left)
         // Do not wait for ever on a lock a worker might hold: the registry is tiny.
         std::unique_lock lock(cleanup_mutex(), std::defer_lock);
         for (int i = 0; i < 100 && !lock.try_lock(); ++i) ::usleep(10000);
-        if (lock.owns_lock()) paths = cleanup_paths(), kept = committed_paths();  // else a copy would race with its holder
         removed = lock.owns_lock();
+        if (removed) {  // else a copy would race with its holder
+          paths = cleanup_paths();
+          kept = committed_paths();
+        }
       }
       std::string said = left;  // an output finished before the signal stays: say so
       if (!kept.empty()) {

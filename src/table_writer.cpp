@@ -257,9 +257,7 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
   s.text = table_is_text(path);
   // What an earlier run killed outright (SIGKILL, a lost node) left beside the table: its
   // temporaries, of processes gone, that start as this table does.
-  output::remove_stale_temps(path, s.text ? std::string_view(layout.text_header).substr(0, std::min<std::size_t>(
-                                                                                               layout.text_header.size(), 16))
-                                          : output::kHdf5Signature);
+  output::remove_stale_temps(path, s.text ? std::string_view(layout.text_header).substr(0, 16) : output::kHdf5Signature);
   s.threads = std::max(1u, threads);
   if (s.text) {
     s.out = std::make_unique<output::OutputFile>(path, layout.option);

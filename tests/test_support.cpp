@@ -495,28 +495,29 @@ std::string table_rows(const std::string& text) {
   return rows;
 }
 
-void corrupt_stored_degree(const std::string& path, std::uint64_t v) {
-  const off_t at = static_cast<off_t>(dataset_offset(path, "/degrees") + v * sizeof(std::uint32_t));
+namespace {
+// Rewrites entry v of a contiguous 1-D dataset of T in place with `change` (a test's damage).
+template <class T, class Change>
+void rewrite_entry(const std::string& path, const std::string& dataset, std::uint64_t v, Change change) {
+  const off_t at = static_cast<off_t>(dataset_offset(path, dataset) + v * sizeof(T));
   const int fd = ::open(path.c_str(), O_RDWR);
   if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
-  std::uint32_t d = 0;
-  bool done = ::pread(fd, &d, sizeof d, at) == ssize_t(sizeof d);
-  ++d;
-  done = done && ::pwrite(fd, &d, sizeof d, at) == ssize_t(sizeof d);
+  T value{};
+  bool done = ::pread(fd, &value, sizeof value, at) == ssize_t(sizeof value);
+  value = change(value);
+  done = done && ::pwrite(fd, &value, sizeof value, at) == ssize_t(sizeof value);
   ::close(fd);
-  if (!done) throw std::runtime_error("cannot rewrite the degree of vertex " + std::to_string(v) + " in " + path);
+  if (!done) throw std::runtime_error("cannot rewrite entry " + std::to_string(v) + " of " + dataset + " in " + path);
+}
+}  // namespace
+
+void corrupt_stored_degree(const std::string& path, std::uint64_t v) {
+  rewrite_entry<std::uint32_t>(path, "/degrees", v, [](std::uint32_t d) { return d + 1; });
 }
 
 void corrupt_vertex_map_entry(const std::string& path, std::uint64_t v) {
-  const off_t at = static_cast<off_t>(dataset_offset(path, "/vertex_map") + v * sizeof(std::uint64_t));
-  const int fd = ::open(path.c_str(), O_RDWR);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing");
-  std::uint64_t id = 0;
-  bool done = ::pread(fd, &id, sizeof id, at) == ssize_t(sizeof id);
-  id ^= std::uint64_t{0xFF} << 24;  // one byte flipped: still an id, but another one
-  done = done && ::pwrite(fd, &id, sizeof id, at) == ssize_t(sizeof id);
-  ::close(fd);
-  if (!done) throw std::runtime_error("cannot rewrite the input id of vertex " + std::to_string(v) + " in " + path);
+  // One byte flipped: still an id, but another one.
+  rewrite_entry<std::uint64_t>(path, "/vertex_map", v, [](std::uint64_t id) { return id ^ (std::uint64_t{0xFF} << 24); });
 }
 
 void write_block_file_without_degrees(const PartitionedGraph& graph, const std::string& output) {

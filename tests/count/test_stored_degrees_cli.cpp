@@ -25,6 +25,14 @@ ProcessResult count(int ranks, const std::string& graph, const std::string& tabl
                      kTimeout);
 }
 
+// The files beside the block file g.h5 in `dir`: none once a failed count has cleaned up.
+std::vector<std::string> left_beside_graph(const TempDir& dir) {
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    if (e.path().filename() != "g.h5") left.push_back(e.path().filename().string());
+  return left;
+}
+
 TEST(StoredDegreesCli, TheOlderFileGivesTheSameRowsAndTheReportSaysWhere) {
   TempDir dir;
   const PartitionedGraph g = partition_graph(random_graph(2000, 12000, 23), 2);
@@ -57,9 +65,7 @@ TEST(StoredDegreesCli, AChangedStoredDegreeIsNamedAndNoTableIsLeft) {
       EXPECT_TRUE(contains(r.err, "'" + dir.file("g.h5") + "': the degrees of vertex class 1 do not match their checksum"))
           << describe(r);
       EXPECT_TRUE(contains(r.err, "re-run tricount-partition")) << describe(r);
-      std::vector<std::string> left;
-      for (const auto& e : fs::directory_iterator(dir.path()))
-        if (e.path().filename() != "g.h5") left.push_back(e.path().filename().string());
+      const std::vector<std::string> left = left_beside_graph(dir);
       EXPECT_TRUE(left.empty()) << ::testing::PrintToString(left);
     }
 }
@@ -82,9 +88,7 @@ TEST(StoredDegreesCli, AChangedInputIdIsNamedAndNoTableIsLeft) {
       EXPECT_TRUE(contains(r.err, "'" + dir.file("g.h5") +
                                       "': the input ids (vertex_map) of vertex class 1 do not match their checksum"))
           << describe(r);
-      std::vector<std::string> left;
-      for (const auto& e : fs::directory_iterator(dir.path()))
-        if (e.path().filename() != "g.h5") left.push_back(e.path().filename().string());
+      const std::vector<std::string> left = left_beside_graph(dir);
       EXPECT_TRUE(left.empty()) << ::testing::PrintToString(left);
     }
 }
