@@ -51,6 +51,8 @@ const std::vector<TuningKey>& tuning_keys() {
       key("warp-lanes", &CudaTuning::warp_lanes, 0, 32, "lanes per warp row: 8 or 32 (0: by the task)"),
       key("small-row-work", &CudaTuning::small_row_work, 0, 1e18, "8 lanes per row below this 2-hop work per row"),
       key("thread-rows", &CudaTuning::thread_rows, 0, 1, "0: never the thread-per-row kernel"),
+      key("filter-rows", &CudaTuning::filter_rows, 0, 2, "one thread per row with a key filter: 0 never, 1 by the task, 2 wherever no CTA row or v side"),
+      key("filter-row-average", &CudaTuning::filter_row_average, 0, 1e18, "filter-rows=1: the average 1-hop row at most this long"),
       key("direct-warp-rows", &CudaTuning::direct_warp_rows, 0, 1, "0: always classify rows"),
       key("tiny-rows", &CudaTuning::tiny_rows, 0, 8, "classified rows of at most this many keys and 1-hop entries: one thread each (0: none)"),
       key("search-ratio", &CudaTuning::search_ratio, 0, 0xFFFFFFFFu, "search u's keys in 2-hop lists this many times longer (0: never)"),
@@ -98,7 +100,7 @@ CudaTuning parse_cuda_tuning(std::string_view text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    const bool integral = k->name != std::string_view("small-row-work");
+    const bool integral = k->name != std::string_view("small-row-work") && k->name != std::string_view("filter-row-average");
     if (value.empty() || used != value.size() || !(x >= k->min && x <= k->max) || (integral && x != std::floor(x)))
       throw UsageError("--cuda-tuning: " + name + "='" + value + "' is not " + (integral ? "an integer" : "a number") +
                        " from " + number(k->min) + " to " + number(k->max));

@@ -166,6 +166,12 @@ struct CudaTuning {
   std::uint32_t warp_lanes = 0;                  // 0: by the task; 8 or 32 forces it
   double small_row_work = 32;                    // 1-hop times 2-hop average degree
   bool thread_rows = true;                       // one thread per row where every row is tiny
+  // One thread per row with a 128-bit key filter where no row can be a CTA row and no edge
+  // goes to v's side: 1 where no 2-hop list is longer than 64 and the average 1-hop row has at
+  // most filter_row_average entries, 2 whatever the lists and rows. H200, uniform 2^24: faster
+  // with rows of 2-8 entries (2-8 parts), slower with 12 and 16 (bench/RESULTS.md, issue 34).
+  std::uint32_t filter_rows = 1;                 // 0: never
+  double filter_row_average = 10;
   bool direct_warp_rows = true;                  // no classification where no row can be a CTA row
   // Classified rows whose hash and 1-hop lists both have at most tiny_rows entries (1..8)
   // go to a kernel of one thread per row instead of a warp's tiles: more parts make most

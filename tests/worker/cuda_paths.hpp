@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "worker/backend.hpp"
@@ -18,10 +20,21 @@ struct ForcedPath {
   std::uint32_t threshold = 100;
 };
 
+// The paths below, other than the defaults and the filter kernel's, each force one of the
+// other kernels: the filter kernel (which takes short rows by default) stays off for them.
+inline std::vector<ForcedPath> without_filter_rows(std::vector<ForcedPath> paths) {
+  for (ForcedPath& path : paths)
+    if (std::string_view(path.name) != "defaults" && std::string_view(path.name).find("filter") == std::string_view::npos)
+      path.tuning.filter_rows = 0;
+  return paths;
+}
+
 // Every path of the per-vertex code (and of its per-edge form).
 inline std::vector<ForcedPath> per_element_paths() {
-  return {
+  return without_filter_rows({
       {"defaults", {}},
+      {"filter rows of every size (no CTA rows)", {.thread_rows = false, .filter_rows = 2}, 1000000},
+      {"filter rows by the task, any average row", {.thread_rows = false, .filter_row_average = 1e9}},
       {"CTA path with bitmaps", {}, 1},
       {"CTA path with bitmaps, w hits in the hashed tally", {.rank_counts = false}, 1},
       {"CTA path, small bitmaps whose rank counters lie over the tally", {.cta_table_words = 64, .bitmap_words = 16}, 1},
@@ -46,7 +59,17 @@ inline std::vector<ForcedPath> per_element_paths() {
       {"v side, trimmed, colliding CTA tables", {.collide = true, .bitmap_words = 0, .v_side = 2, .v_side_trim = 1}, 2},
       {"v side with the reverse search", {.search_ratio = 1, .search_min_list = 0, .v_side = 2, .v_side_quarters = 16}},
       {"profiling", {.profile = true, .v_side = 2}, 30},
-  };
+      {"filter rows, profiling, 2-hop bounds from the 64-bit offsets", {.profile = true, .filter_rows = 2, .narrow_offsets = false}, 30},
+  });
+}
+
+// The kernels that take a graph of short rows (a lattice): one thread per row with the keys
+// in registers, one thread per row with a key filter, and the warp kernel.
+inline std::vector<std::pair<const char*, CudaTuning>> short_row_kernels() {
+  return {{"thread rows", {}},
+          {"filter rows", {.thread_rows = false}},
+          {"filter rows, 64-bit bounds", {.thread_rows = false, .narrow_offsets = false}},
+          {"warp rows", {.thread_rows = false, .filter_rows = 0}}};
 }
 
 // Settings for a skewed graph (Kronecker), each run at CTA thresholds 100 and 20: CTA rows

@@ -183,15 +183,16 @@ TEST(CudaBackend, CountPastTwoToThe32) {
 }
 
 // A triangular lattice (a w x h grid with one diagonal per cell): every degree at most 6,
-// so every subtask takes the thread-per-row kernel, with 2 (w - 1)(h - 1) triangles.
+// so every subtask takes the thread-per-row kernel, with 2 (w - 1)(h - 1) triangles; without
+// it, the filter kernel, and without both the warp kernel.
 TEST(CudaBackend, TinyRowsOneThreadPerRow) {
   TRICOUNT_REQUIRE_GPU();
   const std::uint64_t w = 300, h = 200;
   const EdgePairs e = testing::triangular_lattice(w, h);
   const count_t want = 2 * (w - 1) * (h - 1);
-  for (bool on : {true, false}) {
-    SCOPED_TRACE(std::string("thread rows ") + (on ? "on" : "off"));
-    auto gpu = cuda_backend(CudaTuning{.thread_rows = on});
+  for (const auto& [what, tuning] : testing::short_row_kernels()) {
+    SCOPED_TRACE(what);
+    auto gpu = cuda_backend(tuning);
     expect_all_layouts(e, want, *gpu, 3, 2);
   }
 }
@@ -286,7 +287,10 @@ TEST(CudaBackend, KeysCongruentModuloLargePowersOfTwo) {
 using testing::ForcedPath;
 
 const std::vector<ForcedPath>& forced_paths() {
-  static const std::vector<ForcedPath> paths = {
+  static const std::vector<ForcedPath> paths = testing::without_filter_rows({
+      {"filter rows wherever no row is a CTA row", {.thread_rows = false, .filter_rows = 2}},
+      {"filter rows, colliding hash elsewhere", {.collide = true, .thread_rows = false, .filter_rows = 2}},
+      {"filter rows, 2-hop bounds from the 64-bit offsets", {.thread_rows = false, .filter_rows = 2, .narrow_offsets = false}},
       {"all keys in bucket 0 (linear probing only)", {.collide = true}},
       {"all keys in bucket 0, CTA path", {.collide = true, .bitmap_words = 0}, 1},
       {"64-word tables: global levels and overflowing buckets", {.shared_words_cap = 64}},
@@ -338,8 +342,24 @@ const std::vector<ForcedPath>& forced_paths() {
       {"rows always classified, tiny rows of one entry", {.direct_warp_rows = false, .tiny_rows = 1}},
       {"rows always classified, tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
       {"tiny rows searching every 2-hop list", {.direct_warp_rows = false, .v_side = 0}},
-  };
+  });
   return paths;
+}
+
+// The filter kernel (one thread per row, u's keys in a 128-bit filter, searched where an
+// element passes) on rows of any length: a CTA threshold nothing reaches sends every row to
+// it, so rows of hundreds of keys fill the filter and most elements are searched for.
+TEST(CudaBackend, FilterRowsOfAnyLength) {
+  TRICOUNT_REQUIRE_GPU();
+  auto gpu = cuda_backend(CudaTuning{.thread_rows = false, .filter_rows = 2}, 1000000);
+  for (std::uint64_t seed : {1, 2}) {
+    const EdgePairs e = testing::random_graph(800, 12000, seed);
+    expect_all_layouts(e, reference::count_triangles(e), *gpu);
+  }
+  for (std::uint64_t n : {3, 4, 17, 101, 260}) expect_all_layouts(testing::complete_graph(n), choose3(n), *gpu, 3, 2);
+  const EdgePairs m = mixed_graph(3);
+  expect_all_layouts(m, reference::count_triangles(m), *gpu);
+  expect_hand_blocks(*gpu, "filter rows of any length");
 }
 
 TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {

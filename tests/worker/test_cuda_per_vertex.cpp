@@ -196,11 +196,12 @@ TEST(CudaPerVertex, ForcedPaths) {
     expect_all_layouts(mixed, *gpu, std::string(path.name) + ", mixed", 2, 2);
     expect_all_layouts(k, *gpu, std::string(path.name) + ", K_400", 2, 1);
   }
-  // Tiny rows: the thread-per-row kernel (a triangular lattice, degrees at most 6).
+  // Short rows: the thread-per-row kernel, the filter kernel and the warp kernel (a
+  // triangular lattice, degrees at most 6).
   const EdgePairs lattice = testing::triangular_lattice(120, 80);
-  for (bool on : {true, false}) {
-    auto gpu = cuda_backend(CudaTuning{.thread_rows = on});
-    expect_all_layouts(lattice, *gpu, std::string("lattice, thread rows ") + (on ? "on" : "off"), 3, 3);
+  for (const auto& [what, tuning] : testing::short_row_kernels()) {
+    auto gpu = cuda_backend(tuning);
+    expect_all_layouts(lattice, *gpu, std::string("lattice, ") + what, 3, 3);
   }
 }
 

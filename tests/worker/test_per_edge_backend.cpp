@@ -287,11 +287,12 @@ TEST(PerEdgeBackend, EveryCudaPath) {
     expect_all_layouts(mixed, *be, std::string(path.name) + ", mixed", 2, 2);
     expect_all_layouts(k, *be, std::string(path.name) + ", K_400", 2, 1);
   }
-  // Tiny rows: the thread-per-row kernel (a triangular lattice, degrees at most 6).
+  // Short rows: the thread-per-row kernel, the filter kernel and the warp kernel (a
+  // triangular lattice, degrees at most 6).
   const EdgePairs lattice = testing::triangular_lattice(120, 80);
-  for (bool on : {true, false}) {
-    auto be = testing::cuda_backend(CudaTuning{.thread_rows = on});
-    expect_all_layouts(lattice, *be, std::string("lattice, thread rows ") + (on ? "on" : "off"), 3, 3);
+  for (const auto& [what, tuning] : testing::short_row_kernels()) {
+    auto be = testing::cuda_backend(tuning);
+    expect_all_layouts(lattice, *be, std::string("lattice, ") + what, 3, 3);
   }
 }
 

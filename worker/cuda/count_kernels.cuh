@@ -8,6 +8,7 @@
 //      per-CTA global area, or binary search for rows whose table cannot fit anywhere;
 //   3. count_tile_rows: one warp (a tile of G lanes) per row, table in shared memory;
 //   4. count_tiny_rows: one thread per tiny row (no list: it skips the others itself).
+// Tasks of short rows (a uniform graph cut into parts) run count_filter_rows instead of 1-4.
 // 2 runs concurrently with 3 and 4 on two streams. Both take rows from the end of their list
 // (rows are numbered by ascending degree, so the heaviest go first) from a global atomic
 // counter, walk the row's 2-hop lists (short ones as one virtual list through a prefix sum
@@ -908,6 +909,100 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
         if (edge_hits) add_entry_hits<kPerEdge>(p, v[q], o0 + q, edge_hits);
         row_hits += edge_hits;
       }
+    }
+    if constexpr (kPerVertex && !kPerEdge) {
+      if (row_hits) atomicAdd(&p.row_counts[u], row_hits);
+    }
+  }
+  const unsigned long long block_total = Reduce(reduce_storage).Sum(found);
+  if (threadIdx.x == 0 && block_total) atomicAdd(p.result, block_total);
+}
+
+// Tasks of short rows (no CTA row, no v side, short 2-hop lists, an average 1-hop row of at
+// most CudaTuning::filter_row_average entries: a uniform graph cut into parts): one thread per
+// row, as count_thread_rows, but for rows of any length. A warp on a row of 4 to 8 entries
+// leaves most lanes idle and waits on one row's chain of loads; here each thread walks its
+// own chain, fetching the next entry's bounds while it walks a list. u's keys go into a
+// 128-bit filter in registers; a 2-hop element is searched for in u's sorted keys (through
+// L1) only when it passes the filter (one multiply, one bit). Rows of more entries stay with
+// the warp kernel, whose lanes read a list's elements together (bench/RESULTS.md, issue 34).
+__device__ __forceinline__ std::uint32_t filter_bit(vid_t w) { return (w * 0x9E3779B1u) >> 25; }  // 0..127
+
+template <bool kPerVertex = false, bool kPerEdge = false>
+__global__ void __launch_bounds__(kThreadBlockThreads) count_filter_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
+                                                                          std::uint32_t splits) {
+  using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
+  __shared__ typename Reduce::TempStorage reduce_storage;
+  unsigned long long found = 0;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * kThreadBlockThreads;
+  auto bounds = [&](vid_t v, eoff_t& b, eoff_t& e) {
+    if (p.two_hop_offsets32) {
+      b = p.two_hop_offsets32[v];
+      e = p.two_hop_offsets32[v + 1];
+    } else {
+      b = p.two_hop.offsets[v];
+      e = p.two_hop.offsets[v + 1];
+    }
+  };
+  for (std::uint64_t u = std::uint64_t(blockIdx.x) * kThreadBlockThreads + threadIdx.x; u < rows; u += stride) {
+    if (splits > 1 && split_of_row(u, splits) != split) continue;
+    const eoff_t h0 = p.hash.offsets[u], h1 = p.hash.offsets[u + 1];
+    const eoff_t o0 = p.one_hop.offsets[u], o1 = p.one_hop.offsets[u + 1];
+    if (h0 == h1 || o0 == o1) continue;
+    // 1. The first entry's bounds, then u's keys into the filter while they load.
+    vid_t v = p.one_hop.neighbors[o0];
+    eoff_t b, e;
+    bounds(v, b, e);
+    std::uint32_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+    for (eoff_t q = h0; q < h1; ++q) {
+      const std::uint32_t bit = filter_bit(p.hash.neighbors[q]);
+      const std::uint32_t one = 1u << (bit & 31);
+      m0 |= bit < 32 ? one : 0u;
+      m1 |= bit - 32 < 32 ? one : 0u;
+      m2 |= bit - 64 < 32 ? one : 0u;
+      m3 |= bit >= 96 ? one : 0u;
+    }
+    const vid_t kmin = p.hash.neighbors[h0], kmax = p.hash.neighbors[h1 - 1];
+    const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
+    unsigned long long row_hits = 0;  // kPerVertex
+    // 2. Each 1-hop entry's list against the filter; the next entry's bounds in flight.
+    for (eoff_t t = o0;;) {
+      const bool more = t + 1 < o1;
+      vid_t next_v = 0;
+      eoff_t nb = 0, ne = 0;
+      if (more) {
+        next_v = p.one_hop.neighbors[t + 1];
+        bounds(next_v, nb, ne);
+      }
+      std::uint32_t edge_hits = 0;
+      for (eoff_t f = b; f < e; ++f) {
+        const vid_t w = p.two_hop.neighbors[f];
+        if (w > kmax) break;  // sorted: nothing further can be a key
+        if (w < kmin) continue;
+        const std::uint32_t bit = filter_bit(w);
+        const std::uint32_t word = bit < 64 ? (bit < 32 ? m0 : m1) : (bit < 96 ? m2 : m3);
+        if (!((word >> (bit & 31)) & 1u)) continue;
+        // w passed the filter: search u's keys (the last key <= w; w >= kmin)
+        eoff_t at = h0;
+        for (std::uint32_t len = keys; len > 1;) {
+          const std::uint32_t half = len / 2;
+          if (p.hash.neighbors[at + half] <= w) at += half;
+          len -= half;
+        }
+        if (p.hash.neighbors[at] != w) continue;
+        ++edge_hits;
+        if constexpr (kPerVertex) add_key_hit<kPerEdge>(p, w, at, f);
+      }
+      found += edge_hits;  // once per 1-hop entry
+      if constexpr (kPerVertex) {
+        if (edge_hits) add_entry_hits<kPerEdge>(p, v, t, edge_hits);
+        row_hits += edge_hits;
+      }
+      if (!more) break;
+      ++t;
+      v = next_v;
+      b = nb;
+      e = ne;
     }
     if constexpr (kPerVertex && !kPerEdge) {
       if (row_hits) atomicAdd(&p.row_counts[u], row_hits);

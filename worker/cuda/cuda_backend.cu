@@ -70,6 +70,10 @@
 //    at most 64: grids, meshes) skip all of the above: one thread per row holds u's keys
 //    and 1-hop entries in registers and compares the 2-hop elements against the keys
 //    (count_thread_rows, one launch).
+//  * Tasks with no CTA row and no v side whose 1-hop rows are short on average (a uniform
+//    graph cut into parts: 2 to 8 entries) skip classification and the warp kernel too: one
+//    thread per row, u's keys in a 128-bit filter, an element passing it searched for in u's
+//    sorted keys (count_filter_rows, one launch).
 //  * Dynamic assignment: warps and CTAs take rows from global atomic counters (warps in
 //    chunks of BackendOptions::chunk_size rows; by default 1 to 16, growing with the row
 //    count: one counter shared by every warp is the bottleneck on grids).
@@ -480,6 +484,7 @@ class CudaBackend final : public CountBackend {
     const TaskBlocks triangle{v, v, v, 0, 1};
     BackendOptions warp = options_;
     warp.cuda_tuning.thread_rows = false;
+    warp.cuda_tuning.filter_rows = 0;
     BackendOptions cta = warp;
     cta.cta_degree_threshold = 1;
     BackendOptions reverse = warp;  // the warp kernel with the reverse search
@@ -488,8 +493,14 @@ class CudaBackend final : public CountBackend {
     BackendOptions v_side = warp;  // every edge with a 2-hop list to v's side: edge (0, 1)
     v_side.cuda_tuning.v_side = 2;
     v_side.cuda_tuning.v_side_quarters = 0;
-    const std::array<std::pair<const char*, const BackendOptions*>, 5> paths = {
-        {{"thread", &options_}, {"warp", &warp}, {"CTA", &cta}, {"reverse search", &reverse}, {"v side", &v_side}}};
+    BackendOptions filter = warp;  // one thread per row with a key filter
+    filter.cuda_tuning.filter_rows = 2;
+    const std::array<std::pair<const char*, const BackendOptions*>, 6> paths = {{{"thread", &options_},
+                                                                                 {"warp", &warp},
+                                                                                 {"CTA", &cta},
+                                                                                 {"reverse search", &reverse},
+                                                                                 {"v side", &v_side},
+                                                                                 {"filter", &filter}}};
     std::string counted;
     bool all_one = true;
     for (const auto& [what, options] : paths) {
@@ -763,7 +774,15 @@ class CudaBackend final : public CountBackend {
         TRICOUNT_CUDA_CHECK_LAUNCH("narrow_offsets");
         mark("narrow offsets");
       }
-      launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel", "u: tiny rows"});
+      if (plan.filter_rows) {
+        with_filter_kernel([&](auto kernel) {
+          kernel<<<plan.filter_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+        }, plan.u.per_vertex, plan.u.per_edge);
+        TRICOUNT_CUDA_CHECK_LAUNCH("count_filter_rows");
+        mark("filter rows");
+      } else {
+        launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel", "u: tiny rows"});
+      }
     }
     if (plan.v) {
       // 3. T from what the u side left: row ends (inclusive sum of the counts), then entries.
@@ -881,7 +900,8 @@ class CudaBackend final : public CountBackend {
                       c.list_sizes[0], (unsigned long long)sp.cta_grid, sp.bitmap_words, c.list_sizes[1], sp.G, int(sp.reverse));
       line += buf;
     };
-    if (!plan.thread_rows) describe("u", plan.u, counters.u);
+    if (plan.filter_rows) line += " | u: every row to the filter kernel";
+    else if (!plan.thread_rows) describe("u", plan.u, counters.u);
     if (plan.v) describe("v", *plan.v, counters.v);
     std::fprintf(stderr, "%s\n", line.c_str());
   }

@@ -67,6 +67,12 @@ void with_tiny_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge 
   }, defer, per_vertex, per_edge);
 }
 template <class F>
+void with_filter_kernel(F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto pv, auto pe) {
+    f(count_filter_rows<decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, per_vertex, per_edge);
+}
+template <class F>
 void with_cta_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
   dispatch_bools([&](auto d, auto pv, auto pe) {
     f(count_cta_rows<kCtaMinBlocks, decltype(d)::value, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
@@ -127,6 +133,8 @@ struct KernelPlan {
   std::uint64_t rows = 0;      // class i: rows of the u side
   bool thread_rows = false;    // every row tiny: count_thread_rows and nothing else
   unsigned thread_grid = 1;
+  bool filter_rows = false;    // short rows and lists: count_filter_rows and nothing else
+  unsigned filter_grid = 1;
   SidePlan u;
   std::optional<SidePlan> v;   // the transposed v side, where it pays
   std::uint32_t defer_quarters = 0;
@@ -312,6 +320,22 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
   plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
                      options, limits, per_vertex, per_edge);
   plan.cub_bytes = plan.u.cub_bytes;
+  // 3a. Or, where no row can be a CTA row and no edge goes to v's side, one thread per row
+  //     with a key filter (count_filter_rows) instead of the warp kernel.
+  //     By the task: 2-hop lists of at most kThreadMaxList and short average rows (the warp
+  //     kernel keeps rows of more work, where its coalesced loads pay).
+  plan.filter_rows = t.filter_rows && !plan.thread_rows && !quarters && b.hash.max_degree < options.cta_degree_threshold &&
+                     b.one_hop.max_degree < options.cta_degree_threshold &&
+                     (t.filter_rows == 2 || (b.two_hop.max_degree <= kThreadMaxList &&
+                                             meta(b.one_hop).average_degree() <= t.filter_row_average));
+  if (plan.filter_rows) {
+    int per_sm = 0;
+    with_filter_kernel([&](auto kernel) {
+      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreadBlockThreads, 0));
+    }, per_vertex, per_edge);
+    plan.filter_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
+        (plan.rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * std::max(1, per_sm)));
+  }
   if (t.narrow_offsets && !plan.thread_rows && b.two_hop.nnz < (std::uint64_t{1} << 32)) {
     plan.narrow_rows = b.two_hop.rows;
     plan.narrow_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
