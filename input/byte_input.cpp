@@ -51,41 +51,103 @@ long long FdInput::regular_size() const {
   return static_cast<long long>(st.st_size);
 }
 
-GzInput::GzInput(const std::string& path) : path_(path) {
-  const int fd = open_readable(path);
-  gz_ = ::gzdopen(fd, "rb");
-  if (gz_ == nullptr) {
-    ::close(fd);
+namespace {
+constexpr std::size_t kGzInBytes = std::size_t{1} << 20;  // compressed bytes per read()
+}  // namespace
+
+GzInput::GzInput(const std::string& path) : path_(path), fd_(open_readable(path)), in_(new unsigned char[kGzInBytes]) {
+  if (::inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) {  // 16: gzip wrapper only
+    ::close(fd_);
     throw Error("cannot open '" + printable(path) + "': zlib could not allocate its stream state");
   }
-  ::gzbuffer(gz_, 1u << 20);  // fewer, larger read() calls than zlib's 8 KiB default
+  stream_.next_in = in_.get();
+  stream_.avail_in = 0;
 }
 
-GzInput::~GzInput() { ::gzclose(gz_); }
+GzInput::~GzInput() {
+  ::inflateEnd(&stream_);
+  ::close(fd_);
+}
+
+std::size_t GzInput::fill() {
+  std::memmove(in_.get(), stream_.next_in, stream_.avail_in);
+  stream_.next_in = in_.get();
+  for (;;) {
+    const ssize_t r = ::read(fd_, in_.get() + stream_.avail_in, kGzInBytes - stream_.avail_in);
+    if (r >= 0) {
+      stream_.avail_in += static_cast<uInt>(r);
+      read_ += static_cast<std::uint64_t>(r);
+      return static_cast<std::size_t>(r);
+    }
+    if (errno != EINTR) throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
+  }
+}
+
+bool GzInput::next_member() {
+  for (;;) {
+    while (stream_.avail_in > 0 && *stream_.next_in == 0) {  // zero padding (tape blocks) carries nothing
+      ++stream_.next_in;
+      --stream_.avail_in;
+    }
+    if (stream_.avail_in < 2 && fill() == 0 && stream_.avail_in == 0) return false;
+    if (stream_.avail_in == 0 || *stream_.next_in == 0) continue;
+    if (stream_.avail_in >= 2 && stream_.next_in[0] == 0x1F && stream_.next_in[1] == 0x8B) {
+      if (::inflateReset(&stream_) != Z_OK) throw Error(printable(path_) + ": gzip stream error: cannot start the next member");
+      return true;
+    }
+    if (stream_.avail_in >= 2 || fill() == 0)
+      throw Error(printable(path_) + ": byte " + std::to_string(offset()) +
+                  " follows the end of the gzip stream but starts no gzip member: the file is damaged or has "
+                  "other data appended (gzip -t reports it too); recompress the graph");
+  }
+}
 
 std::size_t GzInput::read(char* dst, std::size_t n) {
-  // gzread takes an unsigned and returns an int: keep each request well below INT_MAX.
-  const unsigned want = static_cast<unsigned>(std::min<std::size_t>(n, std::size_t{1} << 30));
-  const int r = ::gzread(gz_, dst, want);
-  // A truncated stream reads like a normal end (0) with the error Z_BUF_ERROR recorded,
-  // so the error state must be checked on every short read, not only when r < 0.
-  if (r <= 0) {
-    int err = Z_OK;
-    const char* msg = ::gzerror(gz_, &err);
-    if (err == Z_ERRNO) {
-      throw Error("cannot read '" + printable(path_) + "': " + errno_message(errno));
+  if (mode_ == Mode::kStart) {  // the first two bytes say gzip or not
+    while (stream_.avail_in < 2 && fill() > 0) {
     }
-    if (err != Z_OK || r < 0) {
-      std::string_view what = msg ? msg : "unknown error";
-      // zlib prefixes its message with the name it was opened under, "<fd:N>: " here.
-      if (what.starts_with("<fd:")) {
-        if (const auto colon = what.find(": "); colon != std::string_view::npos) what.remove_prefix(colon + 2);
-      }
-      throw Error(printable(path_) + ": gzip stream error: " + std::string(what) +
-                  (err == Z_BUF_ERROR ? " (the file is truncated)" : ""));
+    if (stream_.avail_in >= 2 && stream_.next_in[0] == 0x1F && stream_.next_in[1] == 0x8B) {
+      mode_ = Mode::kGzip;
+      in_member_ = true;
+    } else if (stream_.avail_in == 0 && has_gz_suffix(path_)) {
+      throw Error(printable(path_) + ": the file is empty, not a gzip stream (truncated?)");
+    } else {
+      mode_ = Mode::kRaw;
     }
   }
-  return static_cast<std::size_t>(r);
+  if (mode_ == Mode::kRaw) {
+    if (stream_.avail_in == 0 && fill() == 0) return 0;
+    const std::size_t k = std::min<std::size_t>(n, stream_.avail_in);
+    std::memcpy(dst, stream_.next_in, k);
+    stream_.next_in += k;
+    stream_.avail_in -= static_cast<uInt>(k);
+    return k;
+  }
+  // Inflate until `dst` is full or the last member ends. An error after some bytes came out
+  // is raised by the next call, so every byte before the damage reaches the reader.
+  if (!pending_error_.empty()) throw Error(pending_error_);
+  stream_.next_out = reinterpret_cast<Bytef*>(dst);
+  stream_.avail_out = static_cast<uInt>(std::min<std::size_t>(n, std::size_t{1} << 30));
+  const uInt want = stream_.avail_out;
+  try {
+    while (stream_.avail_out > 0) {
+      if (!in_member_) {
+        if (!next_member()) break;
+        in_member_ = true;
+      }
+      if (stream_.avail_in == 0 && fill() == 0)
+        throw Error(printable(path_) + ": gzip stream error: unexpected end of file (the file is truncated)");
+      const int r = ::inflate(&stream_, Z_NO_FLUSH);
+      if (r == Z_STREAM_END) in_member_ = false;
+      else if (r != Z_OK)
+        throw Error(printable(path_) + ": gzip stream error: " + (stream_.msg ? stream_.msg : "code " + std::to_string(r)) +
+                    " near byte " + std::to_string(offset()) + " (the file is damaged)");
+    }
+  } catch (const Error& e) {
+    if (stream_.avail_out == want) throw;
+    pending_error_ = e.what();
+  }
+  return want - stream_.avail_out;
 }
 
 FileRangeInput::FileRangeInput(const std::string& path, std::uint64_t begin, std::uint64_t end)

@@ -43,8 +43,11 @@ class FdInput final : public ByteInput {
   int fd_;
 };
 
-// zlib stream. gzdopen reads a file that is not gzip "transparently" (byte for byte), so
-// text inputs always go through here: a compressed file without a .gz name still works.
+// A gzip stream, inflated with zlib member by member; a file that does not start with the
+// gzip magic is read byte for byte, so text inputs always go through here (a compressed file
+// without a .gz name still works). Bytes after a member must be another member (or zero
+// padding): gzread would drop anything else without a word, and with it the rest of a
+// damaged file's edges.
 class GzInput final : public ByteInput {
  public:
   explicit GzInput(const std::string& path);
@@ -54,8 +57,18 @@ class GzInput final : public ByteInput {
   std::size_t read(char* dst, std::size_t n) override;
 
  private:
+  enum class Mode { kStart, kRaw, kGzip };
+  std::size_t fill();                                // more compressed bytes after the unread ones
+  bool next_member();                                // between members: true if another one starts
+  std::uint64_t offset() const { return read_ - stream_.avail_in; }  // of the next unread byte
   std::string path_;
-  gzFile gz_ = nullptr;
+  int fd_;
+  std::unique_ptr<unsigned char[]> in_;
+  z_stream stream_{};
+  Mode mode_ = Mode::kStart;
+  bool in_member_ = false;
+  std::uint64_t read_ = 0;  // bytes read from the file
+  std::string pending_error_;  // found after bytes this call returned: raised by the next
 };
 
 // Bytes [begin, end) of a regular file, read with pread: one reader's share of a text file.

@@ -2,13 +2,16 @@
 // bytes say, and the reader for each (input/text_edges.cpp, input/binary_edges.cpp,
 // input/webgraph.cpp; their byte inputs in input/byte_input.cpp).
 #include <array>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "input/binary_edges.hpp"
 #include "input/byte_input.hpp"
 #include "input/edge_source.hpp"
+#include "input/known_counts.hpp"
 #include "input/text_edges.hpp"
 #include "input/text_scan.hpp"
 #include "input/webgraph.hpp"
@@ -21,6 +24,9 @@ using namespace text_scan;
 
 // The first bytes of a (possibly gzip-compressed) text file, decompressed.
 std::string text_head(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec)
+    return "";  // nothing to sniff: reading it says what is wrong (an empty .gz is an error)
   GzInput in(path);
   std::array<char, 32> head{};
   std::size_t n = 0;
@@ -84,6 +90,15 @@ bool splits_into_shares(const std::string& path, InputFormat format) {
   if (!is_uncompressed_regular_file(path)) return false;
   if (format == InputFormat::Auto) format = detect_input_format(path);
   return format == InputFormat::EdgeList || format == InputFormat::MatrixMarket;
+}
+
+std::vector<std::string> input_companion_files(const std::string& path) {
+  std::vector<std::string> files;
+  if (const std::string base = webgraph_basename(path); !base.empty())
+    for (const char* ext : {".graph", ".properties", ".offsets"})
+      if (base + ext != path) files.push_back(base + ext);
+  files.push_back(known_sidecar_path(path));
+  return files;
 }
 
 std::unique_ptr<EdgeSource> open_edge_file(const std::string& path, InputFormat format) {

@@ -121,6 +121,11 @@ struct EdgeFileOptions {
 // a regular file that is not gzip-compressed, or a WebGraph BV graph.
 bool splits_into_shares(const std::string& path, InputFormat format);
 
+// The files besides `path` that reading it uses: a WebGraph graph's .graph, .properties and
+// .offsets, and an edge file's published-count sidecar (PATH.known). An output written over
+// one of them destroys the input as surely as one written over `path`.
+std::vector<std::string> input_companion_files(const std::string& path);
+
 // Opens a file as an edge stream. Throws Error naming the file if it is missing or
 // unreadable, or if its contents do not fit the format. Text and binary formats may be
 // gzip-compressed (binary only when the name ends in .gz).

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -286,6 +287,29 @@ TEST_F(EdgeReaders, CorruptGzipIsAnError) {
   const std::string msg = read_error(p);
   EXPECT_TRUE(Contains(msg, p));
   EXPECT_TRUE(Contains(msg, "gzip"));
+}
+
+// Concatenated members are one stream (gzip's own rule); zero padding after the last member
+// carries nothing; any other byte after it is damage: an error naming the file and the byte,
+// never a count of the first member's edges alone.
+TEST_F(EdgeReaders, BytesAfterTheGzipStreamMustBeAnotherMember) {
+  const std::string a = write_gz("a.gz", "0 1\n1 2\n2 0\n"), b = write_gz("b.gz", "0 3\n1 3\n2 3\n");
+  const auto bytes = [](const std::string& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const Edges both{{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+  EXPECT_EQ(read_all(write("two.txt.gz", bytes(a) + bytes(b))), both);
+  EXPECT_EQ(read_all(write("padded.txt.gz", bytes(a) + bytes(b) + std::string(1000, '\0'))), both);
+  for (const std::string& tail : {std::string("X"), std::string("\0\0X", 3), "X" + bytes(b), std::string("\x1f")}) {
+    const std::string p = write("junk.txt.gz", bytes(a) + tail);
+    const std::string msg = read_error(p);
+    EXPECT_TRUE(Contains(msg, p + ": byte ")) << msg;
+    EXPECT_TRUE(Contains(msg, "starts no gzip member")) << msg;
+  }
+  // An empty file named .gz is not an empty graph.
+  EXPECT_TRUE(Contains(read_error(write("empty.txt.gz", "")), "empty, not a gzip stream"));
+  EXPECT_EQ(read_all(write("empty.txt", "")), Edges{});
 }
 
 // ---- Matrix Market ---------------------------------------------------------------------
