@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -448,7 +449,13 @@ void install_signal_cleanup(const std::string& program, const std::string& left)
           kept = committed_paths();
         }
       }
-      std::string said = left;  // an output finished before the signal stays: say so
+      // An output finished before the signal stays: say so, unless it lies in a temporary
+      // folder removed now (tricount-count's own block file) or is gone already.
+      std::erase_if(kept, [&](const std::string& k) {
+        return ::access(k.c_str(), F_OK) != 0 ||
+               std::any_of(paths.begin(), paths.end(), [&](const std::string& p) { return k == p || k.starts_with(p + "/"); });
+      });
+      std::string said = left;
       if (!kept.empty()) {
         said = "complete before it and kept:";
         for (const std::string& k : kept) said += " '" + k + "'";

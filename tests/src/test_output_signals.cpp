@@ -71,4 +71,19 @@ TEST(OutputSignals, AnOutputCompleteBeforeTheSignalIsKeptAndNamed) {
   EXPECT_FALSE(fs::exists(dir.file("half.txt")));
 }
 
+// tricount-count's own block file is complete (committed) inside a temporary folder that the
+// signal removes: it is not named as kept.
+TEST(OutputSignals, AnOutputInsideARemovedTemporaryFolderIsNotSaidKept) {
+  TempDir dir;
+  const std::string scratch = dir.file("scratch");
+  const Stopped s = stop_child_after(dir, [&] {
+    fs::create_directory(scratch);
+    output::register_cleanup_path(scratch);
+    output::write_text_file(scratch + "/graph.h5", "--save-blocks", "blocks\n");
+  });
+  EXPECT_EQ(s.exit_code, 128 + SIGTERM) << s.err;
+  EXPECT_TRUE(contains(s.err, "watched: interrupted by SIGTERM; temporary files removed, no output written")) << s.err;
+  EXPECT_FALSE(fs::exists(scratch));
+}
+
 }  // namespace
