@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
@@ -55,6 +56,12 @@ void throw_write_error(const std::string& path, int err) {
   std::string msg = "cannot write temporary file '" + path + "': " + std::generic_category().message(err);
   if (err == ENOSPC || err == EFBIG || err == EDQUOT)
     msg += " (disk full or file size limit: free space there, or point --tmpdir at a larger disk)";
+  if (err == EMFILE || err == ENFILE) {  // a few files per block and per thread's run are open at once
+    struct rlimit r {};
+    const bool known = ::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
+    msg += " (this process may have " + (known ? "only " + std::to_string(r.rlim_cur) : std::string("only so many")) +
+           " files open at once: raise the limit with ulimit -n, or give fewer --parts or --threads)";
+  }
   throw Error(msg);
 }
 

@@ -383,6 +383,21 @@ TEST(PipelineFailure, FullDiskIsAClearErrorAndLeavesNothing) {
   }
 }
 
+// Too few open files for the blocks' run files (a low ulimit -n): the error says so and what
+// to do, and leaves nothing.
+TEST(PipelineFailure, TooFewOpenFilesIsAClearError) {
+  TempDir dir;
+  const std::string input = dir.file("tri.txt");
+  { std::ofstream(input) << "0 1\n1 2\n2 0\n"; }
+  fs::create_directory(dir.file("out"));
+  const Finished f = run_child({"/bin/sh", "-c", "ulimit -n 200 && exec \"$0\" --input \"$1\" --output \"$2\" --parts 23 --quiet",
+                                prog("tricount-partition"), input, dir.file("out/g.h5")},
+                               dir.file("err.txt"));
+  EXPECT_EQ(f.exit_code, 1) << f.err;
+  EXPECT_TRUE(contains(f.err, "may have only 200 files open at once: raise the limit with ulimit -n")) << f.err;
+  EXPECT_TRUE(entries(dir.file("out")).empty()) << join(entries(dir.file("out")));
+}
+
 TEST(PipelineFailure, ClearErrorsBeforeAnyWork) {
   TempDir dir;
   write_text_edges(dir.file("in.txt"), complete_graph(5));
