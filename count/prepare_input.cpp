@@ -89,7 +89,7 @@ std::string format_name(const std::string& path, InputFormat format) {
 void partition_on_rank0(bool one_node, int workers_here, const InputRequest& request, PreparedInput& out) {
   // The count's own checks see only the block file (and name it --input): the edge file here.
   // Each output against the input and the outputs before it, before the partition's work.
-  std::vector<output::NamedPath> before = {{request.input, "GRAPH"}};
+  std::vector<output::NamedPath> before = input_paths(request.input, "GRAPH", "a file GRAPH reads");
   for (const auto& [path, option] : request.outputs) {
     output::refuse_same_file(path, option, before);
     before.push_back({path, option});
@@ -106,7 +106,7 @@ void partition_on_rank0(bool one_node, int workers_here, const InputRequest& req
     // The workers' --cache-size, or its default: their share of this node's available memory.
     const std::uint64_t cache =
         request.cache_bytes ? request.cache_bytes : default_cache_bytes(available_memory_bytes(), workers_here);
-    parts = choose_parts(edges, cache, &why);
+    parts = choose_parts(edges, cache, &why, request.cache_bytes != 0);
   }
   PartitionOptions options;
   options.parts = parts;
@@ -141,7 +141,7 @@ void partition_on_rank0(bool one_node, int workers_here, const InputRequest& req
 
 }  // namespace
 
-std::uint32_t choose_parts(std::uint64_t edges, std::uint64_t cache_bytes, std::string* why) {
+std::uint32_t choose_parts(std::uint64_t edges, std::uint64_t cache_bytes, std::string* why, bool cache_given) {
   // CSR bytes at n parts: 4 per neighbour, 8 per row offset of each block (n |V| in all);
   // |V| is taken as |E|, generous for the sparse graphs this is for.
   const double e = static_cast<double>(edges), cache = static_cast<double>(std::max<std::uint64_t>(cache_bytes, 1));
@@ -154,6 +154,11 @@ std::uint32_t choose_parts(std::uint64_t edges, std::uint64_t cache_bytes, std::
   std::uint32_t n = 2;
   auto triple = [&](double parts) { return 3 * (4 * e / (parts * parts) + 8 * e / parts); };
   while (n < most && triple(n) > cache / 2) ++n;
+  if (cache_given && triple(n) > cache / 2)
+    throw UsageError("--cache-size " + std::to_string(cache_bytes) + " bytes is too small for this graph (about " +
+                     std::to_string(edges) + " edges): a task's three blocks need about " + mebibytes(triple(n)) +
+                     " even at " + std::to_string(n) + " parts, and half the cache must hold them; give --cache-size " +
+                     std::to_string(static_cast<std::uint64_t>(std::ceil(2 * triple(n) / 0x1p20))) + "M or more, or leave it out");
   if (why)
     *why = std::to_string(n) + " parts, as a task's three blocks (about " + mebibytes(triple(n)) +
            ") fit each worker's --cache-size and the graph (about " + mebibytes(whole) + ") does not";

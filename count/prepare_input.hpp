@@ -68,7 +68,9 @@ bool is_block_file(const std::string& path);
 // The parts the partition step uses for a graph of about `edges` edges counted by workers
 // with `cache_bytes` of block cache each: 1 when the whole graph fits half of the cache
 // (every task then reads the one block), else the fewest whose block triple does, within the
-// partitioner's limits. `why` says which.
-std::uint32_t choose_parts(std::uint64_t edges, std::uint64_t cache_bytes, std::string* why = nullptr);
+// partitioner's limits. `why` says which. `cache_given`: the cache is the user's --cache-size,
+// and one too small for a triple even at the most parts is a UsageError naming it.
+std::uint32_t choose_parts(std::uint64_t edges, std::uint64_t cache_bytes, std::string* why = nullptr,
+                           bool cache_given = false);
 
 }  // namespace tricount

@@ -1030,7 +1030,7 @@ DistributedReport partition_distributed(MPI_Comm comm, const DistributedInput& i
       source_file = generator.spec;
       o.known = generator_known_counts(generator);
     } else {
-      if (c.rank == 0) output::refuse_same_file(output, "--output", {{input.path, "--input"}});
+      if (c.rank == 0) output::refuse_same_file(output, "--output", input_paths(input.path, "--input", "a file --input reads"));
       source_file = input.path;
       std::error_code ec;
       source_size = std::filesystem::file_size(input.path, ec);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "input/edge_source.hpp"
 #include "input/kronecker_product.hpp"
 #include "partitioner/pipeline_state.hpp"
 #include "src/output_file.hpp"
@@ -227,11 +228,17 @@ GraphHeader partition_generated(const GeneratorArgs& generator, const std::strin
   return partition_source(*g.source, output, o, g.spec, 0, {}, runs_in_memory).header;
 }
 
+std::vector<output::NamedPath> input_paths(const std::string& input, std::string_view option, std::string_view companion) {
+  std::vector<output::NamedPath> paths = {{input, option}};
+  for (std::string& f : input_companion_files(input)) paths.push_back({std::move(f), companion});
+  return paths;
+}
+
 GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
                            const PartitionOptions& options) {
   check_parts(options.parts);
   std::error_code ec;
-  output::refuse_same_file(output, "--output", {{input, "--input"}});
+  output::refuse_same_file(output, "--output", input_paths(input, "--input", "a file --input reads"));
   // An output that cannot be written is reported before the work, not after it.
   output::check_writable(output, "--output", /*needs_regular_file=*/true);
 

@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "input/generator_spec.hpp"
 #include "partitioner/pipeline.hpp"
+#include "src/output_file.hpp"
 
 namespace tricount {
 
@@ -32,6 +34,10 @@ struct PartitionedGraph {
 // Partitions a file into an HDF5 block file (temp name + rename); the runs in memory when they
 // fit in half of the budget (runs_fit_in_memory) and not options.runs_on_disk, else in
 // options.tmpdir. Returns the header written.
+// An edge file and the files reading it uses (input_companion_files), named for
+// output::refuse_same_file: no output may be any of them. The labels must outlive the list.
+std::vector<output::NamedPath> input_paths(const std::string& input, std::string_view option, std::string_view companion);
+
 GraphHeader partition_file(const std::string& input, InputFormat format, const std::string& output,
                            const PartitionOptions& options);
 

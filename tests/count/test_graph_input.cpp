@@ -223,6 +223,15 @@ TEST_F(GraphInput, TheLayoutFollowsTheWorkersCacheSize) {
   EXPECT_TRUE(contains(r.err, "a task's three blocks")) << r.err;
 }
 
+// A --cache-size too small for any layout is named as the cause, not a --parts never given.
+TEST_F(GraphInput, ACacheSizeTooSmallForAnyLayoutIsNamed) {
+  const ProcessResult r = count_in(tmp_, {txt_, "--cache-size", "1K", "--backend", "cpu"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "--cache-size 1024 bytes is too small for this graph")) << r.err;
+  EXPECT_FALSE(contains(r.err, "--parts")) << r.err;
+  expect_no_temporaries();
+}
+
 // The WebGraph toy graph of LAW's test data (2 triangles), given by its basename.
 TEST(GraphInputData, WebGraphBasename) {
   const fs::path toy = fs::path(graphs_dir()).parent_path() / "webgraph" / "test";
@@ -231,6 +240,38 @@ TEST(GraphInputData, WebGraphBasename) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(json_uint(r.out, "triangles"), 2u);
   EXPECT_TRUE(contains(r.err, "(webgraph)")) << r.err;
+}
+
+// An output onto a file the input is read with (a WebGraph graph's .properties or .offsets,
+// an edge file's .known sidecar) would destroy the input as well: refused like one onto GRAPH,
+// by tricount-count and tricount-partition, and the files are unchanged.
+TEST(GraphInputData, OutputsOntoTheInputsCompanionFilesAreRefused) {
+  const fs::path toy = fs::path(graphs_dir()).parent_path() / "webgraph" / "test";
+  if (!fs::exists(toy.string() + ".graph")) GTEST_SKIP() << "no " << toy.string() << ".graph: " << fetch_graphs_hint();
+  TempDir dir;
+  for (const char* ext : {".graph", ".properties"}) fs::copy_file(toy.string() + ext, dir.file(std::string("test") + ext));
+  const std::string base = dir.file("test"), edges = dir.file("e.txt");
+  { std::ofstream(edges) << "0 1\n1 2\n2 0\n"; }
+  { std::ofstream(edges + ".known") << "triangles 1\n"; }
+  const std::string partition = (fs::path(prog()).parent_path() / "tricount-partition").string();
+  const std::vector<std::vector<std::string>> runs = {
+      {prog(), base + ".graph", "--save-blocks", base + ".properties", "--backend", "cpu"},
+      {prog(), base + ".graph", "--save-blocks", base + ".offsets", "--backend", "cpu"},
+      {prog(), base + ".graph", "--json", base + ".properties", "--backend", "cpu"},
+      {prog(), edges, "--save-blocks", edges + ".known", "--backend", "cpu"},
+      {partition, "--input", base + ".graph", "--output", base + ".offsets"},
+      {partition, "--input", base + ".properties", "--output", base + ".graph"},
+      {partition, "--input", edges, "--output", edges + ".known"}};
+  for (const auto& args : runs) {
+    const ProcessResult r = run_process(args, 120);
+    EXPECT_EQ(r.exit_code, 2) << args[2] << " " << args[4] << ": " << describe(r);
+    EXPECT_TRUE(contains(r.err, "is the same file as a file") && contains(r.err, "writing it would destroy that file")) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(base + ".offsets"));
+  EXPECT_EQ(read_file(edges + ".known"), "triangles 1\n");
+  const ProcessResult still = run_process({prog(), base, "--json", "-", "--backend", "cpu"}, 120);
+  ASSERT_EQ(still.exit_code, 0) << describe(still);
+  EXPECT_EQ(json_uint(still.out, "triangles"), 2u);
 }
 
 // The README's quick start: the SNAP Facebook graph, 1,612,010 triangles.
