@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "model/cost_model.hpp"
@@ -111,6 +112,18 @@ int replay(const std::string& journal_path, const std::vector<int>& counts, doub
   output::refuse_same_file(json, "--json", {{input.empty() ? journal.identity.input : input, "the journal's block file"}});
   double measured_total = 0;
   for (const JournalRecord& r : journal.records) measured_total += r.seconds;
+  // A run that did not finish replays as a smaller one: said, not passed off as the whole run.
+  const std::uint64_t tasks = std::uint64_t{journal.identity.parts} * journal.identity.parts * journal.identity.parts *
+                              std::max<std::uint32_t>(journal.identity.splits, 1);
+  std::set<std::uint64_t> recorded;
+  for (const JournalRecord& r : journal.records) recorded.insert(r.task);
+  if (recorded.empty())
+    throw Error("journal '" + journal_path + "' records no task: nothing to replay (a run stopped before its first task?)");
+  if (recorded.size() < tasks)
+    std::fprintf(stderr,
+                 "tricount-simulate: warning: journal '%s' records %zu of its run's %llu tasks (a run that did not finish): "
+                 "the replay predicts those tasks only; finish the run with tricount-count --resume for a whole prediction\n",
+                 journal_path.c_str(), recorded.size(), static_cast<unsigned long long>(tasks));
   // Block reads per virtual worker need the journal's load column and the block sizes.
   std::optional<BlockLoads> loads;
   std::string loads_note = "block reads replayed where they were measured (--no-loads)";

@@ -339,6 +339,28 @@ INSTANTIATE_TEST_SUITE_P(cli, Usage, ::testing::ValuesIn(kUsageCases),
                          [](const ::testing::TestParamInfo<UsageCase>& info) { return std::string(info.param.name); });
 
 // A journal whose block file is gone: the fit names both and says what it needs.
+// A journal of a run that did not finish replays the tasks it has, with a warning that says
+// how many of the run's tasks those are; one with no task at all is an error.
+TEST_F(RecordedRuns, AReplayOfAnUnfinishedRunSaysSo) {
+  const ProcessResult whole = simulate({"--journal", journal("k15_n2_m1"), "--workers", "1,2", "--no-loads"});
+  ASSERT_EQ(whole.exit_code, 0) << describe(whole);
+  EXPECT_FALSE(contains(whole.err, "warning")) << whole.err;
+  std::istringstream in(read_file(journal("k15_n2_m1")));
+  std::string line, head, part;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (number <= 2) head += line + "\n";
+    if (number <= 4) part += line + "\n";
+  }
+  std::ofstream(dir_->file("part.journal")) << part;
+  const ProcessResult r = simulate({"--journal", dir_->file("part.journal"), "--workers", "1,2", "--no-loads"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "records 2 of its run's 8 tasks (a run that did not finish)")) << r.err;
+  std::ofstream(dir_->file("head.journal")) << head;
+  const ProcessResult none = simulate({"--journal", dir_->file("head.journal"), "--workers", "1,2", "--no-loads"});
+  EXPECT_EQ(none.exit_code, 1) << describe(none);
+  EXPECT_TRUE(contains(none.err, "records no task: nothing to replay")) << none.err;
+}
+
 TEST_F(RecordedRuns, FitRefusesAJournalWhoseBlockFileIsGone) {
   const std::string moved = dir_->file("moved.journal");
   std::string text = read_file(journal("k15_n2_m1"));
