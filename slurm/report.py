@@ -32,9 +32,11 @@ import csv
 import json
 import math
 import os
+import shutil
 import signal
 import statistics
 import sys
+import tempfile
 
 METRICS = {
     "schedule": ("seconds", "schedule", "counting phase: from all ranks ready to the final reduce (seconds.schedule)"),
@@ -56,6 +58,49 @@ def load_json(path):
         fail(f"cannot read {path}: {e}")
 
 
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def need(ok, path, what):
+    """A damaged or foreign JSON file: named, with what is wrong, before anything is written."""
+    if not ok:
+        fail(f"{path}: {what}; is it a file tricount wrote?")
+
+
+def check_run(path, r):
+    need(isinstance(r, dict), path, "not a JSON object")
+    need(isinstance(r.get("triangles"), int) and r["triangles"] >= 0, path, "no triangle count")
+    need(isinstance(r.get("workers"), int) and r["workers"] >= 1, path, "no worker count of at least 1")
+    seconds = r.get("seconds")
+    need(isinstance(seconds, dict), path, "no \"seconds\" object")
+    for key in sorted({m[1] for m in METRICS.values()}):
+        need(is_number(seconds.get(key)) and seconds[key] >= 0, path, f"seconds.{key} is not a number of seconds")
+    need(r.get("imbalance") is None or is_number(r["imbalance"]), path, "imbalance is not a number")
+    return r
+
+
+def check_study(path, s):
+    need(isinstance(s, dict), path, "not a JSON object")
+    nodes = s.get("nodes", [])
+    need(isinstance(nodes, list) and all(isinstance(n, str) for n in nodes), path, "nodes is not a list of names")
+    need(isinstance(s.get("count_args", []), list), path, "count_args is not a list")
+    return s
+
+
+def check_prediction(path, p):
+    need(isinstance(p, dict), path, "not a JSON object")
+    points = p.get("points", [])
+    need(isinstance(points, list), path, "points is not a list")
+    for q in points:
+        need(isinstance(q, dict) and isinstance(q.get("workers"), int) and q["workers"] >= 1, path,
+             "a point without a worker count of at least 1")
+        need(is_number(q.get("predicted_seconds")) and q["predicted_seconds"] >= 0, path,
+             f"the point for {q['workers']} workers has no predicted_seconds")
+        need(is_number(q.get("imbalance", 0)), path, f"the point for {q['workers']} workers has an imbalance that is not a number")
+    return p
+
+
 def fmt(x, digits=4):
     if x is None:
         return "–"
@@ -73,7 +118,8 @@ def collect(results, metric):
     runs = []
     for name in sorted(os.listdir(runs_dir)):
         if name.endswith(".json"):
-            runs.append(load_json(os.path.join(runs_dir, name)))
+            path = os.path.join(runs_dir, name)
+            runs.append(check_run(path, load_json(path)))
     if not runs:
         fail(f"no run reports in {runs_dir}")
     group, key, _ = METRICS[metric]
@@ -114,7 +160,7 @@ def predictions(results, rows):
     path = os.path.join(results, "prediction.json")
     if not os.path.exists(path):
         return [], None
-    pred = load_json(path)
+    pred = check_prediction(path, load_json(path))
     points = {int(p["workers"]): p for p in pred.get("points", [])}
     if not points:
         return [], pred
@@ -136,7 +182,7 @@ def predictions(results, rows):
         extra.append({
             "workers": w, "kind": "predicted", "runs": 0, "time": t, "time_min": None, "time_max": None,
             "total": None, "count": None, "predicted": t, "simulated": p["predicted_seconds"],
-            "imbalance": p["imbalance"] if p["imbalance"] > 0 else None,
+            "imbalance": p.get("imbalance", 0) if p.get("imbalance", 0) > 0 else None,
         })
     return extra, pred
 
@@ -170,11 +216,11 @@ def write_markdown(path, rows, study, sample, metric, pred, title, images):
     lines = [f"# {title}", ""]
     src = sample.get("source") or sample.get("input")
     lines += [
-        f"- graph: `{src}` ({sample['vertices']} vertices, {sample['edges']} edges), "
+        f"- graph: `{src}` ({sample.get('vertices', '?')} vertices, {sample.get('edges', '?')} edges), "
         f"**{sample['triangles']} triangles** in every run",
-        f"- blocks: {sample['parts']} x {sample['parts']} parts, workload splits {sample['workload_splits']}, "
-        f"{sample['tasks']} tasks",
-        f"- backend: {sample['backend']} ({sample['device']}); one scheduler rank plus one worker rank per {one}",
+        f"- blocks: {sample.get('parts', '?')} x {sample.get('parts', '?')} parts, workload splits "
+        f"{sample.get('workload_splits', '?')}, {sample.get('tasks', '?')} tasks",
+        f"- backend: {sample.get('backend', '?')} ({sample.get('device', '?')}); one scheduler rank plus one worker rank per {one}",
     ]
     if study:
         nodes = study.get("nodes", [])
@@ -329,8 +375,10 @@ def main():
 
     results = args.results
     out_dir = args.out or os.path.join(results, "report")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        fail(f"--out {out_dir} is a file, not a folder: name a folder")
     study_path = os.path.join(results, "study.json")
-    study = load_json(study_path) if os.path.exists(study_path) else {}
+    study = check_study(study_path, load_json(study_path)) if os.path.exists(study_path) else {}
     runs, rows = collect(results, args.metric)
     add_speedup(rows, rows[0])
     extra, pred = predictions(results, rows)
@@ -338,15 +386,30 @@ def main():
     table = rows + extra
     sample = runs[0]
     src = study.get("generate") or os.path.basename(sample.get("source") or sample.get("input") or "graph")
-    title = args.title or f"tricount strong scaling: {src}, {sample['backend']} backend"
-    os.makedirs(out_dir, exist_ok=True)
-    write_csv(os.path.join(out_dir, "scaling.csv"), table, sample["triangles"])
+    title = args.title or f"tricount strong scaling: {src}, {sample.get('backend', '?')} backend"
+    # Everything is written into a staging folder beside DIR and moved in only when complete:
+    # a failure leaves DIR as it was, never a new table beside an old report.
+    parent = os.path.dirname(os.path.abspath(out_dir))
     try:
-        images = plot(out_dir, table, args.metric, title, sample)
-    except ImportError as e:
-        images = []
-        print(f"report.py: no plots: {e} (install python3-matplotlib)", file=sys.stderr)
-    write_markdown(os.path.join(out_dir, "scaling.md"), table, study, sample, args.metric, pred, title, images)
+        os.makedirs(parent, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".report-", dir=parent)
+    except OSError as e:
+        fail(f"cannot write the report beside {out_dir}: {e}")
+    try:
+        write_csv(os.path.join(staging, "scaling.csv"), table, sample["triangles"])
+        try:
+            images = plot(staging, table, args.metric, title, sample)
+        except ImportError as e:
+            images = []
+            print(f"report.py: no plots: {e} (install python3-matplotlib)", file=sys.stderr)
+        write_markdown(os.path.join(staging, "scaling.md"), table, study, sample, args.metric, pred, title, images)
+        os.makedirs(out_dir, exist_ok=True)
+        for name in sorted(os.listdir(staging)):
+            os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
+    except OSError as e:
+        fail(f"cannot write the report into {out_dir}: {e}")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     with open(os.path.join(out_dir, "scaling.md")) as f:
         print(f.read())
     print(f"report.py: wrote {out_dir}/scaling.md, scaling.csv" + (", " + ", ".join(images) if images else ""))

@@ -319,6 +319,46 @@ std::string python_with_matplotlib() {
   return "";
 }
 
+// report.py on a study folder with one damaged JSON file (no cluster needed): an error naming
+// the file, no Python traceback, and nothing written into the report folder.
+TEST(SlurmScripts, ReportNamesADamagedJsonFileAndWritesNothing) {
+  TempDir dir;
+  const std::string results = dir.file("study"), runs = results + "/runs";
+  fs::create_directories(runs);
+  auto run_json = [](int workers, const std::string& seconds) {
+    return "{\"triangles\": 7, \"workers\": " + std::to_string(workers) + ", \"imbalance\": 1.1, \"seconds\": " + seconds +
+           ", \"backend\": \"cpu\", \"parts\": 1}";
+  };
+  const std::string good_seconds = "{\"total\": 1.0, \"count\": 0.5, \"schedule\": 0.6}";
+  auto put = [](const std::string& path, const std::string& text) { std::ofstream(path) << text; };
+  put(runs + "/w0001-r01.json", run_json(1, good_seconds));
+  put(runs + "/w0002-r01.json", run_json(2, good_seconds));
+  const struct {
+    std::string file, text;
+  } damage[] = {{runs + "/w0003-r01.json", "null"},
+                {runs + "/w0003-r01.json", "{\"triangles\": 7, \"seconds\": " + good_seconds + "}"},
+                {runs + "/w0003-r01.json", run_json(3, "null")},
+                {runs + "/w0003-r01.json", run_json(0, good_seconds)},
+                {results + "/prediction.json", "[]"},
+                {results + "/prediction.json", "{\"points\": [{\"workers\": 4, \"predicted_seconds\": null}]}"},
+                {results + "/study.json", "[1]"},
+                {results + "/study.json", "{\"nodes\": [1, 2]}"}};
+  for (const auto& d : damage) {
+    put(d.file, d.text);
+    const ProcessResult r = run_process({"python3", source_dir() + "/slurm/report.py", results}, 120);
+    EXPECT_EQ(r.exit_code, 1) << d.file << " " << d.text << ": " << show(r);
+    EXPECT_TRUE(r.err.find("report.py: error: " + d.file + ": ") != std::string::npos) << d.text << ": " << r.err;
+    EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(results + "/report")) << d.text;
+    fs::remove(d.file);
+  }
+  put(dir.file("taken"), "mine\n");
+  const ProcessResult r = run_process({"python3", source_dir() + "/slurm/report.py", results, "--out", dir.file("taken")}, 120);
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(r.err.find("is a file, not a folder") != std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir.file("taken")), "mine\n");
+}
+
 TEST_F(Slurm, ScalingStudyAndReport) {
   const std::string results = work_ + "/study", log = work_ + "/study.out";
   // No --gpus: 1, 2 and the allocation's 3, each twice; the graph from a generator spec. The
