@@ -430,6 +430,31 @@ TEST(BlockFormat, CorruptMaxDegreeNamesTheFileAndBlock) {
   }
 }
 
+// A root attribute stored as an array (h5py: f.attrs['parts'] = [4, 4]) was read into one
+// value's buffer: a crash (SIGSEGV) or a cut message. Every attribute must hold one value.
+TEST(BlockFormat, AttributesHoldingSeveralValuesAreRefusedBeforeTheyAreRead) {
+  TempDir dir;
+  const std::string good = dir.file("good.h5");
+  write_block_file(small_graph(2), good);
+  struct Case {
+    const char* object;
+    const char* name;
+    std::uint64_t count;
+  };
+  for (const Case& c : {Case{"/", "parts", 2}, Case{"/", "edges", 2}, Case{"/", "format_version", 2},
+                        Case{"/", "vertices", 1000}, Case{"/", "format", 2}, Case{"/", "ordering", 3},
+                        Case{"/", "graph_checksum", 0}, Case{"/blocks/P_1_0", "nnz", 2},
+                        Case{"/blocks/P_0_1", "row_class", 64}, Case{"/blocks/P_1_1", "max_degree", 2}}) {
+    SCOPED_TRACE(std::string(c.object) + " " + c.name);
+    const std::string path = dir.file("array.h5");
+    std::filesystem::remove(path);
+    std::filesystem::copy_file(good, path);
+    make_attribute_an_array(path, c.object, c.name, c.count);
+    expect_bounded_read_error(path, std::string("attribute '") + c.name + "' holds " + std::to_string(c.count) +
+                                        " values, not one: the file is damaged or was edited");
+  }
+}
+
 TEST(BlockFormat, ReaderNamesTheFileForMissingAndForeignFiles) {
   TempDir dir;
   try {
