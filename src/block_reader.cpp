@@ -197,6 +197,13 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
       if (H5Lexists(f, "blocks", H5P_DEFAULT) <= 0 || H5Lexists(f, name.c_str(), H5P_DEFAULT) <= 0)
         throw Error(at + " is missing (file incomplete?)");
       Handle g(h5_check(H5Gopen2(f, name.c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
+      // A group renamed or swapped keeps its own classes: counted under its name, its edges
+      // would join other vertices and the count would be wrong without any other error.
+      const std::uint64_t row_class = read_attribute_u64(g.get(), "row_class", at);
+      const std::uint64_t col_class = read_attribute_u64(g.get(), "col_class", at);
+      if (row_class != i || col_class != j)
+        throw Error(at + " says row_class " + std::to_string(row_class) + ", col_class " + std::to_string(col_class) +
+                    ": the file is damaged or was edited (re-run tricount-partition)");
       const std::uint64_t rows = read_attribute_u64(g.get(), "rows", at);
       const std::uint64_t cols = read_attribute_u64(g.get(), "cols", at);
       if (rows != rows_in_class(h.vertices, n, i) || cols != rows_in_class(h.vertices, n, j))
@@ -224,6 +231,11 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   }
   if (total != h.edges)
     throw Error(where + ": blocks hold " + std::to_string(total) + " edges but the file says " + std::to_string(h.edges));
+  // The journal trusts graph_checksum to name the graph; it is the digest of the blocks'
+  // checksums in row-major order (BlockFileWriter::commit), each checked when its block is read.
+  if (graph_checksum(s.checksums) != h.graph_checksum)
+    throw Error(where + ": graph_checksum " + std::to_string(h.graph_checksum) +
+                " is not the digest of the blocks' checksums: the file is damaged or was edited (re-run tricount-partition)");
   if (stored_dataset_length(f, "vertex_map", sizeof(raw_id_t), where) != h.vertices)
     throw Error(where + ": vertex_map does not have one entry per vertex");
   s.vertex_map_checksums.clear();

@@ -287,9 +287,7 @@ void BlockFileWriter::commit() {
   {
     std::lock_guard lock(hdf5_mutex());
     auto& s = *impl_;
-    Checksum64 all;
-    for (std::uint64_t c : s.checksums) all.add_u64(c);
-    write_attribute_u64(s.file.get(), "graph_checksum", all.value(), "'" + s.temp + "'");
+    write_attribute_u64(s.file.get(), "graph_checksum", graph_checksum(s.checksums), "'" + s.temp + "'");
     for (std::size_t b = 0; b < s.written.size(); ++b) {
       const BlockId id{std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)};
       if (!s.written[b]) throw Error("'" + s.temp + "': block " + block_name(id) + " was never written");

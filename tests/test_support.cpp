@@ -538,6 +538,15 @@ class WritableFile {
 };
 }  // namespace
 
+void swap_block_groups(const std::string& path, const BlockId& a, const BlockId& b) {
+  const WritableFile f(path);
+  const std::string first = block_group_path(a), second = block_group_path(b), aside = "/blocks/swap";
+  if (H5Lmove(f.get(), first.c_str(), f.get(), aside.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+      H5Lmove(f.get(), second.c_str(), f.get(), first.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+      H5Lmove(f.get(), aside.c_str(), f.get(), second.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+    throw std::runtime_error("cannot swap " + first + " and " + second + " in " + path);
+}
+
 void make_attribute_an_array(const std::string& path, const std::string& object, const char* name, std::uint64_t count) {
   const WritableFile f(path);
   const std::string what = object + " attribute '" + name + "' of " + path;
