@@ -327,7 +327,7 @@ class Distributed {
     // 5. write
     std::vector<std::uint64_t> work = estimate();
     std::uint64_t max_degree = 0;
-    write(writer ? &*writer : nullptr, max_degree);
+    write(writer ? &*writer : nullptr, output, max_degree);
     agreed(c_, [&] {
       if (!writer) return;
       writer->write_task_work(work);
@@ -807,7 +807,8 @@ class Distributed {
   // rank writes its rows of each block at their place itself, on its threads, and hashes the
   // checksum pieces that lie within its bytes; rank 0 reads back the few pieces that straddle
   // two ranks and records each block's figures. No rank holds a whole block.
-  void write(BlockFileWriter* writer, std::uint64_t& max_degree) {
+  // `output` names the block file in messages (every rank writes into its temporary).
+  void write(BlockFileWriter* writer, const std::string& output, std::uint64_t& max_degree) {
     progress_.begin("write", edges_, "edges");
     const std::uint64_t n = o_.parts, V = vertices_, R = static_cast<std::uint64_t>(c_.size), blocks = n * n;
     const std::uint64_t me = static_cast<std::uint64_t>(c_.rank);
@@ -933,7 +934,7 @@ class Distributed {
             size = s.neighbors.size() * sizeof(vid_t);
           }
           if (size == 0) continue;
-          runs::pwrite_all(fd, data, size, address[item] + at, temp);
+          runs::pwrite_output(fd, data, size, address[item] + at, output);
           // The pieces wholly within [at, at + size).
           for (std::uint64_t k = (at + P - 1) / P; k * P < at + size; ++k) {
             const std::uint64_t end = std::min((k + 1) * P, bytes[item]);
@@ -943,7 +944,7 @@ class Distributed {
           }
         }
       });
-      if (::fdatasync(fd) != 0) runs::throw_write_error(temp, errno);
+      if (::fdatasync(fd) != 0) runs::throw_output_write_error(output, errno);
     });
     ranks::allreduce(c_, pieces.data(), pieces.size());
     ranks::allreduce(c_, known.data(), known.size());

@@ -65,6 +65,15 @@ void throw_write_error(const std::string& path, int err) {
   throw Error(msg);
 }
 
+void throw_output_write_error(const std::string& output, int err) {
+  std::string folder = fs::path(output).parent_path().string();
+  if (folder.empty()) folder = ".";
+  std::string msg = "cannot write output '" + output + "': " + std::generic_category().message(err);
+  if (err == ENOSPC || err == EFBIG || err == EDQUOT)
+    msg += " (disk full or file size limit: free space in '" + folder + "', the output's folder)";
+  throw Error(msg);
+}
+
 void throw_read_error(const std::string& path, int err) {
   throw Error("cannot read temporary file '" + path + "': " +
               (err ? std::generic_category().message(err) : std::string("unexpected end of file")));
@@ -72,17 +81,19 @@ void throw_read_error(const std::string& path, int err) {
 
 namespace {
 
-// write(2), or pwrite(2) at `offset`, until every byte is written; a full disk is ENOSPC.
-void write_fully(int fd, const void* data, std::size_t bytes, std::optional<std::uint64_t> offset, const std::string& path) {
+// write(2), or pwrite(2) at `offset`, until every byte is written; a full disk is ENOSPC,
+// reported by `fail` (throw_write_error or throw_output_write_error) with `path`.
+void write_fully(int fd, const void* data, std::size_t bytes, std::optional<std::uint64_t> offset, const std::string& path,
+                 void (*fail)(const std::string&, int) = throw_write_error) {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
     const std::size_t n = std::min<std::size_t>(bytes, std::size_t{1} << 30);
     const ssize_t w = offset ? ::pwrite(fd, p, n, static_cast<off_t>(*offset)) : ::write(fd, p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw_write_error(path, errno);
+      fail(path, errno);
     }
-    if (w == 0) throw_write_error(path, ENOSPC);
+    if (w == 0) fail(path, ENOSPC);
     p += w;
     bytes -= static_cast<std::size_t>(w);
     if (offset) *offset += static_cast<std::uint64_t>(w);
@@ -98,6 +109,10 @@ void write_all(int fd, const void* data, std::size_t bytes, const std::string& p
 
 void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path) {
   write_fully(fd, data, bytes, offset, path);
+}
+
+void pwrite_output(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& output) {
+  write_fully(fd, data, bytes, offset, output, throw_output_write_error);
 }
 
 void* map_pages(std::size_t bytes) {

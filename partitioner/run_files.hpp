@@ -46,12 +46,18 @@ inline std::vector<std::uint64_t> even_cuts(std::uint64_t size, unsigned parts) 
 // Bytes written to scratch files by this process so far (for statistics).
 std::uint64_t scratch_bytes_written();
 
-// "cannot write temporary file 'P': No space left on device (disk full? ...)".
+// "cannot write temporary file 'P': No space left on device (disk full? ...)", the advice for
+// a scratch file (free space, or a larger --tmpdir).
 [[noreturn]] void throw_write_error(const std::string& path, int err);
+// The same for the block file being written beside `output` under a temporary name: the
+// message names the output and its folder, where the space is missing (not --tmpdir).
+[[noreturn]] void throw_output_write_error(const std::string& output, int err);
 [[noreturn]] void throw_read_error(const std::string& path, int err);
 
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& path);
 void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
+// pwrite_all into the temporary of `output` (fd); its errors are throw_output_write_error's.
+void pwrite_output(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& output);
 void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::string& path);
 
 // Page-aligned memory of its own mapping (map_pages), freed with unmap_pages; a thread fills

@@ -160,12 +160,13 @@ void write_packed_in_windows(BlockFileWriter& file, const CsrSpan& b, const Mapp
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  runs::pwrite_all(fd, index.data(), index.size() * sizeof(std::uint64_t), index_at, path);
+  runs::pwrite_output(fd, index.data(), index.size() * sizeof(std::uint64_t), index_at, file.path());
   ArrayDigestStream digest;
   for (std::size_t w = 0; w + 1 < windows.size(); ++w) {
     const std::uint64_t g0 = windows[w], g1 = windows[w + 1];
     const PackedBlock p = pack_groups(b, g0, g1, threads);
-    runs::pwrite_all(fd, p.words.data(), p.words.size() * sizeof(std::uint32_t), words_at + index[2 * g0] * sizeof(std::uint32_t), path);
+    runs::pwrite_output(fd, p.words.data(), p.words.size() * sizeof(std::uint32_t),
+                        words_at + index[2 * g0] * sizeof(std::uint32_t), file.path());
     digest.add(p.words.data(), p.words.size() * sizeof(std::uint32_t));
     release(g0, g1);
   }

@@ -156,6 +156,7 @@ class BlockFileWriter {
   void write_task_work(const std::vector<std::uint64_t>& work);
   void commit();  // checks every block was written, flushes, closes, renames
 
+  const std::string& path() const;  // the output, as given
   const std::string& temp_path() const;
   // Seconds write_block has spent writing blocks, and of those, starting the disk's writeback.
   std::pair<double, double> block_write_seconds() const;

@@ -1,6 +1,6 @@
 // The block file's reader (BlockFileReader): the header and every block's presence and sizes
 // checked on opening; blocks read (HDF5, or parallel pread of contiguous datasets) or mapped,
-// then validated and checksummed. Every HDF5 call is checked and made under hdf5_mutex().
+// then validated and checksummed. Every HDF5 call is checked and made under hdf5_lock().
 #include "src/block_format.hpp"
 
 #include <fcntl.h>
@@ -134,8 +134,7 @@ class StepTimer {
 }  // namespace
 
 BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
-  silence_hdf5();
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   s.path = path;
   const std::string where = "'" + printable(path) + "'";
@@ -197,6 +196,13 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
       if (H5Lexists(f, "blocks", H5P_DEFAULT) <= 0 || H5Lexists(f, name.c_str(), H5P_DEFAULT) <= 0)
         throw Error(at + " is missing (file incomplete?)");
       Handle g(h5_check(H5Gopen2(f, name.c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
+      // A group renamed or swapped keeps its own classes: counted under its name, its edges
+      // would join other vertices and the count would be wrong without any other error.
+      const std::uint64_t row_class = read_attribute_u64(g.get(), "row_class", at);
+      const std::uint64_t col_class = read_attribute_u64(g.get(), "col_class", at);
+      if (row_class != i || col_class != j)
+        throw Error(at + " says row_class " + std::to_string(row_class) + ", col_class " + std::to_string(col_class) +
+                    ": the file is damaged or was edited (re-run tricount-partition)");
       const std::uint64_t rows = read_attribute_u64(g.get(), "rows", at);
       const std::uint64_t cols = read_attribute_u64(g.get(), "cols", at);
       if (rows != rows_in_class(h.vertices, n, i) || cols != rows_in_class(h.vertices, n, j))
@@ -224,6 +230,11 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
   }
   if (total != h.edges)
     throw Error(where + ": blocks hold " + std::to_string(total) + " edges but the file says " + std::to_string(h.edges));
+  // The journal trusts graph_checksum to name the graph; it is the digest of the blocks'
+  // checksums in row-major order (BlockFileWriter::commit), each checked when its block is read.
+  if (graph_checksum(s.checksums) != h.graph_checksum)
+    throw Error(where + ": graph_checksum " + std::to_string(h.graph_checksum) +
+                " is not the digest of the blocks' checksums: the file is damaged or was edited (re-run tricount-partition)");
   if (stored_dataset_length(f, "vertex_map", sizeof(raw_id_t), where) != h.vertices)
     throw Error(where + ": vertex_map does not have one entry per vertex");
   s.vertex_map_checksums.clear();
@@ -239,7 +250,7 @@ BlockFileReader::BlockFileReader(const std::string& path) : impl_(std::make_uniq
 
 BlockFileReader::~BlockFileReader() {
   if (!impl_) return;
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   impl_->file.reset();
 }
 
@@ -262,7 +273,7 @@ std::uint64_t BlockFileReader::block_checksum(const BlockId& id) const {
 }
 
 std::vector<std::uint64_t> BlockFileReader::read_task_work() const {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   const hid_t f = impl_->file.get();
   if (H5Lexists(f, "task_work", H5P_DEFAULT) <= 0) return {};
   const std::uint64_t n = impl_->header.parts;
@@ -290,7 +301,7 @@ BlockFileReader::Placement BlockFileReader::place_block(const BlockId& id, bool 
   b.cols = rows_in_class(h.vertices, h.parts, id.col_class);
   p.where = "'" + printable(impl_->path) + "'";
   p.at = p.where + " block " + block_name(id);
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), p.at + ": cannot open group"), H5Gclose);
   const std::uint64_t max_degree = read_attribute_u64(g.get(), "max_degree", p.at);
   if (max_degree > b.cols)
@@ -350,7 +361,7 @@ CsrBlock BlockFileReader::read_block(const BlockId& id, unsigned threads, BlockR
   b.max_degree = p.shape.max_degree;
   timer.lap(spent.metadata);
   if (!p.offsets.direct || !p.neighbors.direct) {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
     if (!p.offsets.direct)
       b.offsets = read_dataset<eoff_t, BlockArray<eoff_t>>(g.get(), "offsets", H5T_NATIVE_UINT64, b.rows + 1, at);
@@ -466,7 +477,7 @@ std::optional<MappedPackedBlock> BlockFileReader::map_packed(const BlockId& id, 
     m.words_ = static_cast<const std::uint32_t*>(data);
   }
   {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     Handle g(h5_check(H5Gopen2(impl_->file.get(), block_group_path(id).c_str(), H5P_DEFAULT), at + ": cannot open group"), H5Gclose);
     m.index_copy_ = std::make_shared<std::vector<std::uint64_t>>(
         read_dataset<std::uint64_t>(g.get(), "group_index", H5T_NATIVE_UINT64, index_entries, at));
@@ -509,7 +520,7 @@ void BlockFileReader::check_mapped(const MappedBlock& block, unsigned threads, B
 }
 
 std::pair<std::uint64_t, std::uint64_t> BlockFileReader::opened_inode() const {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   void* h5_handle = nullptr;
   struct stat st {};
   if (H5Fget_vfd_handle(impl_->file.get(), H5P_DEFAULT, &h5_handle) < 0 || !h5_handle ||
@@ -530,7 +541,7 @@ Error vertex_map_damaged(const std::string& path, std::uint32_t c) {
 std::vector<raw_id_t> BlockFileReader::read_vertex_map() const {
   std::vector<raw_id_t> map;
   {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     map = read_dataset<raw_id_t>(impl_->file.get(), "vertex_map", H5T_NATIVE_UINT64, impl_->header.vertices,
                                  "'" + impl_->path + "'");
   }
@@ -576,7 +587,7 @@ std::vector<T> BlockFileReader::read_class(const char* name, std::uint32_t c, un
   if (c >= n) throw Error(where + ": no vertex class " + std::to_string(c) + " among " + std::to_string(n));
   RawExtent raw;
   {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     const hid_t mem_type = sizeof(T) == 8 ? H5T_NATIVE_UINT64 : H5T_NATIVE_UINT32;
     if (rows_in_class(length, n, c) == 0 || dataset_length(impl_->file.get(), name, where) != length)
       return read_class_entries<T>(impl_->file.get(), name, mem_type, length, n, c, where);  // its message

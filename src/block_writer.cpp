@@ -1,6 +1,6 @@
 // The block file's writer (BlockFileWriter): whole blocks or streamed ones, into a temporary
 // that commit() renames over the output. Every HDF5 call is checked and made under
-// hdf5_mutex().
+// hdf5_lock().
 #include "src/block_format.hpp"
 
 #include <fcntl.h>
@@ -116,6 +116,7 @@ struct BlockAttributes {
 
 struct BlockFileWriter::Impl {
   std::string path, temp;
+  std::string where;  // the output as messages name it: the temporary is gone when they are read
   GraphHeader header;
   std::unique_ptr<output::OutputFile> out;  // the temporary's name; removes it unless committed
   Handle file, blocks;                      // closed before `out` removes the file
@@ -130,8 +131,7 @@ struct BlockFileWriter::Impl {
 };
 
 BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& header) : impl_(std::make_unique<Impl>()) {
-  silence_hdf5();
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   s.path = path;
   s.header = header;
@@ -162,7 +162,8 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
     throw Error("cannot create '" + temp + "' (for output '" + path + "'): " + std::strerror(err ? err : EIO));
   });
   s.temp = s.out->write_path();
-  const std::string where = "'" + s.temp + "'";
+  s.where = "'" + printable(path) + "'";
+  const std::string& where = s.where;
   const hid_t f = s.file.get();
   write_attribute_string(f, "format", kBlockFormatName, where);
   write_attribute_u64(f, "format_version", s.version(), where);
@@ -181,22 +182,23 @@ BlockFileWriter::BlockFileWriter(const std::string& path, const GraphHeader& hea
                     H5Gclose);
   // The superblock on disk now: the HDF5 signature at offset 0 marks the temporary as a block
   // file's, which is what lets a later run remove it if this one is killed.
-  if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0) throw Error("cannot write '" + s.temp + "' (disk full?)");
+  if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0) throw Error("cannot write " + where + " (disk full?)");
 }
 
 BlockFileWriter::~BlockFileWriter() {
   if (!impl_ || impl_->committed) return;
   impl_->writeback.stop();
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   impl_->blocks.reset();
   impl_->file.reset();
   impl_->out.reset();  // removes the temporary
 }
 
+const std::string& BlockFileWriter::path() const { return impl_->path; }
 const std::string& BlockFileWriter::temp_path() const { return impl_->temp; }
 
 std::pair<double, double> BlockFileWriter::block_write_seconds() const {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   return {impl_->write_seconds, impl_->writeback.seconds()};
 }
 
@@ -207,8 +209,8 @@ void BlockFileWriter::write_vertex_map(const std::vector<raw_id_t>& new_to_input
                 std::to_string(s.header.vertices) + " vertices");
   // Class c's checksum: the digest of its input ids in class order (read_vertex_map_class).
   const std::vector<std::uint64_t> digests = class_digests(new_to_input, s.header.parts);
-  std::lock_guard lock(hdf5_mutex());  // the checksums above need no HDF5 call
-  const std::string where = "'" + s.temp + "'";
+  const auto lock = hdf5_lock();  // the checksums above need no HDF5 call
+  const std::string& where = s.where;
   write_dataset(s.file.get(), "vertex_map", H5T_STD_U64LE, H5T_NATIVE_UINT64, new_to_input, where);
   write_dataset(s.file.get(), "vertex_map_checksums", H5T_STD_U64LE, H5T_NATIVE_UINT64, digests, where);
   s.vertex_map_written = true;
@@ -223,8 +225,8 @@ void BlockFileWriter::write_degrees(const std::vector<std::uint32_t>& degrees) {
   // Class c's checksum is the digest of its degrees as 32-bit values in class order: what
   // BlockFileReader::read_degrees_class reads.
   const std::vector<std::uint64_t> digests = class_digests(degrees, n);
-  std::lock_guard lock(hdf5_mutex());  // the checksums above need no HDF5 call
-  const std::string where = "'" + s.temp + "'";
+  const auto lock = hdf5_lock();  // the checksums above need no HDF5 call
+  const std::string& where = s.where;
   write_dataset(s.file.get(), "degrees", H5T_STD_U32LE, H5T_NATIVE_UINT32, degrees, where);
   write_dataset(s.file.get(), "degree_checksums", H5T_STD_U64LE, H5T_NATIVE_UINT64, digests, where);
 }
@@ -249,11 +251,11 @@ void BlockFileWriter::write_block(const CsrSpan& b, unsigned threads) {
   } else {
     checksum = b.checksum(threads);
   }
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   const std::uint32_t n = s.header.parts;
   if (b.id.row_class >= n || b.id.col_class >= n) throw Error("block " + block_name(b.id) + " outside the n x n grid");
-  const std::string where = "'" + s.temp + "' block " + block_name(b.id);
+  const std::string where = s.where + " block " + block_name(b.id);
   const std::string name = block_group_path(b.id);
   Handle g(h5_check(H5Gcreate2(s.file.get(), name.c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(), H5P_DEFAULT), where + ": cannot create group"),
            H5Gclose);
@@ -276,24 +278,22 @@ void BlockFileWriter::write_block(const CsrSpan& b, unsigned threads) {
 }
 
 void BlockFileWriter::write_task_work(const std::vector<std::uint64_t>& work) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   const std::uint64_t n = s.header.parts;
   if (work.size() != n * n * n) throw Error("task work has " + std::to_string(work.size()) + " entries, expected n^3");
-  write_dataset(s.file.get(), "task_work", H5T_STD_U64LE, H5T_NATIVE_UINT64, work, "'" + s.temp + "'");
+  write_dataset(s.file.get(), "task_work", H5T_STD_U64LE, H5T_NATIVE_UINT64, work, s.where);
 }
 
 void BlockFileWriter::commit() {
   {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     auto& s = *impl_;
-    Checksum64 all;
-    for (std::uint64_t c : s.checksums) all.add_u64(c);
-    write_attribute_u64(s.file.get(), "graph_checksum", all.value(), "'" + s.temp + "'");
+    write_attribute_u64(s.file.get(), "graph_checksum", graph_checksum(s.checksums), s.where);
     for (std::size_t b = 0; b < s.written.size(); ++b) {
       const BlockId id{std::uint32_t(b / s.header.parts), std::uint32_t(b % s.header.parts)};
-      if (!s.written[b]) throw Error("'" + s.temp + "': block " + block_name(id) + " was never written");
-      const std::string where = "'" + s.temp + "' block " + block_name(id);
+      if (!s.written[b]) throw Error(s.where + ": block " + block_name(id) + " was never written");
+      const std::string where = s.where + " block " + block_name(id);
       Handle g(h5_check(H5Gopen2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT), where + ": cannot open group"),
                H5Gclose);
       const BlockAttributes& a = s.attributes[b];
@@ -307,11 +307,11 @@ void BlockFileWriter::commit() {
       write_attribute_u64(g.get(), "checksum", a.checksum, where);
       if (s.version() >= 3) write_attribute_string(g.get(), "encoding", a.packed ? "packed" : "csr", where);
     }
-    if (!s.vertex_map_written) throw Error("'" + s.temp + "': vertex map was never written");
+    if (!s.vertex_map_written) throw Error(s.where + ": vertex map was never written");
     s.blocks.reset();
     s.writeback.stop();
-    if (H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error("cannot flush '" + s.temp + "' (disk full?)");
-    if (H5Fclose(s.file.release()) < 0) throw Error("cannot close '" + s.temp + "' (disk full?)");
+    if (H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error("cannot flush " + s.where + " (disk full?)");
+    if (H5Fclose(s.file.release()) < 0) throw Error("cannot close " + s.where + " (disk full?)");
   }
   impl_->out->commit();  // fsync, rename over the output, fsync the directory
   impl_->committed = true;
@@ -332,7 +332,7 @@ BlockFileWriter::BlockStream::BlockStream(BlockStream&&) noexcept = default;
 BlockFileWriter::BlockStream& BlockFileWriter::BlockStream::operator=(BlockStream&&) noexcept = default;
 BlockFileWriter::BlockStream::~BlockStream() {
   if (!impl_) return;
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   impl_->offsets.reset();
   impl_->neighbors.reset();
   impl_->group.reset();
@@ -340,7 +340,7 @@ BlockFileWriter::BlockStream::~BlockStream() {
 
 BlockFileWriter::BlockStream BlockFileWriter::begin_block(const BlockId& id, std::uint64_t rows, std::uint64_t cols,
                                                           std::uint64_t nnz) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   const std::uint32_t n = s.header.parts;
   if (id.row_class >= n || id.col_class >= n) throw Error("block " + block_name(id) + " outside the n x n grid");
@@ -351,7 +351,7 @@ BlockFileWriter::BlockStream BlockFileWriter::begin_block(const BlockId& id, std
   b->rows = rows;
   b->cols = cols;
   b->nnz = nnz;
-  b->where = "'" + s.temp + "' block " + block_name(id);
+  b->where = s.where + " block " + block_name(id);
   b->group = Handle(h5_check(H5Gcreate2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT,
                                            untimed(H5P_GROUP_CREATE, b->where).get(), H5P_DEFAULT),
                           b->where + ": cannot create group"),
@@ -362,7 +362,7 @@ BlockFileWriter::BlockStream BlockFileWriter::begin_block(const BlockId& id, std
 }
 
 void BlockFileWriter::BlockStream::write_offsets(std::uint64_t first, const eoff_t* data, std::size_t count) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& b = *impl_;
   if (b.finished || first > b.rows + 1 || count > b.rows + 1 - first)
     throw Error(b.where + ": offsets piece [" + std::to_string(first) + ", +" + std::to_string(count) + ") out of range");
@@ -370,7 +370,7 @@ void BlockFileWriter::BlockStream::write_offsets(std::uint64_t first, const eoff
 }
 
 void BlockFileWriter::BlockStream::write_neighbors(std::uint64_t first, const vid_t* data, std::size_t count) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& b = *impl_;
   if (b.finished || first > b.nnz || count > b.nnz - first)
     throw Error(b.where + ": neighbours piece [" + std::to_string(first) + ", +" + std::to_string(count) + ") out of range");
@@ -380,7 +380,7 @@ void BlockFileWriter::BlockStream::write_neighbors(std::uint64_t first, const vi
 BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigned threads) {
   auto& b = *impl_;
   {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     if (b.finished) throw Error(b.where + ": finished twice");
   }
   // Pieces of 2^20 entries are read back under the library's lock one at a time and checked
@@ -421,7 +421,7 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
         const std::uint64_t at = item * kPiece, n = std::min(kPiece, entries - at), before = at ? 1 : 0;
         offsets.resize(n + before);
         {
-          std::lock_guard lock(hdf5_mutex());
+          const auto lock = hdf5_lock();
           read_slab(b.offsets.get(), H5T_NATIVE_UINT64, at - before, offsets.data(), n + before, b.where, "offsets");
         }
         const eoff_t* o = offsets.data() + before;
@@ -444,7 +444,7 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
         const std::uint64_t at = (item - offset_pieces) * kPiece, n = std::min(kPiece, b.nnz - at);
         neighbors.resize(n);
         {
-          std::lock_guard lock(hdf5_mutex());
+          const auto lock = hdf5_lock();
           read_slab(b.neighbors.get(), H5T_NATIVE_UINT32, at, neighbors.data(), n, b.where, "neighbors");
         }
         for (std::uint64_t k = 0; k < n; ++k)
@@ -473,7 +473,7 @@ BlockFileWriter::StreamedBlockStats BlockFileWriter::BlockStream::finish(unsigne
   st.max_degree = checked_cast<std::uint32_t>(longest, "max_degree");
   const std::uint64_t offsets_digest = combine_pieces(entries * sizeof(eoff_t), offset_sums);
   const std::uint64_t neighbors_digest = combine_pieces(b.nnz * sizeof(vid_t), neighbor_sums);
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   st.checksum = block_checksum(b.rows, b.cols, offsets_digest, neighbors_digest);
   auto& s = *b.writer;
   const std::size_t index = std::size_t(b.id.row_class) * s.header.parts + b.id.col_class;
@@ -499,7 +499,7 @@ std::uint64_t dataset_address(hid_t set) {
 std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_block(const BlockId& id, std::uint64_t rows,
                                                                         std::uint64_t cols, std::uint64_t nnz) {
   BlockStream stream = begin_block(id, rows, cols, nnz);
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   const auto where = std::make_pair(dataset_address(stream.impl_->offsets.get()), dataset_address(stream.impl_->neighbors.get()));
   auto& s = *impl_;
   s.attributes[std::size_t(id.row_class) * s.header.parts + id.col_class] = {rows, cols, nnz, 0, 0, 0};
@@ -510,11 +510,11 @@ std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_block(const Bl
 std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_packed_block(const BlockId& id, std::uint64_t rows,
                                                                                std::uint64_t cols, std::uint64_t nnz,
                                                                                std::uint64_t words) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   const std::uint32_t n = s.header.parts;
   if (id.row_class >= n || id.col_class >= n) throw Error("block " + block_name(id) + " outside the n x n grid");
-  const std::string where = "'" + s.temp + "' block " + block_name(id);
+  const std::string where = s.where + " block " + block_name(id);
   Handle g(h5_check(H5Gcreate2(s.file.get(), block_group_path(id).c_str(), H5P_DEFAULT, untimed(H5P_GROUP_CREATE, where).get(),
                                H5P_DEFAULT),
                     where + ": cannot create group"),
@@ -527,7 +527,7 @@ std::pair<std::uint64_t, std::uint64_t> BlockFileWriter::allocate_packed_block(c
 
 void BlockFileWriter::block_written(const BlockId& id, std::uint32_t max_degree, std::uint64_t rows_with_two,
                                     std::uint64_t checksum) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
   const std::size_t index = std::size_t(id.row_class) * s.header.parts + id.col_class;
   BlockAttributes& a = s.attributes[index];
@@ -539,9 +539,9 @@ void BlockFileWriter::block_written(const BlockId& id, std::uint32_t max_degree,
 }
 
 void BlockFileWriter::set_max_degree(std::uint64_t max_degree) {
-  std::lock_guard lock(hdf5_mutex());
+  const auto lock = hdf5_lock();
   auto& s = *impl_;
-  const std::string where = "'" + s.temp + "'";
+  const std::string& where = s.where;
   Handle attr(h5_check(H5Aopen(s.file.get(), "max_degree", H5P_DEFAULT), where + ": cannot open attribute 'max_degree'"),
               H5Aclose);
   h5_check_status(H5Awrite(attr.get(), H5T_NATIVE_UINT64, &max_degree), where + ": cannot write attribute 'max_degree'");

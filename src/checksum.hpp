@@ -130,6 +130,14 @@ inline std::uint64_t block_checksum(std::uint64_t rows, std::uint64_t cols, std:
   return c.value();
 }
 
+// A block file's graph_checksum: the digest of its blocks' checksums in row-major order
+// (block (i, j) at i * n + j), written by BlockFileWriter and checked by BlockFileReader.
+inline std::uint64_t graph_checksum(const std::vector<std::uint64_t>& block_checksums) {
+  Checksum64 c;
+  for (std::uint64_t b : block_checksums) c.add_u64(b);
+  return c.value();
+}
+
 // One digest per vertex class of a per-vertex array (entries c, c + n, c + 2n, ... for
 // class c, as array_digest of those entries in that order): the block file's checksums of
 // its degrees and of its vertex map, so that a reader of one class checks what it read.

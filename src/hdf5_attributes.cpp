@@ -38,9 +38,26 @@ void write_attribute_string(hid_t obj, const char* name, const std::string& valu
 
 bool has_attribute(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
 
-std::uint64_t read_attribute_u64(hid_t obj, const char* name, const std::string& where) {
+namespace {
+
+// Attribute `name` of `obj`, opened, once it is known to hold one value: H5Aread writes
+// every value it holds, and the callers' buffers have room for one.
+Hdf5Handle open_one_value(hid_t obj, const char* name, const std::string& where) {
   if (!has_attribute(obj, name)) throw Error(where + ": attribute '" + name + "' is missing");
   Hdf5Handle attr(h5_check(H5Aopen(obj, name, H5P_DEFAULT), where + ": cannot open attribute '" + name + "'"), H5Aclose);
+  Hdf5Handle space(h5_check(H5Aget_space(attr.get()), where + ": cannot read attribute '" + name + "'"), H5Sclose);
+  const hssize_t values = H5Sget_simple_extent_npoints(space.get());
+  if (values < 0) throw Error(where + ": cannot read attribute '" + name + "'");
+  if (values != 1)
+    throw Error(where + ": attribute '" + name + "' holds " + std::to_string(values) +
+                " values, not one: the file is damaged or was edited (re-run tricount-partition)");
+  return attr;
+}
+
+}  // namespace
+
+std::uint64_t read_attribute_u64(hid_t obj, const char* name, const std::string& where) {
+  const Hdf5Handle attr = open_one_value(obj, name, where);
   Hdf5Handle type(H5Aget_type(attr.get()), H5Tclose);
   if (!type.valid() || H5Tget_class(type.get()) != H5T_INTEGER)
     throw Error(where + ": attribute '" + name + "' is not an integer");
@@ -50,8 +67,7 @@ std::uint64_t read_attribute_u64(hid_t obj, const char* name, const std::string&
 }
 
 std::string read_attribute_string(hid_t obj, const char* name, const std::string& where) {
-  if (!has_attribute(obj, name)) throw Error(where + ": attribute '" + name + "' is missing");
-  Hdf5Handle attr(h5_check(H5Aopen(obj, name, H5P_DEFAULT), where + ": cannot open attribute '" + name + "'"), H5Aclose);
+  const Hdf5Handle attr = open_one_value(obj, name, where);
   Hdf5Handle type(H5Aget_type(attr.get()), H5Tclose);
   if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING)
     throw Error(where + ": attribute '" + name + "' is not a string");

@@ -16,7 +16,8 @@ void write_attribute_double(hid_t obj, const char* name, double value, const std
 void write_attribute_string(hid_t obj, const char* name, const std::string& value, const std::string& where);
 
 bool has_attribute(hid_t obj, const char* name);
-// Throw Error when the attribute is missing or not an integer (a fixed-length string).
+// Throw Error when the attribute is missing, holds other than one value (an array, an empty
+// dataspace) or is not an integer (a fixed-length string); nothing is read before.
 std::uint64_t read_attribute_u64(hid_t obj, const char* name, const std::string& where);
 std::string read_attribute_string(hid_t obj, const char* name, const std::string& where);
 

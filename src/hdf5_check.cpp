@@ -3,13 +3,15 @@
 namespace tricount {
 
 void silence_hdf5() {
-  static std::once_flag once;
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  thread_local bool silenced = false;
+  if (!silenced) silenced = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
 }
 
-std::mutex& hdf5_mutex() {
+std::unique_lock<std::mutex> hdf5_lock() {
   static std::mutex m;
-  return m;
+  std::unique_lock lock(m);
+  silence_hdf5();
+  return lock;
 }
 
 }  // namespace tricount

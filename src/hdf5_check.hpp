@@ -22,11 +22,14 @@ inline void h5_check_status(herr_t status, const std::string& what) {
   if (status < 0) throw Error(what);
 }
 
-// Switches off HDF5's printing of its error stack (once per process).
+// Switches off HDF5's printing of its error stack on the calling thread: a thread-safe HDF5
+// (Debian's serial build is one) keeps an error stack per thread, each printing until told.
 void silence_hdf5();
 
-// HDF5's library is not thread-safe in Debian's serial build: the block file's reader and
-// writer, used from several threads, make every call under this lock.
-std::mutex& hdf5_mutex();
+// The lock every HDF5 call of the block file's reader and writer and of the tables is made
+// under (HDF5 may be built without thread safety, and they are used from several threads).
+// It silences the calling thread too: a block written on the partitioner's writer thread
+// printed HDF5's whole stack before the one message.
+[[nodiscard]] std::unique_lock<std::mutex> hdf5_lock();
 
 }  // namespace tricount

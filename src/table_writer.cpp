@@ -169,7 +169,7 @@ struct TableWriter::Impl {
       write_round(pieces[(rounds + 1) % 2]);
     } else {
       for (std::size_t b = 0; b < batch.size(); ++b) {
-        std::lock_guard lock(hdf5_mutex());  // a column at a time: the count's own HDF5 calls go in between
+        const auto lock = hdf5_lock();  // a column at a time: the count's own HDF5 calls go in between
         const std::size_t c = first_column + b;
         const hsize_t size[1] = {column_rows[c] + n}, start[1] = {column_rows[c]}, count[1] = {n};
         const char* name = layout.columns[c].name.c_str();
@@ -195,10 +195,6 @@ struct TableWriter::Impl {
   }
 
   void run() {
-    if (!text) {
-      std::lock_guard lock(hdf5_mutex());
-      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // this thread's error stack (a thread-safe HDF5 has one per thread)
-    }
     std::unique_lock lock(m);
     for (;;) {
       changed.wait(lock, [&] { return stop || !queue.empty(); });
@@ -244,7 +240,7 @@ struct TableWriter::Impl {
   }
 
   void close_hdf5() {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     sets.clear();
     file.reset();
   }
@@ -266,8 +262,7 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
     s.bytes += layout.text_header.size();
     if (!s.out->in_place()) s.writeback_fd = s.out->fd();
   } else {
-    silence_hdf5();
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     try {
       s.out = std::make_unique<output::OutputFile>(path, layout.option, [&](const std::string& temp) {
         errno = 0;
@@ -351,7 +346,7 @@ void TableWriter::finish() {
   if (!s.error.empty()) throw Error(s.error);
   const auto t0 = std::chrono::steady_clock::now();
   if (!s.text) {
-    std::lock_guard lock(hdf5_mutex());
+    const auto lock = hdf5_lock();
     h5_check_status(H5Fflush(s.file.get(), H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
   }
   s.out->sync();
@@ -367,7 +362,7 @@ void TableWriter::commit(const TableAttributes& attributes) {
   Impl& s = *impl_;
   TRICOUNT_EXPECTS(!s.thread.joinable(), s.where + ": commit() before finish()");
   if (!s.text) {
-    std::unique_lock lock(hdf5_mutex());
+    auto lock = hdf5_lock();
     const hid_t f = s.file.get();
     for (const auto& [name, value] : attributes.u64) write_attribute_u64(f, name.c_str(), value, s.where);
     for (const auto& [name, value] : attributes.f64) write_attribute_double(f, name.c_str(), value, s.where);

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -518,6 +519,55 @@ void corrupt_stored_degree(const std::string& path, std::uint64_t v) {
 void corrupt_vertex_map_entry(const std::string& path, std::uint64_t v) {
   // One byte flipped: still an id, but another one.
   rewrite_entry<std::uint64_t>(path, "/vertex_map", v, [](std::uint64_t id) { return id ^ (std::uint64_t{0xFF} << 24); });
+}
+
+namespace {
+// The block file at `path` opened for writing, closed when it goes.
+class WritableFile {
+ public:
+  explicit WritableFile(const std::string& path) : id_(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)) {
+    if (id_ < 0) throw std::runtime_error("cannot open " + path + " for writing");
+  }
+  ~WritableFile() { H5Fclose(id_); }
+  WritableFile(const WritableFile&) = delete;
+  WritableFile& operator=(const WritableFile&) = delete;
+  hid_t get() const { return id_; }
+
+ private:
+  hid_t id_;
+};
+}  // namespace
+
+void swap_block_groups(const std::string& path, const BlockId& a, const BlockId& b) {
+  const WritableFile f(path);
+  const std::string first = block_group_path(a), second = block_group_path(b), aside = "/blocks/swap";
+  if (H5Lmove(f.get(), first.c_str(), f.get(), aside.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+      H5Lmove(f.get(), second.c_str(), f.get(), first.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+      H5Lmove(f.get(), aside.c_str(), f.get(), second.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+    throw std::runtime_error("cannot swap " + first + " and " + second + " in " + path);
+}
+
+void make_attribute_an_array(const std::string& path, const std::string& object, const char* name, std::uint64_t count) {
+  const WritableFile f(path);
+  const std::string what = object + " attribute '" + name + "' of " + path;
+  const hid_t obj = H5Oopen(f.get(), object.c_str(), H5P_DEFAULT);
+  const hid_t attr = obj >= 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
+  const hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
+  const std::size_t width = type >= 0 ? H5Tget_size(type) : 0;
+  std::vector<char> values(width * std::max<std::uint64_t>(count, 1));  // room for the one value read
+  bool done = width > 0 && H5Aread(attr, type, values.data()) >= 0;
+  for (std::uint64_t k = 1; k < count; ++k) std::copy_n(values.begin(), width, values.begin() + k * width);
+  if (attr >= 0) H5Aclose(attr);
+  done = done && H5Adelete(obj, name) >= 0;
+  const hsize_t dims[1] = {count};
+  const hid_t space = H5Screate_simple(1, dims, nullptr);
+  const hid_t array = done ? H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  done = array >= 0 && H5Awrite(array, type, values.data()) >= 0;
+  if (array >= 0) H5Aclose(array);
+  H5Sclose(space);
+  if (type >= 0) H5Tclose(type);
+  if (obj >= 0) H5Oclose(obj);
+  if (!done) throw std::runtime_error("cannot make " + what + " an array");
 }
 
 void write_block_file_without_degrees(const PartitionedGraph& graph, const std::string& output) {

@@ -165,6 +165,13 @@ void corrupt_stored_degree(const std::string& path, std::uint64_t v);
 // Flips one byte of vertex v's input id in the block file's /vertex_map (contiguous).
 void corrupt_vertex_map_entry(const std::string& path, std::uint64_t v);
 
+// Swaps the groups of blocks `a` and `b` of a block file, in place (names only: each keeps its
+// attributes and data), as an edit of the file by hand would.
+void swap_block_groups(const std::string& path, const BlockId& a, const BlockId& b);
+// Replaces attribute `name` of `object` (a path in the block file, "/" for the root) by an
+// array of `count` copies of its value, of the same type (a number or a fixed string).
+void make_attribute_an_array(const std::string& path, const std::string& object, const char* name, std::uint64_t count);
+
 // A block file as written before the degrees were stored (no /degrees): what write_block_file
 // writes, less write_degrees.
 void write_block_file_without_degrees(const PartitionedGraph& graph, const std::string& output);

@@ -204,6 +204,45 @@ TEST(cliBadBlockFile, PartsBeyondTheFileSize) {
   expect_count_fails(path, {"20000 parts", "corrupt"});
 }
 
+// Block groups swapped by hand were counted under their new names, a wrong count that
+// --verify (reading the same blocks) agreed with; an edited graph_checksum went unseen.
+TEST(cliBadBlockFile, SwappedBlocksOrAnEditedGraphChecksum) {
+  TempDir dir;
+  const std::string good = make_block_file(dir, 3);
+  const std::string swapped = dir.file("swapped.h5");
+  fs::copy_file(good, swapped);
+  swap_block_groups(swapped, {1, 2}, {2, 1});
+  const ProcessResult r = mpi_count(1, {"--input", swapped, "--verify"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "tricount-count: error: '" + swapped + "' block P(1,2) says row_class 2, col_class 1"))
+      << describe(r);
+  EXPECT_FALSE(contains(r.out, "verified")) << describe(r);
+  const std::string checksum = dir.file("checksum.h5");
+  copy_with_root_attribute(good, checksum, "graph_checksum", 1);
+  expect_count_fails(checksum, {"graph_checksum 1 is not the digest of the blocks' checksums"});
+}
+
+// An attribute stored as an array (as h5py writes a list) crashed the count and the
+// simulator (SIGSEGV), or cut the message short (a string array); now one clear error.
+TEST(cliBadBlockFile, AttributeStoredAsAnArray) {
+  TempDir dir;
+  const std::string good = make_block_file(dir, 2);
+  const std::vector<std::tuple<const char*, std::uint64_t>> cases = {
+      {"parts", 2}, {"edges", 2}, {"format_version", 2}, {"vertices", 1000}, {"format", 2}};
+  for (const auto& [name, count] : cases) {
+    SCOPED_TRACE(name);
+    const std::string path = dir.file(std::string(name) + ".h5");
+    fs::copy_file(good, path);
+    make_attribute_an_array(path, "/", name, count);
+    const std::string says = std::string("attribute '") + name + "' holds " + std::to_string(count) + " values, not one";
+    expect_count_fails(path, {says, "re-run tricount-partition"});
+    const ProcessResult sim =
+        run_process({bin_path("tricount-simulate"), "--auto-splits", "--input", path, "--gpus", "4"}, kProgramTimeout);
+    EXPECT_EQ(sim.exit_code, 1) << describe(sim);
+    EXPECT_TRUE(contains(sim.err, says)) << describe(sim);
+  }
+}
+
 TEST(cliBadBlockFile, EdgeListGivenToCount) {
   // An edge list given to tricount-count is partitioned first (issue 33), no longer refused.
   TempDir dir;

@@ -348,6 +348,25 @@ TEST(cliOutput, FileSizeLimitIsAClearErrorAndLeavesNothing) {
   }
 }
 
+// A block written on the writer thread into a full disk printed 42 lines of HDF5's error
+// stack (its printing was off on the main thread only) before the message, which named the
+// removed temporary. Now the one message names the output. 650 KiB: the in-memory runs of 8
+// threads fit, the CSR block file (about 800 KB) does not.
+TEST(cliOutput, AFullDiskOnTheWriterThreadIsOneLineNamingTheOutput) {
+  TempDir dir;
+  const std::string in = dir.file("in.txt");
+  write_text_edges(in, random_graph(2000, 200000, 3));
+  fs::create_directory(dir.file("out"));
+  const std::string out = dir.file("out/g.h5");
+  const std::string cmd = "ulimit -f 650; exec '" + bin_path("tricount-partition") + "' --input '" + in + "' --output '" +
+                          out + "' --threads 8 --block-encoding csr --quiet";
+  const ProcessResult r = run_process({"bash", "-c", cmd});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.err, "tricount-partition: error: '" + out + "' block P(0,0): cannot write dataset 'neighbors' (disk full?)\n")
+      << describe(r);
+  EXPECT_TRUE(fs::is_empty(dir.file("out")));
+}
+
 TEST(cliOutput, FailedRenameLeavesNoTemporary) {
   // Failure after the whole file was written: the final name is a non-empty directory, so
   // the closing rename fails; the temporary must be removed.

@@ -378,6 +378,9 @@ TEST(PipelineFailure, FullDiskIsAClearErrorAndLeavesNothing) {
     EXPECT_EQ(f.exit_code, 1) << f.err;
     EXPECT_TRUE(contains(f.err, "disk full")) << f.err;
     EXPECT_TRUE(contains(f.err, out)) << "the message should name the output\n" << f.err;
+    // One message, and the output's name in it, not the temporary's (removed by then).
+    EXPECT_FALSE(contains(f.err, "HDF5-DIAG")) << f.err;
+    EXPECT_FALSE(contains(f.err, ".tmp.")) << f.err;
     EXPECT_TRUE(entries(dir.file("tmp")).empty()) << join(entries(dir.file("tmp")));
     EXPECT_TRUE(entries(dir.file("out")).empty()) << join(entries(dir.file("out")));
   }
