@@ -220,7 +220,7 @@ GraphHeader partition_generated(const GeneratorArgs& generator, const std::strin
                                 const PartitionOptions& options) {
   check_parts(options.parts);
   const Generator g = make_generator(generator, options.threads);  // bad values before any work
-  output::check_writable(output, "--output", /*needs_regular_file=*/true);
+  output::check_writable(output, options.output_option, /*needs_regular_file=*/true);
   PartitionOptions o = options;
   o.memory_budget = options.memory_budget ? options.memory_budget : default_memory_budget();
   const bool runs_in_memory = !options.runs_on_disk && runs_fit_in_memory(g.source->indexed()->edge_count(), o.memory_budget);
@@ -238,9 +238,9 @@ GraphHeader partition_file(const std::string& input, InputFormat format, const s
                            const PartitionOptions& options) {
   check_parts(options.parts);
   std::error_code ec;
-  output::refuse_same_file(output, "--output", input_paths(input, "--input", "a file --input reads"));
+  output::refuse_same_file(output, options.output_option, input_paths(input, "--input", "a file --input reads"));
   // An output that cannot be written is reported before the work, not after it.
-  output::check_writable(output, "--output", /*needs_regular_file=*/true);
+  output::check_writable(output, options.output_option, /*needs_regular_file=*/true);
 
   std::uint64_t source_size = std::filesystem::file_size(input, ec);
   if (ec) source_size = 0;

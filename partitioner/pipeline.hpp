@@ -45,6 +45,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,7 @@ struct PartitionOptions {
   std::string tmpdir;               // sorted runs go here when on disk; empty = $TMPDIR or /tmp
   bool runs_on_disk = false;        // runs on disk even when they fit in memory (--runs-on-disk)
   bool debug_memory = false;        // progress lines also show VmRSS and VmHWM (--debug-memory)
+  std::string_view output_option = "--output";  // the output's option in messages (tricount-count: --save-blocks)
   // How blocks are stored (--block-encoding): packed by default (fewer bytes to read, send and
   // upload; bench/RESULTS.md, issue 28); a packed block too large for memory is built in
   // scratch files and packed from them a window at a time.

@@ -223,6 +223,16 @@ TEST_F(GraphInput, TheLayoutFollowsTheWorkersCacheSize) {
   EXPECT_TRUE(contains(r.err, "a task's three blocks")) << r.err;
 }
 
+// A --save-blocks that cannot be written is named as --save-blocks (tricount-count has no --output).
+TEST_F(GraphInput, AnUnwritableSaveBlocksIsNamedAsSuch) {
+  for (const std::string& target : {dir_.file(""), dir_.file("nofolder/x.h5")}) {
+    const ProcessResult r = count_in(tmp_, {txt_, "--save-blocks", target, "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "cannot write --save-blocks '" + target + "'")) << r.err;
+  }
+  expect_no_temporaries();
+}
+
 // A --cache-size too small for any layout is named as the cause, not a --parts never given.
 TEST_F(GraphInput, ACacheSizeTooSmallForAnyLayoutIsNamed) {
   const ProcessResult r = count_in(tmp_, {txt_, "--cache-size", "1K", "--backend", "cpu"});
