@@ -15,6 +15,7 @@
 #include "input/text_edges.hpp"
 #include "input/text_scan.hpp"
 #include "input/webgraph.hpp"
+#include "src/output_file.hpp"
 #include "src/types.hpp"
 
 namespace tricount {
@@ -40,7 +41,11 @@ std::string text_head(const std::string& path) {
 
 }  // namespace
 
-InputFormat sniff_text_format(std::string_view head) {
+InputFormat sniff_text_format(std::string_view head, const std::string& path) {
+  // A block file given where an edge file belongs: said, not parsed as a malformed line.
+  if (head.starts_with(output::kHdf5Signature))
+    throw Error(printable(path) + ": an HDF5 file (a tricount block file?), not an edge file: count it with tricount-count " +
+                printable(path) + ", or give the edge file");
   if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
   return starts_with_ci(head, "%%MatrixMarket") ? InputFormat::MatrixMarket : InputFormat::EdgeList;
 }
@@ -81,7 +86,7 @@ InputFormat format_from_name(const std::string& path) {
 
 InputFormat detect_input_format(const std::string& path) {
   const InputFormat by_name = format_from_name(path);
-  return by_name != InputFormat::Auto ? by_name : sniff_text_format(text_head(path));
+  return by_name != InputFormat::Auto ? by_name : sniff_text_format(text_head(path), path);
 }
 
 bool splits_into_shares(const std::string& path, InputFormat format) {

@@ -91,8 +91,9 @@ std::string_view to_string(InputFormat f);
 // Auto when the name does not say (then the content decides: a text format).
 InputFormat format_from_name(const std::string& path);
 // The text format of an input from its first (decompressed) bytes: MatrixMarket when they
-// start with the %%MatrixMarket banner (after a UTF-8 byte-order mark), else EdgeList.
-InputFormat sniff_text_format(std::string_view head);
+// start with the %%MatrixMarket banner (after a UTF-8 byte-order mark), else EdgeList. An
+// HDF5 file's signature (a block file given as an edge file) is an Error naming `path`.
+InputFormat sniff_text_format(std::string_view head, const std::string& path);
 // Picks the format from the file name and, for text, the first line. Never returns Auto.
 // It opens and reads the file: for a pipe or FIFO use open_edge_file(path, Auto), which
 // opens it once and sniffs the bytes it then parses.

@@ -96,7 +96,7 @@ class TextEdgeSource final : public EdgeSource {
     if (refill() && begin == 0 && lines_end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
     // Auto: sniffed from the bytes this reader goes on to parse, so a pipe or FIFO (read
     // once) loses nothing. The buffer holds at least the whole first line.
-    if (format == InputFormat::Auto) mm_ = sniff_text_format({buf_.data() + pos_, data_end_ - pos_}) == InputFormat::MatrixMarket;
+    if (format == InputFormat::Auto) mm_ = sniff_text_format({buf_.data() + pos_, data_end_ - pos_}, path_) == InputFormat::MatrixMarket;
     if (mm_ && shares_ <= 1) {
       const MatrixMarketSize size = read_matrix_market_header(
           path_, [this](std::string_view& line) { return next_line(line); }, line_);
@@ -293,11 +293,14 @@ class TextEdgeSource final : public EdgeSource {
     const std::string token(at, static_cast<std::size_t>(tok_end - at));
     switch (t) {
       case Token::Negative:
-        fail(line, "negative vertex id " + printable(token));
+        fail(line, "negative vertex id " + printable(token.size() <= 40 ? token : token.substr(0, 20) + "..."));
       case Token::Overflow: {
         const char* d = at;
         while (static_cast<unsigned>(static_cast<unsigned char>(*d)) - '0' < 10) ++d;
-        fail(line, "vertex id " + std::string(at, static_cast<std::size_t>(d - at)) + " does not fit in 64 bits");
+        const std::size_t digits = static_cast<std::size_t>(d - at);  // shown up to 40 digits, as lines are cut
+        fail(line, "vertex id " + (digits <= 40 ? std::string(at, digits)
+                                                : std::string(at, 20) + "... (" + std::to_string(digits) + " digits)") +
+                       " does not fit in 64 bits");
       }
       default:
         fail(line, "malformed line: expected two vertex ids, got " + quote_line(start));

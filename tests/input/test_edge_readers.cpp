@@ -440,6 +440,14 @@ TEST_F(EdgeReaders, NegativeAndOversizedIds) {
   EXPECT_TRUE(Contains(read_error(big), big + ":2: vertex id 18446744073709551616 does not fit in 64 bits"));
   const std::string huge = write("huge.txt", "123456789012345678901234567890 1\n");
   EXPECT_TRUE(Contains(read_error(huge), huge + ":1: vertex id 123456789012345678901234567890 does not fit"));
+  // An id of a million digits is cut in the message, as a malformed line is.
+  const std::string endless = write("endless.txt", std::string(1000000, '7') + " 1\n");
+  const std::string msg = read_error(endless);
+  EXPECT_TRUE(Contains(msg, endless + ":1: vertex id 77777777777777777777... (1000000 digits) does not fit")) << msg.substr(0, 200);
+  EXPECT_LT(msg.size(), 400u);
+  // A block file where an edge file belongs is named as such, not as a malformed line.
+  const std::string h5 = write("blocks.h5", std::string("\x89HDF\r\n\x1a\n", 8) + std::string(100, '\0'));
+  EXPECT_TRUE(Contains(read_error(h5), h5 + ": an HDF5 file (a tricount block file?), not an edge file")) << read_error(h5);
 }
 
 // ---- binary ----------------------------------------------------------------------------
