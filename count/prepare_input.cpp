@@ -114,7 +114,7 @@ void partition_on_rank0(bool one_node, int workers_here, const InputRequest& req
   options.tmpdir = request.tmpdir;
   options.memory_budget = request.memory_budget;
   std::string target = request.save_blocks;
-  options.output_option = "--save-blocks";
+  options.output_option = target.empty() ? "the temporary block file (--tmpdir)" : "--save-blocks";
   if (target.empty()) {
     out.scratch = std::make_unique<runs::ScratchDir>(temporary_parent(one_node, request));
     std::string stem = fs::path(request.input).filename().string();

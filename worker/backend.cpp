@@ -5,6 +5,7 @@
 #include <functional>
 #include <iomanip>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #ifdef TRICOUNT_HAVE_CUDA
@@ -27,13 +28,14 @@ struct TuningKey {
   const char* name;
   double min, max;
   const char* help;
+  bool integral;  // the field is an integer or a flag: values with a fraction are refused
   std::function<void(CudaTuning&, double)> set;
   std::function<double(const CudaTuning&)> get;
 };
 
 template <class T>
 TuningKey key(const char* name, T CudaTuning::*field, double min, double max, const char* help) {
-  return {name, min, max, help, [field](CudaTuning& t, double x) { t.*field = static_cast<T>(x); },
+  return {name, min, max, help, !std::is_floating_point_v<T>, [field](CudaTuning& t, double x) { t.*field = static_cast<T>(x); },
           [field](const CudaTuning& t) { return static_cast<double>(t.*field); }};
 }
 
@@ -100,9 +102,8 @@ CudaTuning parse_cuda_tuning(std::string_view text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    const bool integral = k->name != std::string_view("small-row-work") && k->name != std::string_view("filter-row-average");
-    if (value.empty() || used != value.size() || !(x >= k->min && x <= k->max) || (integral && x != std::floor(x)))
-      throw UsageError("--cuda-tuning: " + name + "='" + value + "' is not " + (integral ? "an integer" : "a number") +
+    if (value.empty() || used != value.size() || !(x >= k->min && x <= k->max) || (k->integral && x != std::floor(x)))
+      throw UsageError("--cuda-tuning: " + name + "='" + value + "' is not " + (k->integral ? "an integer" : "a number") +
                        " from " + number(k->min) + " to " + number(k->max));
     if (k->name == std::string_view("warp-lanes") && x != 0 && x != 8 && x != 32)
       throw UsageError("--cuda-tuning: warp-lanes='" + value + "' must be 0 (by the task), 8 or 32");
