@@ -398,23 +398,16 @@ class CudaBackend final : public CountBackend {
     vertex_counts_.clear();
     vertex_counts_.resize(class_vertices.size());
     class_vertices_ = std::move(class_vertices);
-    // The first class's host array, allocated and its pages faulted in while the GPU counts:
-    // after the count only the copy remains (the per-vertex step takes class 0 first).
-    // Pinned there too (when the driver allows), so that the copy runs at the link's rate.
     drop_first_host_counts();
-    first_host_counts_ = std::async(std::launch::async, [device = device_, n = class_vertices_[0]] {
-      HostCounts h{std::vector<count_t>(n, 0), false};
-      h.pinned = !h.counts.empty() && cudaSetDevice(device) == cudaSuccess &&
-                 cudaHostRegister(h.counts.data(), h.counts.size() * sizeof(count_t), cudaHostRegisterDefault) == cudaSuccess;
-      if (!h.pinned) cudaGetLastError();  // pageable then: the copy is slower, nothing else changes
-      return h;
-    });
+    first_host_counts_due_ = true;  // made once the first task's launches are queued (make_first_host_counts)
+
   }
 
   std::vector<count_t> take_vertex_counts(std::uint32_t c) override {
     TRICOUNT_EXPECTS(c < class_vertices_.size(), "take_vertex_counts(" + std::to_string(c) + "): per-vertex counting was started with " +
                                                      std::to_string(class_vertices_.size()) + " classes");
     static_assert(sizeof(count_t) == sizeof(unsigned long long), "device counters are copied as they are");
+    if (c == 0) first_host_counts_due_ = false;  // taken before any task ran: a fresh array below
     HostCounts host = c == 0 && first_host_counts_.valid() ? first_host_counts_.get()
                                                            : HostCounts{std::vector<count_t>(class_vertices_[c], 0), false};
     std::vector<count_t> counts = std::move(host.counts);
@@ -433,6 +426,23 @@ class CudaBackend final : public CountBackend {
   struct VertexClasses {
     std::uint32_t i, j, k;
   };
+
+  // The first class's host array, allocated and its pages faulted in while the GPU counts:
+  // after the count only the copy remains (the per-vertex step takes class 0 first). Pinned
+  // there too (when the driver allows), so that the copy runs at the link's rate. Started
+  // once a task's launches are queued: cudaHostRegister holds the driver's lock, and launches
+  // made meanwhile wait for it while the GPU idles.
+  void make_first_host_counts() {
+    if (!first_host_counts_due_) return;
+    first_host_counts_due_ = false;
+    first_host_counts_ = std::async(std::launch::async, [device = device_, n = class_vertices_[0]] {
+      HostCounts h{std::vector<count_t>(n, 0), false};
+      h.pinned = !h.counts.empty() && cudaSetDevice(device) == cudaSuccess &&
+                 cudaHostRegister(h.counts.data(), h.counts.size() * sizeof(count_t), cudaHostRegisterDefault) == cudaSuccess;
+      if (!h.pinned) cudaGetLastError();  // pageable then: the copy is slower, nothing else changes
+      return h;
+    });
+  }
 
   // Class 0's host array, never taken (an error before the step): unpinned before it is freed.
   void drop_first_host_counts() {
@@ -650,6 +660,7 @@ class CudaBackend final : public CountBackend {
     TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_stop_, s));
     TRICOUNT_CUDA_TRY(cudaMemcpyAsync(host_result_.get(), &counters_.get()->result, sizeof(unsigned long long),
                                       cudaMemcpyDeviceToHost, s));
+    if (classes) make_first_host_counts();
     return finish(stats, /*timed=*/true);
   }
 
@@ -706,6 +717,7 @@ class CudaBackend final : public CountBackend {
     // (not when profiling: every step in sequence).
     if (next && !options.cuda_tuning.profile)
       if (const TaskBlocks* n = next()) cache_->prefetch(*n, stats);
+    if (classes) make_first_host_counts();
     const count_t triangles = finish(stats, timed);
     // 6. Profiling: each step's time and the work lists.
     if (options.cuda_tuning.profile && timed) report_profile(plan, marks);
@@ -922,6 +934,7 @@ class CudaBackend final : public CountBackend {
     bool pinned = false;  // registered with the driver (cudaHostRegister) until the copy is done
   };
   std::future<HostCounts> first_host_counts_;                   // per-vertex: class 0's host array, made while counting
+  bool first_host_counts_due_ = false;                          // ... once the next task's launches are queued
   std::vector<DeviceBuffer<unsigned long long>> vertex_counts_;  // per class, allocated on first use
   bool per_edge_ = false;                                       // per-edge counting
   std::uint32_t parts_ = 0;                                     // per-edge: blocks are parts_ x parts_
