@@ -8,12 +8,39 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "src/types.hpp"
 #include "src/version.hpp"
 
 namespace tricount::cli {
+
+namespace {
+
+// boost reads "-1" into an unsigned option as 2^64 - 1 (lexical_cast wraps it), and the
+// checks after it then showed 18446744073709551615. A value of an unsigned option (or a list
+// of them) that starts with '-' is refused here, as the user typed it.
+void refuse_negative_unsigned(const po::parsed_options& parsed, const po::options_description& all) {
+  for (const po::option& o : parsed.options) {
+    const po::option_description* d = all.find_nothrow(o.string_key, false);
+    const auto* typed = d ? dynamic_cast<const po::typed_value_base*>(d->semantic().get()) : nullptr;
+    if (!typed) continue;
+    const std::type_info& t = typed->value_type();
+    const bool is_unsigned =
+        t == typeid(unsigned char) || t == typeid(unsigned short) || t == typeid(unsigned) || t == typeid(unsigned long) ||
+        t == typeid(unsigned long long) || t == typeid(std::vector<unsigned>) || t == typeid(std::vector<unsigned long>) ||
+        t == typeid(std::vector<unsigned long long>);
+    if (!is_unsigned) continue;
+    for (const std::string& value : o.value) {
+      const std::size_t first = value.find_first_not_of(" \t");
+      if (first != std::string::npos && value[first] == '-')
+        throw UsageError("--" + o.string_key + " " + value + ": must be a whole number, not negative (see --help)");
+    }
+  }
+}
+
+}  // namespace
 
 bool parse(int argc, char** argv, po::options_description& options, po::variables_map& vm,
            std::string_view usage, std::string_view description, const po::options_description* hidden,
@@ -26,7 +53,9 @@ bool parse(int argc, char** argv, po::options_description& options, po::variable
     po::command_line_parser parser(argc, argv);
     parser.options(all);
     if (positional) parser.positional(*positional);
-    po::store(parser.run(), vm);
+    const po::parsed_options parsed = parser.run();
+    refuse_negative_unsigned(parsed, all);
+    po::store(parsed, vm);
     if (vm.count("version")) {
       // The program's name as it was started (tricount-count, or its installed path).
       const std::string_view name = argc > 0 ? std::string_view(argv[0]) : std::string_view("tricount");
