@@ -7,6 +7,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -110,12 +111,19 @@ int run_main(std::string_view program, const std::function<int()>& body) {
 
 std::uint64_t parse_size(std::string_view text, std::string_view option) {
   const std::string s(text);
-  std::size_t pos = 0;
-  double value = 0;
+  // Decimal digits with an optional fraction, nothing else: std::stod alone also took hex
+  // ("0x10G" was 16G), exponents, "inf" and leading blanks or signs.
+  const auto not_a_size = [&] {
+    return UsageError(std::string(option) + ": '" + s + "' is not a size: give decimal digits with an optional fraction "
+                      "and unit K, M, G or T (e.g. 4G, 1.5T, 512M)");
+  };
+  const std::size_t pos = std::min(s.find_first_not_of("0123456789."), s.size());
+  const std::string number = s.substr(0, pos);
+  if (number.find_first_of("0123456789") == std::string::npos || number.find('.') != number.rfind('.')) throw not_a_size();
+  double value = HUGE_VAL;  // so many digits that a double overflows: out of range below
   try {
-    value = std::stod(s, &pos);
-  } catch (const std::exception&) {
-    throw UsageError(std::string(option) + ": '" + s + "' is not a size (e.g. 4G, 512M)");
+    value = std::stod(number);
+  } catch (const std::out_of_range&) {
   }
   std::string suffix = s.substr(pos);
   if (!suffix.empty() && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.pop_back();
@@ -126,7 +134,7 @@ std::uint64_t parse_size(std::string_view text, std::string_view option) {
   else if (suffix == "M" || suffix == "m") mult = 1024.0 * 1024;
   else if (suffix == "G" || suffix == "g") mult = 1024.0 * 1024 * 1024;
   else if (suffix == "T" || suffix == "t") mult = 1024.0 * 1024 * 1024 * 1024;
-  else throw UsageError(std::string(option) + ": unknown size suffix in '" + s + "'");
+  else throw not_a_size();
   const double bytes = value * mult;
   if (!(bytes >= 1) || !std::isfinite(bytes) || bytes > 1.8e19)
     throw UsageError(std::string(option) + ": size '" + s + "' out of range");

@@ -1,6 +1,7 @@
 // src/cli: what every program's options parser refuses, with the value as the user typed it.
 // A negative value of an unsigned option (--parts -1) was read by boost as 2^64 - 1 and
-// shown as 18446744073709551615 (or 4294967295) by the range check after it.
+// shown as 18446744073709551615 (or 4294967295) by the range check after it. A byte size
+// (--cache-size, --memory-budget, --gpu-memory) is decimal: "0x10G" was read as 16G.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -83,6 +84,47 @@ TEST(CliOptions, EveryProgramShowsANegativeValueAsTyped) {
     EXPECT_TRUE(contains(r.err, args.front() + ": error: " + option + ": must be a whole number, not negative"))
         << describe(r);
     EXPECT_FALSE(contains(r.err, "18446744073709551615") || contains(r.err, "4294967295")) << describe(r);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("g.h5")));
+}
+
+TEST(CliSizes, DecimalDigitsWithAnOptionalFractionAndUnit) {
+  constexpr std::uint64_t K = 1024, M = K * K, G = M * K, T = G * K;
+  const std::vector<std::pair<std::string, std::uint64_t>> good = {
+      {"1000", 1000}, {"010", 10}, {"4G", 4 * G}, {"512M", 512 * M}, {"1.5T", T + T / 2}, {"0.5K", 512},
+      {"2k", 2 * K},  {"4GiB", 4 * G}, {"4GB", 4 * G}, {"3.G", 3 * G}, {".5M", M / 2}};
+  for (const auto& [text, bytes] : good) EXPECT_EQ(cli::parse_size(text, "--cache-size"), bytes) << text;
+  for (const std::string bad : {"0x10G", "0x10", "0X1P3", "1e3M", "1E3", "inf", "nan", " 4G", "+4G", "-4G", "4 G", "1.2.3G",
+                                "G", "", ".", "4X", "4GG"}) {
+    std::string error;
+    try {
+      cli::parse_size(bad, "--cache-size");
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+    EXPECT_TRUE(contains(error, "--cache-size: '" + bad + "' is not a size: give decimal digits")) << bad << ": " << error;
+  }
+}
+
+// Every byte-size option of the programs goes through cli::parse_size.
+TEST(CliSizes, EveryProgramRefusesAHexSize) {
+  TempDir dir;
+  write_file(dir.file("g.txt"), "0 1\n1 2\n2 0\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"tricount-count", dir.file("g.txt"), "--cache-size", "0x10G"}, "--cache-size: '0x10G'"},
+      {{"tricount-partition", "--input", dir.file("g.txt"), "--output", dir.file("g.h5"), "--memory-budget", "0x100M"},
+       "--memory-budget: '0x100M'"},
+      {{"tricount-simulate", "--plan", "--model", dir.file("m.json"), "--kronecker-scale", "20", "--gpus", "8", "--gpu-memory",
+        "0x10G"},
+       "--gpu-memory: '0x10G'"},
+  };
+  for (const auto& [args, option] : cases) {
+    SCOPED_TRACE(args.front() + " " + option);
+    std::vector<std::string> argv = args;
+    argv.front() = bin_dir() + "/" + args.front();
+    const ProcessResult r = run_process(argv, 60);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_TRUE(contains(r.err, args.front() + ": error: " + option + " is not a size")) << describe(r);
   }
   EXPECT_FALSE(std::filesystem::exists(dir.file("g.h5")));
 }
