@@ -1,5 +1,6 @@
 #include "input/matrix_market.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -104,6 +105,15 @@ MatrixMarketSize read_matrix_market_header(const std::string& path, const std::f
   if (symmetry != "general" && size.rows != size.cols) {
     throw Error(where(line_number) + "a " + symmetry + " matrix must be square, but the size line says " +
                 std::to_string(size.rows) + " x " + std::to_string(size.cols));
+  }
+  // A graph's adjacency matrix has a row and a column per vertex; a rectangular one (a
+  // bipartite or incidence matrix) is no graph's, and was read as a square one without a word.
+  if (size.rows != size.cols) {
+    const std::string n = std::to_string(std::max(size.rows, size.cols));
+    throw Error(where(line_number) + "the size line says " + std::to_string(size.rows) + " rows x " +
+                std::to_string(size.cols) + " columns, so this is not a graph's adjacency matrix, which is square (a "
+                "row and a column per vertex); if it is one, give its size line as '" + n + " " + n + " " +
+                std::to_string(size.nnz) + "'");
   }
   return size;
 }

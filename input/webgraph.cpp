@@ -126,9 +126,11 @@ std::uint64_t property_number(const std::map<std::string, std::string>& p, const
   return x;
 }
 
-// One compression flag, e.g. RESIDUALS_ZETA, set into `p`.
+// One compression flag, COMPONENT_CODE as Java's BVGraph names them (e.g. RESIDUALS_ZETA,
+// BLOCK_COUNT_GAMMA), set into `p`.
 void apply_flag(BvProperties& p, const std::string& file, const std::string& flag) {
-  const auto us = flag.find('_');
+  // BLOCK_COUNT is the one component whose name has an underscore of its own.
+  const auto us = flag.rfind("BLOCK_COUNT_", 0) == 0 ? std::string("BLOCK_COUNT").size() : flag.find('_');
   const std::string part = us == std::string::npos ? flag : flag.substr(0, us);
   const std::string code_name = us == std::string::npos ? "" : flag.substr(us + 1);
   BvCode code;
@@ -138,16 +140,18 @@ void apply_flag(BvProperties& p, const std::string& file, const std::string& fla
   else if (code_name == "ZETA") code = BvCode::Zeta;
   else if (code_name == "NIBBLE") code = BvCode::Nibble;
   else
-    throw Error(file + ": compression flag '" + flag + "' is not supported (codes: UNARY, GAMMA, DELTA, ZETA, NIBBLE)");
+    throw Error(file + ": compression flag '" + flag + "' is not supported (codes: UNARY, GAMMA, DELTA, ZETA, NIBBLE): "
+                "recompress the graph with one of them");
   if (part == "OUTDEGREES") p.outdegree_code = code;
   else if (part == "REFERENCES") p.reference_code = code;
+  else if (part == "BLOCK_COUNT") p.block_count_code = code;
   else if (part == "BLOCKS") p.block_code = code;
   else if (part == "INTERVALS") p.interval_code = code;
   else if (part == "RESIDUALS") p.residual_code = code;
   else if (part == "OFFSETS") p.offset_code = code;
   else
     throw Error(file + ": compression flag '" + flag +
-                "' names no component (OUTDEGREES, REFERENCES, BLOCKS, INTERVALS, RESIDUALS, OFFSETS)");
+                "' names no component (OUTDEGREES, REFERENCES, BLOCK_COUNT, BLOCKS, INTERVALS, RESIDUALS, OFFSETS)");
 }
 
 // A read-only mapping of a whole file (empty files map to nothing).
@@ -314,10 +318,11 @@ class ListDecoder {
     return static_cast<std::uint64_t>(v);
   }
 
-  // Blocks alternate copy and skip, starting with copy; all but the first are stored minus
-  // one; after an even number of blocks the rest of the referenced list is copied.
+  // The number of blocks (in the block count's code), then their lengths (in the blocks'
+  // code). Blocks alternate copy and skip, starting with copy; all but the first are stored
+  // minus one; after an even number of blocks the rest of the referenced list is copied.
   void copy_blocks(const std::vector<std::uint64_t>& ref) {
-    const std::uint64_t blocks = in_.read(p_.block_code, p_.zeta_k);
+    const std::uint64_t blocks = in_.read(p_.block_count_code, p_.zeta_k);
     if (blocks > ref.size() + 1) throw Error(std::to_string(blocks) + " copy blocks for a list of " + std::to_string(ref.size()));
     std::uint64_t i = 0;
     for (std::uint64_t b = 0; b < blocks; ++b) {

@@ -29,7 +29,8 @@ struct BvProperties {
   std::uint32_t zeta_k = 3;
   BvCode outdegree_code = BvCode::Gamma;
   BvCode reference_code = BvCode::Unary;
-  BvCode block_code = BvCode::Gamma;
+  BvCode block_count_code = BvCode::Gamma;  // a copy list's number of blocks (BLOCK_COUNT_*)
+  BvCode block_code = BvCode::Gamma;        // the blocks' lengths (BLOCKS_*)
   BvCode interval_code = BvCode::Gamma;
   BvCode residual_code = BvCode::Zeta;
   BvCode offset_code = BvCode::Gamma;

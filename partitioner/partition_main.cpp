@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
                     "graph would, with no edge file written; a Kronecker product's known triangle count goes in likewise.",
                     &hidden))
       return cli::kExitOk;
-    // boost reads "-1" into an unsigned option as 2^64 - 1: bound every count explicitly.
+    // A negative count is refused by cli::parse as typed; bound every count explicitly.
     check_parts(parts);
     if (threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     PartitionOptions options;

@@ -65,15 +65,6 @@ void throw_write_error(const std::string& path, int err) {
   throw Error(msg);
 }
 
-void throw_output_write_error(const std::string& output, int err) {
-  std::string folder = fs::path(output).parent_path().string();
-  if (folder.empty()) folder = ".";
-  std::string msg = "cannot write output '" + output + "': " + std::generic_category().message(err);
-  if (err == ENOSPC || err == EFBIG || err == EDQUOT)
-    msg += " (disk full or file size limit: free space in '" + folder + "', the output's folder)";
-  throw Error(msg);
-}
-
 void throw_read_error(const std::string& path, int err) {
   throw Error("cannot read temporary file '" + path + "': " +
               (err ? std::generic_category().message(err) : std::string("unexpected end of file")));
@@ -112,7 +103,7 @@ void pwrite_all(int fd, const void* data, std::size_t bytes, std::uint64_t offse
 }
 
 void pwrite_output(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::string& output) {
-  write_fully(fd, data, bytes, offset, output, throw_output_write_error);
+  write_fully(fd, data, bytes, offset, output, [](const std::string& path, int err) { throw_output_write_error(path, err); });
 }
 
 void* map_pages(std::size_t bytes) {

@@ -50,8 +50,9 @@ std::uint64_t scratch_bytes_written();
 // a scratch file (free space, or a larger --tmpdir).
 [[noreturn]] void throw_write_error(const std::string& path, int err);
 // The same for the block file being written beside `output` under a temporary name: the
-// message names the output and its folder, where the space is missing (not --tmpdir).
-[[noreturn]] void throw_output_write_error(const std::string& output, int err);
+// message names the output and its folder, where the space is missing (not --tmpdir); one
+// definition for every output (src/output_file.hpp).
+using output::throw_output_write_error;
 [[noreturn]] void throw_read_error(const std::string& path, int err);
 
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& path);

@@ -35,7 +35,9 @@ std::string version_line(std::string_view program);
 // to stderr as "PROGRAM: error: MESSAGE".
 int run_main(std::string_view program, const std::function<int()>& body);
 
-// "4G", "512M", "1.5T", "1000" -> bytes (binary units). Throws UsageError naming `option`.
+// "4G", "512M", "1.5T", "1000" -> bytes (binary units): decimal digits with an optional
+// fraction, then an optional unit K, M, G or T (either case, "GiB" and "GB" too). Throws
+// UsageError naming `option` and the value otherwise (hex, exponents, signs).
 std::uint64_t parse_size(std::string_view text, std::string_view option);
 
 }  // namespace tricount::cli

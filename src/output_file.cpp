@@ -257,12 +257,21 @@ OutputFile::~OutputFile() {
   unregister_cleanup_path(temp_);
 }
 
+void throw_output_write_error(const std::string& output, int err, std::string_view option) {
+  std::string folder = fs::path(output).parent_path().string();
+  if (folder.empty()) folder = ".";
+  std::string msg = "cannot write " + std::string(option) + " '" + output + "': " + std::generic_category().message(err);
+  if (err == ENOSPC || err == EFBIG || err == EDQUOT)
+    msg += " (disk full or file size limit: free space in '" + folder + "', the output's folder)";
+  throw Error(msg);
+}
+
 void OutputFile::write(std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t w = ::write(fd_, bytes.data(), bytes.size());
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot write " + option_ + " '" + path_ + "': " + errno_text(errno));
+      throw_output_write_error(path_, errno, option_);
     }
     bytes.remove_prefix(static_cast<std::size_t>(w));
   }
@@ -271,15 +280,14 @@ void OutputFile::write(std::string_view bytes) {
 void OutputFile::sync() {
   if (in_place_ || committed_) return;
   const int fd = fd_ >= 0 ? fd_ : ::open(temp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot write " + option_ + " '" + path_ + "': " + errno_text(errno));
+  if (fd < 0) throw_output_write_error(path_, errno, option_);
   const bool synced = ::fsync(fd) == 0;
   const int err = errno;
   if (fd != fd_) ::close(fd);
-  if (!synced) throw Error("cannot write " + option_ + " '" + path_ + "': " + errno_text(err));
+  if (!synced) throw_output_write_error(path_, err, option_);
 }
 
 void OutputFile::commit() {
-  const std::string what = "cannot write " + option_ + " '" + path_ + "'";
   // 1. The bytes reach the disk (a creator's file: its library closed it; fsync it here).
   int fd = fd_;
   fd_ = -1;
@@ -287,7 +295,7 @@ void OutputFile::commit() {
   if (fd >= 0) {
     const bool synced = in_place_ || ::fsync(fd) == 0;
     const int err = errno;
-    if (::close(fd) != 0 || !synced) throw Error(what + ": " + errno_text(synced ? errno : err));
+    if (::close(fd) != 0 || !synced) throw_output_write_error(path_, synced ? errno : err, option_);
   }
   if (in_place_) {
     committed_ = true;

@@ -35,6 +35,11 @@ void refuse_same_file(const std::string& path, std::string_view option, const st
 // it is a directory, or (needs_regular_file, for HDF5) it is a device or a FIFO.
 void check_writable(const std::string& path, std::string_view option, bool needs_regular_file = false);
 
+// "cannot write OPTION 'OUTPUT': ERROR", with where to free space when the disk is full: a
+// write into `output` (or its temporary) failed with `err`. Messages name the output as the
+// user gave it, never its temporary (removed by the time the message is read).
+[[noreturn]] void throw_output_write_error(const std::string& output, int err, std::string_view option = "output");
+
 // One output file. A regular target (or a new one) is written to a fresh temporary next to
 // it and renamed in commit(); a destroyed, uncommitted OutputFile removes its temporary.
 // Other targets are written in place.

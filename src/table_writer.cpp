@@ -106,7 +106,7 @@ struct TableWriter::Impl {
   TableLayout layout;
   bool text = false;
   unsigned threads = 1;
-  std::string where;  // "--per-vertex 'PATH'" for messages
+  std::string where;  // "--per-vertex 'PATH'" for messages: the user's path, never the temporary
   std::unique_ptr<output::OutputFile> out;
   int writeback_fd = -1;  // the temporary's descriptor (HDF5: the library's), for early writeback; -1 in place
   Hdf5Handle file;
@@ -181,8 +181,9 @@ struct TableWriter::Impl {
         Hdf5Handle mspace(h5_check(H5Screate_simple(1, count, nullptr), where + ": H5Screate_simple"), H5Sclose);
         const TableType type = layout.columns[c].type;
         const void* data = std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, batch[b]);
-        h5_check_status(H5Dwrite(set, memory_type(type), mspace.get(), fspace.get(), H5P_DEFAULT, data),
-                        "cannot write " + where + ": dataset '" + name + "' (disk full?)");
+        errno = 0;
+        check_written(H5Dwrite(set, memory_type(type), mspace.get(), fspace.get(), H5P_DEFAULT, data),
+                      "cannot write " + where + ": dataset '" + name + "' (disk full?)");
         bytes += n * value_bytes(type);
         column_rows[c] += n;
       }
@@ -222,6 +223,15 @@ struct TableWriter::Impl {
     }
   }
 
+  // A failed HDF5 write, flush or close (errno cleared before it): the error its POSIX driver
+  // met, as every output names it (src/output_file: the user's path, where to free space),
+  // else `what`.
+  void check_written(herr_t status, const std::string& what) const {
+    if (status >= 0) return;
+    if (errno != 0) output::throw_output_write_error(out->path(), errno, layout.option);
+    throw Error(what);
+  }
+
   // Waits until the writer thread is idle with nothing queued.
   void drain() {
     std::unique_lock lock(m);
@@ -257,7 +267,7 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
   s.threads = std::max(1u, threads);
   if (s.text) {
     s.out = std::make_unique<output::OutputFile>(path, layout.option);
-    s.where = layout.option + " '" + s.out->write_path() + "'";
+    s.where = layout.option + " '" + path + "'";
     s.out->write(layout.text_header);
     s.bytes += layout.text_header.size();
     if (!s.out->in_place()) s.writeback_fd = s.out->fd();
@@ -273,7 +283,7 @@ TableWriter::TableWriter(const std::string& path, const TableLayout& layout, uns
         if (::lstat(temp.c_str(), &st) == 0) return false;  // the name is taken: another one
         throw Error("cannot create '" + temp + "' (for " + layout.option + " '" + path + "'): " + std::strerror(err ? err : EIO));
       });
-      s.where = layout.option + " '" + s.out->write_path() + "'";
+      s.where = layout.option + " '" + path + "'";
       const hid_t f = s.file.get();
       void* handle = nullptr;  // the POSIX driver's descriptor (HDF5's default driver)
       if (!s.out->in_place() && H5Fget_vfd_handle(f, H5P_DEFAULT, &handle) >= 0 && handle)
@@ -347,7 +357,8 @@ void TableWriter::finish() {
   const auto t0 = std::chrono::steady_clock::now();
   if (!s.text) {
     const auto lock = hdf5_lock();
-    h5_check_status(H5Fflush(s.file.get(), H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+    errno = 0;
+    s.check_written(H5Fflush(s.file.get(), H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
   }
   s.out->sync();
   s.seconds += seconds_since(t0);
@@ -368,10 +379,12 @@ void TableWriter::commit(const TableAttributes& attributes) {
     for (const auto& [name, value] : attributes.f64) write_attribute_double(f, name.c_str(), value, s.where);
     s.sets.clear();
     // The flush finds a full disk while the file is still ours to close (the destructor).
-    h5_check_status(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+    errno = 0;
+    s.check_written(H5Fflush(f, H5F_SCOPE_LOCAL), "cannot write " + s.where + " (disk full?)");
+    errno = 0;
     const herr_t closed = H5Fclose(s.file.get());
     s.file.release();  // closed, or left to HDF5 (which keeps a file whose close failed)
-    if (closed < 0) throw Error("cannot close " + s.where + " (disk full?)");
+    s.check_written(closed, "cannot close " + s.where + " (disk full?)");
   }
   s.out->commit();
 }

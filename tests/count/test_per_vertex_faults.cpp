@@ -64,7 +64,8 @@ std::vector<std::string> entries(const std::string& dir) {
 }  // namespace
 
 // Item 3: on a full disk the per-vertex write fails, but the summary line and the report
-// come first, so the count is on record; the error names --per-vertex; no temporary stays.
+// come first, so the count is on record; the error names --per-vertex and its path (not the
+// temporary's); no temporary stays.
 TEST_F(PerVertexFaults, AFullDiskKeepsTheCountOnRecord) {
   for (const std::string name : {"v.tsv", "v.h5"}) {
     for (int ranks : {1, 2}) {
@@ -77,8 +78,9 @@ TEST_F(PerVertexFaults, AFullDiskKeepsTheCountOnRecord) {
       EXPECT_TRUE(contains(r.err, summary())) << "no summary line: " << describe(r);
       EXPECT_EQ(json_uint(r.out, "triangles"), expected_) << "no report: " << describe(r);
       EXPECT_TRUE(contains(r.out, "\"global_clustering\"")) << describe(r);
-      EXPECT_TRUE(contains(r.err, "tricount-count: error: cannot write --per-vertex '" + disk.file(name)))
+      EXPECT_TRUE(contains(r.err, "tricount-count: error: cannot write --per-vertex '" + disk.file(name) + "': "))
           << describe(r);
+      EXPECT_FALSE(contains(r.err, ".tmp.tricount-")) << "names the temporary: " << describe(r);
       EXPECT_TRUE(entries(disk.path()).empty()) << "left on the disk: " << entries(disk.path()).front();
     }
   }
@@ -97,7 +99,8 @@ TEST_F(PerVertexFaults, ADiskFullWhileTheTableIsClosedDoesNotCrash) {
     EXPECT_EQ(r.exit_code, 1) << describe(r);
     EXPECT_FALSE(contains(r.err, "Segmentation fault") || contains(r.err, "signal")) << describe(r);
     EXPECT_TRUE(contains(r.err, summary())) << describe(r);
-    EXPECT_TRUE(contains(r.err, "--per-vertex '" + disk.file("v.h5"))) << describe(r);
+    EXPECT_TRUE(contains(r.err, "--per-vertex '" + disk.file("v.h5") + "'")) << describe(r);
+    EXPECT_FALSE(contains(r.err, ".tmp.tricount-")) << "names the temporary: " << describe(r);
     EXPECT_TRUE(entries(disk.path()).empty()) << "left on the disk: " << entries(disk.path()).front();
   }
 }

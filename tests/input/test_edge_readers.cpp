@@ -338,7 +338,7 @@ TEST_F(EdgeReaders, MatrixMarketSymmetricIntegerAndRealCrlf) {
   EXPECT_EQ(read_all(sym), (Edges{{2, 1}, {3, 1}}));
   const std::string real = write("r.mm",
                                  "%%MatrixMarket MATRIX Coordinate REAL General\n"
-                                 "2 5 2\n"
+                                 "5 5 2\n"
                                  "1 5 0.5\n"
                                  "2 1 -1e-3\n");
   EXPECT_EQ(read_all(real), (Edges{{1, 5}, {2, 1}}));
@@ -369,12 +369,29 @@ TEST_F(EdgeReaders, MatrixMarketUnsupportedKinds) {
   EXPECT_TRUE(Contains(read_error(sq), sq + ":2: a symmetric matrix must be square"));
 }
 
+// An adjacency matrix is square: a general matrix of M rows and N columns (M != N) was read
+// as a graph of max(M, N) vertices without a word. Refused naming the file, the size line and
+// what it means; skew-symmetric too; square files read as before.
+TEST_F(EdgeReaders, MatrixMarketRectangularIsNoGraph) {
+  const std::string wide = write("wide.mtx", "%%MatrixMarket matrix coordinate pattern general\n% c\n3 5 3\n1 2\n2 3\n3 5\n");
+  std::string m = read_error(wide);
+  EXPECT_TRUE(Contains(m, wide + ":3: the size line says 3 rows x 5 columns, so this is not a graph's adjacency matrix")) << m;
+  EXPECT_TRUE(Contains(m, "give its size line as '5 5 3'")) << m;
+  const std::string tall = write("tall.mtx", "%%MatrixMarket matrix coordinate real general\n4 2 1\n3 1 0.5\n");
+  m = read_error(tall);
+  EXPECT_TRUE(Contains(m, tall + ":2: the size line says 4 rows x 2 columns, so this is not a graph's adjacency matrix")) << m;
+  const std::string skew = write("skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 4 1\n2 1 1\n");
+  EXPECT_TRUE(Contains(read_error(skew), skew + ":2: a skew-symmetric matrix must be square, but the size line says 3 x 4"));
+  const std::string square = write("square.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 3\n1 2\n2 3\n3 5\n");
+  EXPECT_EQ(read_all(square), (Edges{{1, 2}, {2, 3}, {3, 5}}));
+}
+
 TEST_F(EdgeReaders, MatrixMarketIndexErrors) {
-  const std::string hdr = "%%MatrixMarket matrix coordinate pattern general\n% c\n3 4 3\n";
+  const std::string hdr = "%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 3\n";
   const std::string row = write("row.mtx", hdr + "1 2\n4 1\n1 1\n");
   EXPECT_TRUE(Contains(read_error(row), row + ":5: row index 4 is outside 1..3"));
   const std::string col = write("col.mtx", hdr + "1 2\n1 5\n1 1\n");
-  EXPECT_TRUE(Contains(read_error(col), col + ":5: column index 5 is outside 1..4"));
+  EXPECT_TRUE(Contains(read_error(col), col + ":5: column index 5 is outside 1..3"));
   const std::string zero = write("zero.mtx", hdr + "1 2\n2 1\n0 1\n");
   const std::string msg = read_error(zero);
   EXPECT_TRUE(Contains(msg, zero + ":6: row index 0 is outside 1..3"));

@@ -2,7 +2,7 @@
 // values of cnr-2000 and the toy graph (arcs, self loops, undirected edges, successor lists,
 // the per-component statistics of .properties), the same arcs on 1, 2 and 7 threads with and
 // without .offsets, in shares (the ranks' node ranges) whose totals are checked together, triangles through tricount-partition and tricount-count, and every kind
-// of bad input the reader must name.
+// of bad input the reader must name; compressionflags as Java's BVGraph writes them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "input/webgraph.hpp"
@@ -532,6 +533,42 @@ TEST(webgraphErrors, CorruptListsNameTheNode) {
   EXPECT_EQ(f.exit_code, 1);
   EXPECT_NE(f.err.find(base + ".offsets: node 1 starts at bit 13 by the offsets, but the list of node 0 in " + base +
                        ".graph ends at bit 12"), std::string::npos) << f.err;
+}
+
+// compressionflags as Java's BVGraph names them: BLOCK_COUNT_* codes a copy list's number of
+// blocks and BLOCKS_* their lengths, each on its own (BLOCK_COUNT_GAMMA, the default, was
+// refused as a code 'COUNT_GAMMA'; BLOCKS_DELTA read the count in delta too). Node 3 copies
+// node 2's list [0] in one block: its count and length in the codes the flags name.
+TEST(webgraphFlags, BlockCountAndBlocksAreCodedApart) {
+  const std::vector<std::tuple<std::string, BvCode, BvCode>> cases = {
+      {"BLOCK_COUNT_GAMMA", BvCode::Gamma, BvCode::Gamma},
+      {"BLOCKS_DELTA", BvCode::Gamma, BvCode::Delta},
+      {"OUTDEGREES_GAMMA | BLOCKS_DELTA | RESIDUALS_ZETA | REFERENCES_UNARY | BLOCK_COUNT_UNARY | OFFSETS_GAMMA",
+       BvCode::Unary, BvCode::Delta},
+      {"BLOCK_COUNT_DELTA|BLOCKS_GAMMA", BvCode::Delta, BvCode::Gamma},
+  };
+  for (const auto& [flags, count_code, block_code] : cases) {
+    SCOPED_TRACE(flags);
+    TempDir dir;
+    const std::string base = crafted_graph(dir.path(), [count = count_code, block = block_code](bv::BitWriter& g) {
+      g.write_gamma(1), g.write_unary(1), g.write(count, 1, 3), g.write(block, 1, 3);
+    });
+    set_property(base + ".properties", "compressionflags", flags);
+    EXPECT_EQ(read_bv_properties(base).block_count_code, count_code);
+    std::vector<RawEdge> arcs = decode_all(base, BvDecodeOptions{});
+    std::sort(arcs.begin(), arcs.end(), [](const RawEdge& a, const RawEdge& b) { return std::pair(a.u, a.v) < std::pair(b.u, b.v); });
+    EXPECT_EQ(arcs, (std::vector<RawEdge>{{0, 1}, {0, 2}, {2, 0}, {3, 0}}));
+  }
+  // A code the reader does not implement is refused, naming the flag and the file.
+  TempDir dir;
+  const std::string base = crafted_graph(dir.path(), [](bv::BitWriter& g) { g.write_gamma(0); });
+  set_property(base + ".properties", "compressionflags", "BLOCK_COUNT_GAMMA | RESIDUALS_GOLOMB");
+  const Failure f = partition_fails(base);
+  EXPECT_EQ(f.exit_code, 1);
+  EXPECT_NE(f.err.find(base + ".properties: compression flag 'RESIDUALS_GOLOMB' is not supported"), std::string::npos) << f.err;
+  set_property(base + ".properties", "compressionflags", "BLOCK_COUNT_ZETA_K");
+  EXPECT_NE(partition_fails(base).err.find(base + ".properties: compression flag 'BLOCK_COUNT_ZETA_K' is not supported"),
+            std::string::npos);
 }
 
 TEST(webgraphErrors, OffsetsOfAnotherGraph) {

@@ -41,8 +41,8 @@ const std::vector<UsageCase> kUsageCases = {
     {"PartitionUnknownOption", "partition", {"--input", "IN", "--output", "OUT", "--bogus"}, "bogus"},
     {"PartitionPartsNotANumber", "partition", {"--input", "IN", "--output", "OUT", "--parts", "abc"}, "parts"},
     {"PartitionPartsZero", "partition", {"--input", "IN", "--output", "OUT", "--parts", "0"}, "parts"},
-    // boost::program_options reads "-1" into the uint32 --parts as 4294967295.
-    {"PartitionPartsNegative", "partition", {"--input", "IN", "--output", "OUT", "--parts", "-1"}, "parts"},
+    // boost::program_options read "-1" into the unsigned --parts as 2^64 - 1: refused as typed (src/cli).
+    {"PartitionPartsNegative", "partition", {"--input", "IN", "--output", "OUT", "--parts", "-1"}, "--parts -1: must be a whole number"},
     {"PartitionBadFormat", "partition", {"--input", "IN", "--output", "OUT", "--format", "xyz"}, "xyz"},
     {"PartitionBadOrder", "partition", {"--input", "IN", "--output", "OUT", "--order", "sideways"}, "sideways"},
     {"PartitionBadBlockEncoding", "partition", {"--input", "IN", "--output", "OUT", "--block-encoding", "zip"}, "csr or packed"},

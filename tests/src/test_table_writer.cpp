@@ -4,12 +4,15 @@
 // in text (every double read back to the same bits) and HDF5 (each column of its own type
 // and width, unfiltered chunks no larger than the table), with the bytes counted; nothing
 // under the name before commit(); a failed write (a full device) reported by append or
-// finish, no temporary left.
+// finish, no temporary left, the error naming the table, not its temporary.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -281,3 +284,50 @@ TEST(TableWriter, AFailedWriteIsReportedByAppendOrFinish) {
 }
 
 }  // namespace
+
+// A failed write names the table as the user gave it, never its temporary (gone by the time
+// the message is read; HDF5 tables named it), with the error and where to free space: every
+// output's message (src/output_file). Text and HDF5, past a file size limit (EFBIG) as on a
+// full disk; no temporary left.
+TEST(TableWriter, AFailedWriteNamesTheTableNotItsTemporary) {
+  struct Limit {  // RLIMIT_FSIZE of 256 KiB, SIGXFSZ ignored (EFBIG instead), both restored
+    struct rlimit old {};
+    void (*old_handler)(int) = SIG_DFL;
+    bool set = false;
+    Limit() {
+      if (::getrlimit(RLIMIT_FSIZE, &old) != 0) return;
+      struct rlimit small = old;
+      small.rlim_cur = std::min<rlim_t>(256 << 10, old.rlim_max);
+      old_handler = ::signal(SIGXFSZ, SIG_IGN);
+      set = ::setrlimit(RLIMIT_FSIZE, &small) == 0;
+    }
+    ~Limit() {
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      ::signal(SIGXFSZ, old_handler);
+    }
+  } limit;
+  ASSERT_TRUE(limit.set);
+  // As every program does (cli::run_main): HDF5 keeps a file whose close failed, and closing
+  // it again at exit crashed.
+  H5dont_atexit();
+  TempDir dir;
+  const Rows rows = sample(100000);
+  for (const std::string name : {"t.h5", "t.tsv"}) {
+    SCOPED_TRACE(name);
+    const std::string path = dir.file(name);
+    std::string error;
+    try {
+      TableWriter w(path, layout(4 * rows.a.size()), 2);
+      for (int k = 0; k < 4; ++k) w.append({rows.a, rows.b, rows.c, rows.x});
+      w.finish();
+      w.commit();
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    EXPECT_NE(error.find("cannot write --table '" + path + "': File too large (disk full or file size limit: free space in '" +
+                         dir.path() + "', the output's folder)"),
+              std::string::npos) << error;
+    EXPECT_EQ(error.find(".tmp."), std::string::npos) << error;
+    EXPECT_TRUE(fs::is_empty(dir.path())) << "a temporary was left";
+  }
+}
