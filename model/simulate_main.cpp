@@ -7,6 +7,7 @@
 //                            (model/plan.hpp).
 // The library in model/ does the work; this file reads the options and prints.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -556,6 +557,11 @@ double positive_size(const std::string& text, const std::string& option) {
 double parse_rate(const std::string& text, const std::string& option) {
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
+  // Decimal numbers only (an exponent allowed): strtod alone also read hex ("0x10G" was 16G),
+  // "inf" and leading blanks.
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.') ||
+      text.find_first_of("xX") != std::string::npos)
+    v = -1;
   const std::string unit = end ? std::string(end) : "";
   const std::string units = "KMGT";
   if (unit.size() == 1 && units.find(unit[0]) != std::string::npos) v *= std::pow(1e3, double(units.find(unit[0]) + 1));

@@ -154,6 +154,8 @@ TEST_F(SimulateBounds, ExtremePlanValuesAreRefusedAtOnce) {
       {{"--gpus", "65536", "--gpu-memory", "80G"}, "give --gpus at most "},
       {{"--gpus", "8", "--gpu-memory", "1"}, "--gpu-memory: no --parts up to 1024 fits a block triple and its tables in 1 bytes"},
       {{"--gpus", "8", "--gpu-memory", "80G", "--network", "1e-300"}, "--network: '1e-300' is not a bandwidth"},
+      {{"--gpus", "8", "--gpu-memory", "80G", "--network", "0x10G"}, "--network: '0x10G' is not a bandwidth"},
+      {{"--gpus", "8", "--gpu-memory", "80G", "--file-system", "inf"}, "--file-system: 'inf' is not a bandwidth"},
       {{"--gpus", "8", "--gpu-memory", "80G", "--gpus-per-node", "100000"}, "--gpus-per-node must be between 1 and 1024"},
   };
   for (const Case& c : cases) {
