@@ -430,8 +430,8 @@ class CudaBackend final : public CountBackend {
   // The first class's host array, allocated and its pages faulted in while the GPU counts:
   // after the count only the copy remains (the per-vertex step takes class 0 first). Pinned
   // there too (when the driver allows), so that the copy runs at the link's rate. Started
-  // once a task's launches are queued: cudaHostRegister holds the driver's lock, and launches
-  // made meanwhile wait for it while the GPU idles.
+  // once a task's launches are queued: made while they were, its cudaHostRegister held them
+  // up now and then (bench/RESULTS.md, issue 34).
   void make_first_host_counts() {
     if (!first_host_counts_due_) return;
     first_host_counts_due_ = false;
