@@ -19,8 +19,8 @@
 // them per run: TRICOUNT_BENCH_FILE (an HDF5 block file) or, for count only,
 // TRICOUNT_BENCH_GRAPH (kronecker:SCALE | uniform:LOG2V:LOG2E | grid:SIDE, generated and
 // partitioned in memory into TRICOUNT_BENCH_PARTS parts); TRICOUNT_BENCH_REPS (10);
-// TRICOUNT_BENCH_TUNING (the backend's tuning as tricount-count --cuda-tuning takes it);
-// count only: TRICOUNT_BENCH_CTA_THRESHOLD (100), TRICOUNT_BENCH_CHUNK (0) and
+// TRICOUNT_BENCH_TUNING (the backend's tuning as tricount-count --cuda-tuning takes it),
+// TRICOUNT_BENCH_CTA_THRESHOLD (100) and TRICOUNT_BENCH_CHUNK (0); count only:
 // TRICOUNT_BENCH_CPU=1 (check the count against the CPU backend).
 //
 // Exit 0 with the line printed; 1 when a check fails (no line) or there is no CUDA GPU;
@@ -192,6 +192,8 @@ OnOffSetup on_off_setup() {
   s.reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
   if (s.file.empty()) throw UsageFailure{"set TRICOUNT_BENCH_FILE"};
   s.g = read_graph(s.file);
+  s.bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "100").c_str());
+  s.bo.chunk_size = std::atoi(env_str("TRICOUNT_BENCH_CHUNK", "0").c_str());
   s.bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
   return s;
 }
