@@ -42,6 +42,18 @@ std::string parse_error(std::vector<std::string> args) {
   return "";
 }
 
+// Runs the program args[0] (from bin_dir()) with the rest of `args`: a usage error (exit 2)
+// whose message contains `message`; the wrapped values of a negative one never shown.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& message) {
+  SCOPED_TRACE(args.front() + " " + message);
+  std::vector<std::string> argv = args;
+  argv.front() = bin_dir() + "/" + args.front();
+  const ProcessResult r = run_process(argv, 60);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, args.front() + ": error: " + message)) << describe(r);
+  EXPECT_FALSE(contains(r.err, "18446744073709551615") || contains(r.err, "4294967295")) << describe(r);
+}
+
 }  // namespace
 
 TEST(CliOptions, ANegativeUnsignedValueIsRefusedAsTyped) {
@@ -75,16 +87,7 @@ TEST(CliOptions, EveryProgramShowsANegativeValueAsTyped) {
       {{"tricount-count", dir.file("g.txt"), "--chunk-size", "-1"}, "--chunk-size -1"},
       {{"tricount-simulate", "--tasks-per-gpu", "-1"}, "--tasks-per-gpu -1"},
   };
-  for (const auto& [args, option] : cases) {
-    SCOPED_TRACE(args.front() + " " + option);
-    std::vector<std::string> argv = args;
-    argv.front() = bin_dir() + "/" + args.front();
-    const ProcessResult r = run_process(argv, 60);
-    EXPECT_EQ(r.exit_code, 2) << describe(r);
-    EXPECT_TRUE(contains(r.err, args.front() + ": error: " + option + ": must be a whole number, not negative"))
-        << describe(r);
-    EXPECT_FALSE(contains(r.err, "18446744073709551615") || contains(r.err, "4294967295")) << describe(r);
-  }
+  for (const auto& [args, option] : cases) expect_usage_error(args, option + ": must be a whole number, not negative");
   EXPECT_FALSE(std::filesystem::exists(dir.file("g.h5")));
 }
 
@@ -118,13 +121,6 @@ TEST(CliSizes, EveryProgramRefusesAHexSize) {
         "0x10G"},
        "--gpu-memory: '0x10G'"},
   };
-  for (const auto& [args, option] : cases) {
-    SCOPED_TRACE(args.front() + " " + option);
-    std::vector<std::string> argv = args;
-    argv.front() = bin_dir() + "/" + args.front();
-    const ProcessResult r = run_process(argv, 60);
-    EXPECT_EQ(r.exit_code, 2) << describe(r);
-    EXPECT_TRUE(contains(r.err, args.front() + ": error: " + option + " is not a size")) << describe(r);
-  }
+  for (const auto& [args, option] : cases) expect_usage_error(args, option + " is not a size");
   EXPECT_FALSE(std::filesystem::exists(dir.file("g.h5")));
 }

@@ -400,7 +400,6 @@ class CudaBackend final : public CountBackend {
     class_vertices_ = std::move(class_vertices);
     drop_first_host_counts();
     first_host_counts_due_ = true;  // made once the first task's launches are queued (make_first_host_counts)
-
   }
 
   std::vector<count_t> take_vertex_counts(std::uint32_t c) override {
