@@ -328,6 +328,13 @@ EdgePairs triangular_lattice(std::uint64_t w, std::uint64_t h) {
   return e;
 }
 
+EdgePairs circulant(std::uint64_t n, std::uint64_t k) {
+  EdgePairs e;
+  for (std::uint64_t a = 0; a < n; ++a)
+    for (std::uint64_t d = 1; d <= k; ++d) e.emplace_back(a, (a + d) % n);
+  return e;
+}
+
 EdgePairs star(std::uint64_t leaves) {
   EdgePairs e;
   for (std::uint64_t k = 1; k <= leaves; ++k) e.emplace_back(0, k);

@@ -113,6 +113,8 @@ EdgePairs random_graph(std::uint64_t vertices, std::uint64_t edges, std::uint64_
 EdgePairs grid_2d(std::uint64_t w, std::uint64_t h);
 // A w x h grid with one diagonal per cell: degrees at most 6, 2 (w - 1)(h - 1) triangles.
 EdgePairs triangular_lattice(std::uint64_t w, std::uint64_t h);
+// n vertices on a cycle, each joined to the next k: degree 2k, n k (k - 1) / 2 triangles (n > 3k).
+EdgePairs circulant(std::uint64_t n, std::uint64_t k);
 EdgePairs star(std::uint64_t leaves);
 // A random graph with a clique (rows long enough for the CUDA CTA path), links into the clique
 // and a star, so rows of every size class appear.

@@ -66,6 +66,7 @@ const std::vector<TuningKey>& tuning_keys() {
       key("edge-lists", &CudaTuning::edge_lists, 0, 1, "per-edge: 1: the sorted-list kernel (per_edge.cuh) instead of the counting kernels"),
       key("narrow-offsets", &CudaTuning::narrow_offsets, 0, 1, "0: v's list bounds read from the 64-bit offsets"),
       key("v-side-trim", &CudaTuning::v_side_trim, 0, 0xFFFFFFFFu, "v's 2-hop lists this long skip what lies below its keys (0: off)"),
+      key("t-places", &CudaTuning::t_places, 0, 2, "v side: T's places kept by the u side: 0 never, 1 where T fits the L2, 2 always"),
   };
   return keys;
 }

@@ -199,6 +199,9 @@ struct CudaTuning {
   // v's 2-hop list bounds gathered from a 32-bit copy of the block's offsets where its entries
   // fit 32 bits: half the bytes per random gather (bench/RESULTS.md, issue 34).
   bool narrow_offsets = true;
+  // The u side keeps each edge it gives v's side's place in T, so that T is written with no
+  // atomic: 0 never, 1 where T's entries fit the L2, 2 always (worker/cuda/v_side.cuh).
+  std::uint32_t t_places = 1;
 };
 
 // "key=value,key=value" (keys as cuda_tuning_keys() lists) over the defaults. Throws

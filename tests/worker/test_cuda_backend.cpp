@@ -183,17 +183,20 @@ TEST(CudaBackend, CountPastTwoToThe32) {
 }
 
 // A triangular lattice (a w x h grid with one diagonal per cell): every degree at most 6,
-// so every subtask takes the thread-per-row kernel, with 2 (w - 1)(h - 1) triangles; without
-// it, the filter kernel, and without both the warp kernel.
+// so every subtask takes the thread-per-row kernel (rows of at most 4 entries), with
+// 2 (w - 1)(h - 1) triangles; without it, the filter kernel, and without both the warp
+// kernel. A circulant graph of degree 8 has a row of 8 at n = 1 (the kernel for 8 entries).
 TEST(CudaBackend, TinyRowsOneThreadPerRow) {
   TRICOUNT_REQUIRE_GPU();
   const std::uint64_t w = 300, h = 200;
   const EdgePairs e = testing::triangular_lattice(w, h);
   const count_t want = 2 * (w - 1) * (h - 1);
+  const EdgePairs c = testing::circulant(3000, 4);
   for (const auto& [what, tuning] : testing::short_row_kernels()) {
     SCOPED_TRACE(what);
     auto gpu = cuda_backend(tuning);
     expect_all_layouts(e, want, *gpu, 3, 2);
+    expect_all_layouts(c, count_t{3000 * 6}, *gpu, 3, 2);
   }
 }
 
@@ -324,6 +327,8 @@ const std::vector<ForcedPath>& forced_paths() {
       {"no thread-per-row kernel", {.thread_rows = false}},
       {"no v side", {.v_side = 0}},
       {"v side in every subtask", {.v_side = 2}},
+      {"v side, T's slots by atomics (no places)", {.v_side = 2, .t_places = 0}},
+      {"v side, T's slots by atomics, CTA path", {.v_side = 2, .v_side_quarters = 1, .t_places = 0}, 1},
       {"v side, every edge with a 2-hop list on v's side", {.v_side = 2, .v_side_quarters = 0}},
       {"v side, quarter ratio, CTA path", {.v_side = 2, .v_side_quarters = 1}, 1},
       {"v side, CTA tables, colliding", {.collide = true, .bitmap_words = 0, .v_side = 2}, 2},
@@ -341,6 +346,7 @@ const std::vector<ForcedPath>& forced_paths() {
       {"rows always classified, no tiny rows", {.direct_warp_rows = false, .tiny_rows = 0}},
       {"rows always classified, tiny rows of one entry", {.direct_warp_rows = false, .tiny_rows = 1}},
       {"rows always classified, tiny rows, v side everywhere", {.direct_warp_rows = false, .v_side = 2}},
+      {"tiny rows, v side everywhere, T's slots by atomics", {.direct_warp_rows = false, .v_side = 2, .t_places = 0}},
       {"tiny rows searching every 2-hop list", {.direct_warp_rows = false, .v_side = 0}},
   });
   return paths;

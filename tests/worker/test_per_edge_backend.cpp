@@ -288,11 +288,13 @@ TEST(PerEdgeBackend, EveryCudaPath) {
     expect_all_layouts(k, *be, std::string(path.name) + ", K_400", 2, 1);
   }
   // Short rows: the thread-per-row kernel, the filter kernel and the warp kernel (a
-  // triangular lattice, degrees at most 6).
+  // triangular lattice, degrees at most 6; a circulant graph with a row of 8 at n = 1).
   const EdgePairs lattice = testing::triangular_lattice(120, 80);
+  const EdgePairs ring = testing::circulant(1000, 4);
   for (const auto& [what, tuning] : testing::short_row_kernels()) {
     auto be = testing::cuda_backend(tuning);
     expect_all_layouts(lattice, *be, std::string("lattice, ") + what, 3, 3);
+    expect_all_layouts(ring, *be, std::string("circulant, ") + what, 3, 2);
   }
 }
 

@@ -63,10 +63,12 @@ struct CountParams {
   std::uint32_t cta_bitmap_words = 0;       // CTA rows whose key span fits this many words
                                             // of bits use a bitmap (0: off)
   // The u side when the transposed v side runs (kernels with kDefer): edges that
-  // defers_edge() gives to v's side are left out here, counted per v in deferred_per_v and
-  // marked in deferred_bits.
+  // defers_edge() gives to v's side are left out here, counted per v in deferred_per_v
+  // and marked in deferred_bits; where T fits the L2, each one's place among v's is kept in
+  // deferred_places (by its P(i,j) position; null: not kept).
   std::uint32_t defer_quarters = 4;
   unsigned long long* deferred_per_v = nullptr;
+  std::uint32_t* deferred_places = nullptr;
   std::uint32_t* deferred_bits = nullptr;
   // Per-vertex counting (kernels with kPerVertex, per_vertex.cuh): the counters of the rows'
   // class, of the 1-hop entries' class and of the 2-hop elements' class.
@@ -334,7 +336,8 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       if (kDefer && defers_edge(end - begin, row_keys, p.defer_quarters)) {
         deferred = true;  // v's side counts it: one more entry in T's row v
         end = begin;
-        atomicAdd(&p.deferred_per_v[v], 1ull);
+        if (p.deferred_places) p.deferred_places[t] = static_cast<std::uint32_t>(atomicAdd(&p.deferred_per_v[v], 1ull));
+        else atomicAdd(&p.deferred_per_v[v], 1ull);
       }
       if (p.trim_min && end - begin >= p.trim_min) begin = first_not_below(p.two_hop.neighbors, begin, end, probe.kmin);
     }
@@ -845,9 +848,11 @@ __device__ __forceinline__ void add_entry_hits(const CountParams& p, vid_t v, eo
   else atomicAdd(&p.mid_counts[v], static_cast<unsigned long long>(hits));
 }
 
-// kPerVertex: each thread adds its row's, its 1-hop entries' and its hits' counts itself
-// (kPerEdge: its 1-hop entries', its keys' and its 2-hop elements' edges).
-template <bool kPerVertex = false, bool kPerEdge = false>
+// kRow: the most hash and 1-hop entries a row may have (kThreadMaxRow, or 4: half the
+// registers where no row has more). kPerVertex: each thread adds its row's, its 1-hop
+// entries' and its hits' counts itself (kPerEdge: its 1-hop entries', its keys' and its
+// 2-hop elements' edges).
+template <std::uint32_t kRow, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
                                                                          std::uint32_t splits) {
   using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
@@ -861,15 +866,15 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
     const std::uint32_t keys = static_cast<std::uint32_t>(h1 - h0);
     const std::uint32_t ones = static_cast<std::uint32_t>(o1 - o0);
     if (keys == 0 || ones == 0) continue;
-    vid_t key[kThreadMaxRow], v[kThreadMaxRow];
+    vid_t key[kRow], v[kRow];
 #pragma unroll
-    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+    for (std::uint32_t q = 0; q < kRow; ++q) {
       key[q] = q < keys ? p.hash.neighbors[h0 + q] : 0;
       v[q] = q < ones ? p.one_hop.neighbors[o0 + q] : 0;
     }
-    eoff_t b[kThreadMaxRow], e[kThreadMaxRow];
+    eoff_t b[kRow], e[kRow];
 #pragma unroll
-    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+    for (std::uint32_t q = 0; q < kRow; ++q) {
       b[q] = e[q] = 0;
       if (q < ones) {
         b[q] = p.two_hop.offsets[v[q]];
@@ -879,11 +884,11 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
     const vid_t kmin = key[0];
     vid_t kmax = key[0];
 #pragma unroll
-    for (std::uint32_t q = 1; q < kThreadMaxRow; ++q)
+    for (std::uint32_t q = 1; q < kRow; ++q)
       if (q < keys) kmax = key[q];  // keys are sorted (no dynamic register indexing)
     unsigned long long row_hits = 0;  // kPerVertex
 #pragma unroll
-    for (std::uint32_t q = 0; q < kThreadMaxRow; ++q) {
+    for (std::uint32_t q = 0; q < kRow; ++q) {
       std::uint32_t edge_hits = 0;
       for (eoff_t f = b[q]; f < e[q]; ++f) {
         const vid_t w = p.two_hop.neighbors[f];
@@ -891,7 +896,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
         if constexpr (kPerVertex) {  // w is at most one key: one branch per element, not per key
           std::uint32_t hit = 0, rank = 0;
 #pragma unroll
-          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r) {
+          for (std::uint32_t r = 0; r < kRow; ++r) {
             const bool m = r < keys && key[r] == w;
             hit |= m ? 1u : 0u;
             rank = m ? r : rank;
@@ -900,7 +905,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_thread_rows(CountPa
           if (hit) add_key_hit<kPerEdge>(p, w, h0 + rank, f);
         } else {
 #pragma unroll
-          for (std::uint32_t r = 0; r < kThreadMaxRow; ++r)
+          for (std::uint32_t r = 0; r < kRow; ++r)
             edge_hits += (r < keys && key[r] == w) ? 1u : 0u;  // keys are distinct
         }
       }
@@ -1062,7 +1067,8 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountPara
       if constexpr (kDefer) {
         if (defers_edge(len, keys, p.defer_quarters)) {
           deferred |= 1u << q;
-          atomicAdd(&p.deferred_per_v[v[q]], 1ull);
+          if (p.deferred_places) p.deferred_places[o0 + q] = static_cast<std::uint32_t>(atomicAdd(&p.deferred_per_v[v[q]], 1ull));
+          else atomicAdd(&p.deferred_per_v[v[q]], 1ull);
           continue;
         }
       }

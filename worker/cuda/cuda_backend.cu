@@ -190,13 +190,14 @@ struct KernelScratch {
   DeviceBuffer<vid_t> t_neighbors;
   DeviceBuffer<std::uint32_t> t_edges;        // per-edge: each T entry's position in P(i,j)
   DeviceBuffer<std::uint32_t> deferred_bits;  // which edges of P(i,j) v's side takes, a bit each
+  DeviceBuffer<std::uint32_t> deferred_places; // ... and each one's place in its row of T (KernelPlan::t_places)
   DeviceBuffer<unsigned char> cub_temp;
   DeviceBuffer<vid_t> cta_levels;             // global levels of CTA tables, an area per CTA
   DeviceBuffer<std::uint32_t> narrow;         // the 2-hop block's offsets in 32 bits
 
   std::uint64_t bytes() const {
     return u_rows.cta.bytes() + u_rows.warp.bytes() + v_rows.cta.bytes() + v_rows.warp.bytes() + t_counts.bytes() +
-           t_offsets.bytes() + t_neighbors.bytes() + t_edges.bytes() + deferred_bits.bytes() + cub_temp.bytes() + cta_levels.bytes() + narrow.bytes();
+           t_offsets.bytes() + t_neighbors.bytes() + t_edges.bytes() + deferred_bits.bytes() + deferred_places.bytes() + cub_temp.bytes() + cta_levels.bytes() + narrow.bytes();
   }
   // Throws Error when the device is out of memory.
   void reserve(const KernelPlan& plan) {
@@ -213,6 +214,7 @@ struct KernelScratch {
       t_neighbors.reserve(std::max<std::uint64_t>(plan.t_entries, 1));
       if (plan.per_edge) t_edges.reserve(std::max<std::uint64_t>(plan.t_entries, 1));
       deferred_bits.reserve(plan.deferred_words);
+      if (plan.t_places) deferred_places.reserve(std::max<std::uint64_t>(plan.t_entries, 1));
     }
   }
 };
@@ -252,6 +254,7 @@ class CudaBackend final : public CountBackend {
     cudaFuncAttributes attr{};
     TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<kCtaMinBlocks, true>));
     limits_.multiprocessors = prop_.multiProcessorCount;
+    limits_.l2_bytes = static_cast<std::uint64_t>(prop_.l2CacheSize);
     limits_.cta_dynamic_words = static_cast<std::uint32_t>((prop_.sharedMemPerBlockOptin - attr.sharedSizeBytes) / 4);
     const std::uint32_t cta_words = std::max(cta_table_budget_words(options.cuda_tuning, limits_), cta_bitmap_words(options.cuda_tuning, limits_));
     for (bool defer : {false, true})
@@ -692,6 +695,7 @@ class CudaBackend final : public CountBackend {
     pu.defer_quarters = plan.defer_quarters;
     pu.deferred_per_v = scratch_.t_counts.get();
     pu.deferred_bits = scratch_.deferred_bits.get();
+    if (plan.t_places) pu.deferred_places = scratch_.deferred_places.get();
     if (plan.narrow_rows) pu.two_hop_offsets32 = scratch_.narrow.get();
     CountParams pv;
     if (plan.v) {
@@ -770,9 +774,9 @@ class CudaBackend final : public CountBackend {
     TRICOUNT_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, sizeof(DeviceCounters), s));
     // 2. Thread rows, or the u side (which counts and marks the edges it leaves to v's side).
     if (plan.thread_rows) {
-      if (plan.u.per_edge) count_thread_rows<true, true><<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
-      else if (plan.u.per_vertex) count_thread_rows<true><<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
-      else count_thread_rows<<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      with_thread_kernel(plan.thread_width, [&](auto kernel) {
+        kernel<<<plan.thread_grid, kThreadBlockThreads, 0, s>>>(pu, plan.rows, b.split, b.splits);
+      }, plan.u.per_vertex, plan.u.per_edge);
       TRICOUNT_CUDA_CHECK_LAUNCH("count_thread_rows");
       mark("thread rows");
     } else {
@@ -796,12 +800,18 @@ class CudaBackend final : public CountBackend {
       }
     }
     if (plan.v) {
-      // 3. T from what the u side left: row ends (inclusive sum of the counts), then entries.
+      // 3. T from what the u side left: row starts (places: exclusive sum of the counts) or
+      //    ends (inclusive), then entries.
       TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, warp_stream));
       TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
       std::size_t temp_bytes = scratch_.cub_temp.bytes();
-      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(),
-                                                      scratch_.t_offsets.get(), static_cast<std::int64_t>(plan.t_rows + 1), s));
+      const auto rows = static_cast<std::int64_t>(plan.t_rows + 1);
+      if (plan.t_places)
+        TRICOUNT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(),
+                                                        scratch_.t_offsets.get(), rows, s));
+      else
+        TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(),
+                                                        scratch_.t_offsets.get(), rows, s));
       mark("T sum");
       TransposeParams tp;
       tp.one_hop_offsets = pu.one_hop.offsets;
@@ -809,10 +819,12 @@ class CudaBackend final : public CountBackend {
       tp.rows = plan.rows;
       tp.nnz = plan.t_entries;
       tp.bits = scratch_.deferred_bits.get();
-      tp.t_ends = scratch_.t_offsets.get();
+      if (plan.t_places) tp.places = scratch_.deferred_places.get();
+      tp.t_offsets = scratch_.t_offsets.get();
       tp.t_neighbors = scratch_.t_neighbors.get();
       if (plan.per_edge) tp.t_edges = scratch_.t_edges.get();
-      scatter_deferred_edges<<<plan.transpose_grid, kTransposeBlockThreads, 0, s>>>(tp);
+      if (plan.t_places) scatter_deferred_edges<true><<<plan.transpose_grid, kTransposeBlockThreads, 0, s>>>(tp);
+      else scatter_deferred_edges<false><<<plan.transpose_grid, kTransposeBlockThreads, 0, s>>>(tp);
       TRICOUNT_CUDA_CHECK_LAUNCH("scatter_deferred_edges");
       mark("T scatter");
       // 4. v's side.

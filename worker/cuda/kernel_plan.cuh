@@ -61,6 +61,13 @@ void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool
       reverse, defer, per_vertex, per_edge);
 }
 template <class F>
+void with_thread_kernel(std::uint32_t width, F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto narrow, auto pv, auto pe) {
+    constexpr std::uint32_t kRow = decltype(narrow)::value ? 4 : kThreadMaxRow;
+    f(count_thread_rows<kRow, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, width <= 4, per_vertex, per_edge);
+}
+template <class F>
 void with_tiny_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
   dispatch_bools([&](auto d, auto pv, auto pe) {
     f(count_tiny_rows<decltype(d)::value, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
@@ -83,6 +90,7 @@ void with_cta_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge =
 struct DeviceLimits {
   int multiprocessors = 1;
   std::uint32_t cta_dynamic_words = 0;  // dynamic shared words a CTA-kernel CTA may take
+  std::uint64_t l2_bytes = 0;           // the L2 cache (T's entries placed by the u side where they fit)
 };
 
 // Shared words of a CTA table, at most, and of a CTA row's key bitmap (0: none).
@@ -132,6 +140,7 @@ struct SidePlan {
 struct KernelPlan {
   std::uint64_t rows = 0;      // class i: rows of the u side
   bool thread_rows = false;    // every row tiny: count_thread_rows and nothing else
+  std::uint32_t thread_width = kThreadMaxRow;  // ... for rows of at most this many entries (4 or 8)
   unsigned thread_grid = 1;
   bool filter_rows = false;    // short rows and lists: count_filter_rows and nothing else
   unsigned filter_grid = 1;
@@ -141,6 +150,7 @@ struct KernelPlan {
   std::uint64_t t_rows = 0;        // class j: rows of T
   std::uint64_t t_entries = 0;     // at most P(i,j)'s entries
   std::uint64_t deferred_words = 0;  // a bit per edge of P(i,j)
+  bool t_places = false;             // the u side keeps each deferred edge's place in T (T fits the L2; v_side.cuh)
   unsigned transpose_grid = 1;
   std::size_t cub_bytes = 0;
   std::uint64_t cta_levels_words = 0;  // global table levels of all CTAs (the larger side)
@@ -154,7 +164,8 @@ struct KernelPlan {
     if (narrow_rows) bytes += (narrow_rows + 1) * sizeof(std::uint32_t);
     if (v)
       bytes += 2 * t_rows * sizeof(vid_t) + 2 * (t_rows + 1) * sizeof(eoff_t) + t_entries * sizeof(vid_t) +
-               deferred_words * sizeof(std::uint32_t) + (per_edge ? t_entries * sizeof(std::uint32_t) : 0);
+               deferred_words * sizeof(std::uint32_t) + (t_places ? t_entries * sizeof(std::uint32_t) : 0) +
+               (per_edge ? t_entries * sizeof(std::uint32_t) : 0);
     return bytes;
   }
 };
@@ -301,9 +312,11 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
   plan.per_edge = per_edge;
   plan.rows = b.one_hop.rows;
   // 1. Every row tiny (hash and 1-hop rows of at most 8, 2-hop of at most 64): one thread
-  //    per row and nothing else (count_thread_rows).
+  //    per row and nothing else (count_thread_rows); rows of at most 4 in a kernel of half
+  //    the registers, so more threads wait on their loads at once (bench/RESULTS.md, issue 34).
   plan.thread_rows = t.thread_rows && b.hash.max_degree <= kThreadMaxRow && b.one_hop.max_degree <= kThreadMaxRow &&
                      b.two_hop.max_degree <= kThreadMaxList && options.cta_degree_threshold > kThreadMaxRow;
+  plan.thread_width = std::max(b.hash.max_degree, b.one_hop.max_degree) <= 4 ? 4 : kThreadMaxRow;
   plan.thread_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
       (plan.rows + kThreadBlockThreads - 1) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * 8));
   // 2. The transposed v side, where it pays.
@@ -347,12 +360,17 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
     plan.t_rows = b.two_hop.rows;
     plan.t_entries = b.one_hop.nnz;
     plan.deferred_words = b.one_hop.nnz / 32 + 2;
+    plan.t_places = t.t_places == 2 || (t.t_places == 1 && plan.t_entries * sizeof(vid_t) <= limits.l2_bytes);
     const BlockMeta t_meta{plan.t_rows, plan.t_entries, static_cast<std::uint32_t>(std::min<std::uint64_t>(plan.rows, 0xFFFFFFFFu))};
     plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits, per_vertex, per_edge);
     plan.v->trim_min = t.v_side_trim;
-    std::size_t scan_bytes = 0;
-    TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
-                                                    static_cast<std::int64_t>(plan.t_rows + 1), cudaStream_t{}));
+    std::size_t scan_bytes = 0;  // T's row starts (places) or ends
+    if (plan.t_places)
+      TRICOUNT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
+                                                      static_cast<std::int64_t>(plan.t_rows + 1), cudaStream_t{}));
+    else
+      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
+                                                      static_cast<std::int64_t>(plan.t_rows + 1), cudaStream_t{}));
     plan.cub_bytes = std::max({plan.cub_bytes, plan.v->cub_bytes, scan_bytes});
     const std::uint64_t per_block = std::uint64_t{kTransposeBlockThreads} * kTransposeEdgesPerThread;
     plan.transpose_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(

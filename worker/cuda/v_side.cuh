@@ -15,10 +15,15 @@
 //
 // T is built per task: the u side's kernels, which load every N2(v) length anyway, count
 // the edges each v takes (deferred_per_v) and mark them (deferred_bits, a bit per edge of
-// P(i,j)); an inclusive sum of the counts gives each row's end; scatter_deferred_edges
-// writes u into its slot. Entries of a T row come in no particular order (only 2-hop lists
-// and keys must be sorted; 1-hop lists are only walked). A separate counting pass cost
-// as much as the scatter (random loads of N2(v)'s offsets; bench/notes/cuda-code-figures.md).
+// P(i,j)); a sum of the counts gives each row's bounds; scatter_deferred_edges writes u into
+// its slot. Where T fits the L2, the u side also keeps each edge's place among v's (the
+// count's old value, deferred_places) and the scatter writes u at v's row start plus its
+// place, with no atomic of its own; a larger T takes its slots by atomics on the row ends,
+// in edge order: each row's slots then fill in turn, where places filled them all over it
+// at once and the L2 wrote partial sectors back (bench/RESULTS.md, issue 34). Entries of a T
+// row come in no particular order (only 2-hop lists and keys must be sorted; 1-hop lists
+// are only walked). A separate counting pass cost as much as the scatter (random loads of
+// N2(v)'s offsets; bench/notes/cuda-code-figures.md).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,7 +48,8 @@ struct TransposeParams {
   std::uint64_t rows = 0;                   // rows of class i
   std::uint64_t nnz = 0;                    // entries of P(i,j)
   const std::uint32_t* bits = nullptr;      // which edges are deferred (set by the u side)
-  eoff_t* t_ends = nullptr;                 // T's row ends, decremented into T's offsets
+  const std::uint32_t* places = nullptr;    // each deferred edge's place in its row (set by the u side; null: not kept)
+  eoff_t* t_offsets = nullptr;              // T's row starts (places), or its row ends, decremented into starts
   vid_t* t_neighbors = nullptr;             // T's entries
   std::uint32_t* t_edges = nullptr;         // per-edge: each entry's position in P(i,j) (null: not kept)
 };
@@ -59,16 +65,18 @@ __device__ __forceinline__ void record_deferred(std::uint32_t* bits, std::uint64
 
 inline constexpr int kTransposeBlockThreads = 256;
 inline constexpr std::uint32_t kTransposeEdgesPerThread = 16;  // consecutive edges per thread
-inline constexpr std::uint32_t kTransposeLoads = 8;            // slot atomics in flight per thread
+inline constexpr std::uint32_t kTransposeLoads = 8;            // edges whose slots are in flight together
 
-// Writes u into v's row of T for every deferred edge (u, v) (the bits the u side set).
-// t_ends[v] holds the end of row v (an inclusive sum of the counts) and is decremented
-// once per entry, so it ends as the start of row v: T's offsets. Each thread takes
-// kTransposeEdgesPerThread consecutive edges, so hub rows are spread over many threads; it
-// skips its edges if none is deferred, else finds the row of its first edge by binary
-// search over the offsets and steps on from there. The kernel is latency-bound on the slot
-// atomics (Nsight Compute, Kronecker 18: 93 cycles per issued instruction at 46%
-// occupancy); 8 edges per thread, 4 atomics in flight and 8 CTAs per SM were no faster.
+// Writes u into v's row of T for every deferred edge (u, v) (the bits the u side set): at
+// v's row start plus the edge's place, or (no places) at a slot taken by decrementing v's
+// row end, so that the ends become T's offsets. Each thread takes kTransposeEdgesPerThread
+// consecutive edges, so hub rows are spread over many threads; it skips its edges if none
+// is deferred, else finds the row of its first edge by binary search over the offsets and
+// steps on from there. Without places the kernel is latency-bound on the slot atomics
+// (Nsight Compute, Kronecker 18: 93 cycles per issued instruction at 46% occupancy); 8 edges
+// per thread, 4 atomics in flight and 8 CTAs per SM were no faster. kPlaces: p.places is set
+// (a kernel of its own: the atomics' kernel keeps its registers).
+template <bool kPlaces>
 __global__ void __launch_bounds__(kTransposeBlockThreads) scatter_deferred_edges(TransposeParams p) {
   static_assert(sizeof(eoff_t) == sizeof(unsigned long long), "row ends are decremented with 64-bit atomics");
   static_assert(32 % kTransposeEdgesPerThread == 0, "a thread's decision bits lie in one word");
@@ -89,8 +97,13 @@ __global__ void __launch_bounds__(kTransposeBlockThreads) scatter_deferred_edges
     for (std::uint32_t b0 = 0; e0 + b0 < e1; b0 += kTransposeLoads) {
       const std::uint64_t eb = e0 + b0;
       vid_t v[kTransposeLoads], from[kTransposeLoads];
+      std::uint32_t place[kTransposeLoads];
 #pragma unroll
-      for (std::uint32_t q = 0; q < kTransposeLoads; ++q) v[q] = (bits >> (b0 + q) & 1u) ? p.one_hop_neighbors[eb + q] : 0;
+      for (std::uint32_t q = 0; q < kTransposeLoads; ++q) {
+        const bool taken = bits >> (b0 + q) & 1u;
+        v[q] = taken ? p.one_hop_neighbors[eb + q] : 0;
+        if constexpr (kPlaces) place[q] = taken ? p.places[eb + q] : 0;
+      }
 #pragma unroll
       for (std::uint32_t q = 0; q < kTransposeLoads; ++q) {
         const std::uint64_t e = eb + q;
@@ -102,10 +115,12 @@ __global__ void __launch_bounds__(kTransposeBlockThreads) scatter_deferred_edges
         }
         from[q] = static_cast<vid_t>(u);
       }
-      unsigned long long slot[kTransposeLoads];
+      eoff_t slot[kTransposeLoads];
 #pragma unroll
       for (std::uint32_t q = 0; q < kTransposeLoads; ++q)
-        if (bits >> (b0 + q) & 1u) slot[q] = atomicAdd(reinterpret_cast<unsigned long long*>(p.t_ends + v[q]), ~0ull) - 1;
+        if (bits >> (b0 + q) & 1u)
+          if constexpr (kPlaces) slot[q] = p.t_offsets[v[q]] + place[q];
+          else slot[q] = atomicAdd(reinterpret_cast<unsigned long long*>(p.t_offsets + v[q]), ~0ull) - 1;
 #pragma unroll
       for (std::uint32_t q = 0; q < kTransposeLoads; ++q)
         if (bits >> (b0 + q) & 1u) {
