@@ -19,8 +19,8 @@
 // its slot. Where T fits the L2, the u side also keeps each edge's place among v's (the
 // count's old value, deferred_places) and the scatter writes u at v's row start plus its
 // place, with no atomic of its own; a larger T takes its slots by atomics on the row ends,
-// in edge order: each row's slots then fill in turn, where places filled them all over it
-// at once and the L2 wrote partial sectors back (bench/RESULTS.md, issue 34). Entries of a T
+// which placed it 1.6 times faster on Kronecker 24 (likely because atomics fill each row in
+// edge order, places all over it at once; not profiled; bench/RESULTS.md, issue 34). Entries of a T
 // row come in no particular order (only 2-hop lists and keys must be sorted; 1-hop lists
 // are only walked). A separate counting pass cost as much as the scatter (random loads of
 // N2(v)'s offsets; bench/notes/cuda-code-figures.md).
