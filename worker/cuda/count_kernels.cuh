@@ -36,6 +36,11 @@ namespace tricount::cuda {
 
 namespace cg = cooperative_groups;
 
+// kDefer, a template parameter of the u side's kernels: 0 none; 1 the u side gives edges to
+// the transposed v side (counts and marks them); kDeferPlaces also keeps each one's place in
+// T (CountParams::deferred_places). A kernel each: the returned place would otherwise cost
+// the atomics' kernels too (Kronecker 23 and 24: 0.7-1.2%; bench/RESULTS.md, issue 34).
+inline constexpr int kDeferPlaces = 2;
 inline constexpr int kTileBlockThreads = 256;  // warp kernel: 8 tiles of 32 lanes per CTA
 inline constexpr int kCtaThreads = 256;        // CTA kernel: threads per row
 
@@ -307,7 +312,7 @@ struct ReverseSearch {
 // (ReverseSearch); without it the code is that of version 4 (the reverse search costs the
 // register-capped warp kernel spills, which rows with little work feel). Returns this
 // lane's hits.
-template <int G, bool kDefer, bool kReverse = false, bool kPerVertex = false, bool kPerEdge = false, class Tile, class Probe,
+template <int G, int kDefer, bool kReverse = false, bool kPerVertex = false, bool kPerEdge = false, class Tile, class Probe,
           class NextChunk, class LongLists>
 __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, const CountParams& p, const Probe& probe,
                                                            eoff_t o0, eoff_t o1, std::uint32_t row_keys,
@@ -336,7 +341,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
       if (kDefer && defers_edge(end - begin, row_keys, p.defer_quarters)) {
         deferred = true;  // v's side counts it: one more entry in T's row v
         end = begin;
-        if (p.deferred_places) p.deferred_places[t] = static_cast<std::uint32_t>(atomicAdd(&p.deferred_per_v[v], 1ull));
+        if constexpr (kDefer == kDeferPlaces) p.deferred_places[t] = static_cast<std::uint32_t>(atomicAdd(&p.deferred_per_v[v], 1ull));
         else atomicAdd(&p.deferred_per_v[v], 1ull);
       }
       if (p.trim_min && end - begin >= p.trim_min) begin = first_not_below(p.two_hop.neighbors, begin, end, probe.kmin);
@@ -454,7 +459,7 @@ __device__ __forceinline__ unsigned long long probe_two_hop(const Tile& tile, co
 }
 
 // One row u on a tile of G lanes: build u's table in the tile's shared memory, then probe.
-template <int G, bool kDefer, bool kReverse, bool kPerVertex = false, bool kPerEdge = false, class Tile>
+template <int G, int kDefer, bool kReverse, bool kPerVertex = false, bool kPerEdge = false, class Tile>
 __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const CountParams& p, vid_t u,
                                                       std::uint32_t* smem_table, PerVertexTile pvt = {}) {
   const std::uint32_t lane = tile.thread_rank();
@@ -508,7 +513,7 @@ __device__ __forceinline__ unsigned long long tile_row(const Tile& tile, const C
 // kPerVertex: per-vertex counting (per_vertex.cuh); its tallies and edge words lie in the
 // dynamic shared memory after the tables (kTilePerVertexWords). kPerEdge (with kPerVertex):
 // the same code counting per edge.
-template <int G, int kMinBlocks, bool kReverse, bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
+template <int G, int kMinBlocks, bool kReverse, int kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kTileBlockThreads, kMinBlocks) count_tile_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kTileBlockThreads>;
@@ -571,7 +576,7 @@ struct CtaShared {
   std::uint32_t segments;
 };
 
-template <bool kDefer, bool kPerVertex = false, bool kPerEdge = false, class Probe>
+template <int kDefer, bool kPerVertex = false, bool kPerEdge = false, class Probe>
 __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p, const Probe& probe, eoff_t o0, eoff_t o1,
                                                            std::uint32_t keys, CtaShared& sh, void* scan_storage,
                                                            const PerVertexTile& pvt = {}, vid_t* q_v = nullptr) {
@@ -677,7 +682,7 @@ __device__ __forceinline__ unsigned long long cta_probe_row(const CountParams& p
 // kMinBlocks: CTAs per SM the register allocation must allow (shipped: 6). kDefer: as for
 // count_tile_rows.
 // kPerVertex: as for count_tile_rows (its words after the table or bitmap: kCtaPerVertexWords).
-template <int kMinBlocks, bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
+template <int kMinBlocks, int kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kCtaThreads, kMinBlocks) count_cta_rows(CountParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   using Reduce = cub::BlockReduce<unsigned long long, kCtaThreads>;
@@ -1025,7 +1030,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_filter_rows(CountPa
 // (stopping past the largest key), longer ones are searched for each key. kDefer: the
 // edges defers_edge() gives to v's side are counted and marked as the warp kernel marks
 // them (the same predicate on the same lengths, so each edge is still counted once).
-template <bool kDefer, bool kPerVertex = false, bool kPerEdge = false>
+template <int kDefer, bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountParams p, std::uint64_t rows, std::uint32_t split,
                                                                        std::uint32_t splits, std::uint32_t tiny_max) {
   using Reduce = cub::BlockReduce<unsigned long long, kThreadBlockThreads>;
@@ -1067,7 +1072,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_tiny_rows(CountPara
       if constexpr (kDefer) {
         if (defers_edge(len, keys, p.defer_quarters)) {
           deferred |= 1u << q;
-          if (p.deferred_places) p.deferred_places[o0 + q] = static_cast<std::uint32_t>(atomicAdd(&p.deferred_per_v[v[q]], 1ull));
+          if constexpr (kDefer == kDeferPlaces) p.deferred_places[o0 + q] = static_cast<std::uint32_t>(atomicAdd(&p.deferred_per_v[v[q]], 1ull));
           else atomicAdd(&p.deferred_per_v[v[q]], 1ull);
           continue;
         }

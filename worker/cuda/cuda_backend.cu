@@ -252,33 +252,35 @@ class CudaBackend final : public CountBackend {
 
     // Shared-memory limits: raise the dynamic limit once to what the budgets allow.
     cudaFuncAttributes attr{};
-    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<kCtaMinBlocks, true>));
+    TRICOUNT_CUDA_TRY(cudaFuncGetAttributes(&attr, count_cta_rows<kCtaMinBlocks, 1>));
     limits_.multiprocessors = prop_.multiProcessorCount;
     limits_.l2_bytes = static_cast<std::uint64_t>(prop_.l2CacheSize);
     limits_.cta_dynamic_words = static_cast<std::uint32_t>((prop_.sharedMemPerBlockOptin - attr.sharedSizeBytes) / 4);
     const std::uint32_t cta_words = std::max(cta_table_budget_words(options.cuda_tuning, limits_), cta_bitmap_words(options.cuda_tuning, limits_));
-    for (bool defer : {false, true})
-      with_cta_kernel(defer, [&](auto kernel) {
+    // Each kernel's defer mode (kDefer): none, the u side deferring, and keeping places.
+    const std::array<std::pair<bool, bool>, 3> modes{{{false, false}, {true, false}, {true, true}}};
+    for (auto [defer, places] : modes)
+      with_cta_kernel(defer, places, [&](auto kernel) {
         TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cta_words * 4)));
       });
     for (std::uint32_t lanes : {8u, 32u})
       for (bool reverse : {false, true})
-        for (bool defer : {false, true})
-          with_warp_kernel(lanes, reverse, defer, [](auto kernel) {
+        for (auto [defer, places] : modes)
+          with_warp_kernel(lanes, reverse, defer, places, [](auto kernel) {
             TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(kTileBlockSharedWords * 4)));
           });
     // The per-vertex and per-edge variants: the same plus their words after the tables (per_vertex.cuh).
     const std::uint32_t cta_pv_words = std::min((cta_words + 1) / 2 * 2 + kCtaPerVertexWords, limits_.cta_dynamic_words);
     for (bool per_edge : {false, true}) {
-      for (bool defer : {false, true})
-        with_cta_kernel(defer, [&](auto kernel) {
+      for (auto [defer, places] : modes)
+        with_cta_kernel(defer, places, [&](auto kernel) {
           TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cta_pv_words * 4)));
         }, true, per_edge);
       for (std::uint32_t lanes : {8u, 32u})
         for (bool reverse : {false, true})
-          for (bool defer : {false, true})
-            with_warp_kernel(lanes, reverse, defer, [](auto kernel) {
+          for (auto [defer, places] : modes)
+            with_warp_kernel(lanes, reverse, defer, places, [](auto kernel) {
               TRICOUNT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>((kTileBlockSharedWords + kTilePerVertexWords) * 4)));
             }, true, per_edge);
@@ -805,13 +807,7 @@ class CudaBackend final : public CountBackend {
       TRICOUNT_CUDA_TRY(cudaEventRecord(*ev_join_, warp_stream));
       TRICOUNT_CUDA_TRY(cudaStreamWaitEvent(s, *ev_join_, 0));
       std::size_t temp_bytes = scratch_.cub_temp.bytes();
-      const auto rows = static_cast<std::int64_t>(plan.t_rows + 1);
-      if (plan.t_places)
-        TRICOUNT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(),
-                                                        scratch_.t_offsets.get(), rows, s));
-      else
-        TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(),
-                                                        scratch_.t_offsets.get(), rows, s));
+      sum_t_rows(plan.t_places, scratch_.cub_temp.get(), temp_bytes, scratch_.t_counts.get(), scratch_.t_offsets.get(), plan.t_rows, s);
       mark("T sum");
       TransposeParams tp;
       tp.one_hop_offsets = pu.one_hop.offsets;
@@ -859,7 +855,7 @@ class CudaBackend final : public CountBackend {
     launch_warp(sp, p, warp_stream);
     mark(labels[2]);
     if (sp.tiny_max) {
-      with_tiny_kernel(sp.defers, [&](auto kernel) {
+      with_tiny_kernel(sp.defers, sp.places, [&](auto kernel) {
         kernel<<<sp.tiny_grid, kThreadBlockThreads, 0, warp_stream>>>(p, sp.rows, sp.classifier.split, sp.classifier.splits, sp.tiny_max);
       }, sp.per_vertex, sp.per_edge);
       TRICOUNT_CUDA_CHECK_LAUNCH("count_tiny_rows");
@@ -879,13 +875,13 @@ class CudaBackend final : public CountBackend {
                                                static_cast<std::int64_t>(sp.rows), IsCtaRow{rc}, IsTileRow{rc}, s));
   }
   void launch_cta(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_cta_kernel(sp.defers, [&](auto kernel) {
+    with_cta_kernel(sp.defers, sp.places, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.cta_grid), kCtaThreads, std::size_t{sp.cta_smem_words} * 4, s>>>(p);
     }, sp.per_vertex, sp.per_edge);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_cta_rows");
   }
   void launch_warp(const SidePlan& sp, const CountParams& p, cudaStream_t s) {
-    with_warp_kernel(sp.G, sp.reverse, sp.defers, [&](auto kernel) {
+    with_warp_kernel(sp.G, sp.reverse, sp.defers, sp.places, [&](auto kernel) {
       kernel<<<static_cast<unsigned>(sp.tile_grid), kTileBlockThreads, sp.tile_smem, s>>>(p);
     }, sp.per_vertex, sp.per_edge);
     TRICOUNT_CUDA_CHECK_LAUNCH("count_tile_rows");

@@ -46,32 +46,41 @@ void dispatch_bools(F&& f, bool first, Rest... rest) {
   else dispatch_bools([&](auto... b) { f(std::false_type{}, b...); }, rest...);
 }
 
+// The kernels' kDefer for a side: defer, the u side that gives edges to the transposed v
+// side; places, keeping each one's place in T.
+template <class D, class Pl>
+inline constexpr int defer_mode(D, Pl) {
+  return D::value ? (Pl::value ? kDeferPlaces : 1) : 0;
+}
+
 // The warp kernel of `lanes` (8 or 32) lanes per row; reverse: with the reverse search
-// (ReverseSearch); defer: the u side that gives edges to the transposed v side;
-// per_vertex: the per-vertex counting variant (per_vertex.cuh); per_edge: its per-edge form.
+// (ReverseSearch); defer, places: as defer_mode; per_vertex: the per-vertex counting variant
+// (per_vertex.cuh); per_edge: its per-edge form.
 template <class F>
-void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
+void with_warp_kernel(std::uint32_t lanes, bool reverse, bool defer, bool places, F&& f, bool per_vertex = false,
+                      bool per_edge = false) {
   dispatch_bools(
-      [&](auto r, auto d, auto pv, auto pe) {
-        constexpr bool kReverse = decltype(r)::value, kDefer = decltype(d)::value, kPerEdge = decltype(pe)::value;
+      [&](auto r, auto d, auto pl, auto pv, auto pe) {
+        constexpr bool kReverse = decltype(r)::value, kPerEdge = decltype(pe)::value;
+        constexpr int kDefer = defer_mode(d, pl);
         constexpr bool kPerVertex = decltype(pv)::value || kPerEdge;
         if (lanes == 8) f(count_tile_rows<8, 1, kReverse, kDefer, kPerVertex, kPerEdge>);
         else f(count_tile_rows<32, kWarpMinBlocks, kReverse, kDefer, kPerVertex, kPerEdge>);
       },
-      reverse, defer, per_vertex, per_edge);
+      reverse, defer, places, per_vertex, per_edge);
 }
 template <class F>
 void with_thread_kernel(std::uint32_t width, F&& f, bool per_vertex = false, bool per_edge = false) {
-  dispatch_bools([&](auto narrow, auto pv, auto pe) {
-    constexpr std::uint32_t kRow = decltype(narrow)::value ? 4 : kThreadMaxRow;
+  dispatch_bools([&](auto rows_of_4, auto pv, auto pe) {
+    constexpr std::uint32_t kRow = decltype(rows_of_4)::value ? 4 : kThreadMaxRow;
     f(count_thread_rows<kRow, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
   }, width <= 4, per_vertex, per_edge);
 }
 template <class F>
-void with_tiny_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
-  dispatch_bools([&](auto d, auto pv, auto pe) {
-    f(count_tiny_rows<decltype(d)::value, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
-  }, defer, per_vertex, per_edge);
+void with_tiny_kernel(bool defer, bool places, F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto d, auto pl, auto pv, auto pe) {
+    f(count_tiny_rows<defer_mode(d, pl), decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, defer, places, per_vertex, per_edge);
 }
 template <class F>
 void with_filter_kernel(F&& f, bool per_vertex = false, bool per_edge = false) {
@@ -80,10 +89,20 @@ void with_filter_kernel(F&& f, bool per_vertex = false, bool per_edge = false) {
   }, per_vertex, per_edge);
 }
 template <class F>
-void with_cta_kernel(bool defer, F&& f, bool per_vertex = false, bool per_edge = false) {
-  dispatch_bools([&](auto d, auto pv, auto pe) {
-    f(count_cta_rows<kCtaMinBlocks, decltype(d)::value, decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
-  }, defer, per_vertex, per_edge);
+void with_cta_kernel(bool defer, bool places, F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto d, auto pl, auto pv, auto pe) {
+    f(count_cta_rows<kCtaMinBlocks, defer_mode(d, pl), decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, defer, places, per_vertex, per_edge);
+}
+
+// T's row bounds from the u side's counts per v: with places (the u side's atomics returned
+// each edge's place in its row), row starts, an exclusive sum; without, row ends, an inclusive
+// one (scatter_deferred_edges counts down from them). temp == nullptr: only the bytes it needs.
+inline void sum_t_rows(bool places, void* temp, std::size_t& temp_bytes, const unsigned long long* counts, eoff_t* offsets,
+                       std::uint64_t t_rows, cudaStream_t s) {
+  const auto n = static_cast<std::int64_t>(t_rows + 1);
+  if (places) TRICOUNT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, n, s));
+  else TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp, temp_bytes, counts, offsets, n, s));
 }
 
 // What planning needs of the device.
@@ -122,6 +141,7 @@ struct SidePlan {
   std::uint32_t G = 32;      // lanes per warp row
   bool reverse = false;      // the warp kernel with the reverse search
   bool defers = false;       // the u side giving edges to the v side: the kernels with kDefer
+  bool places = false;       // ... keeping each one's place in T (kDefer == kDeferPlaces)
   bool per_vertex = false;   // the kernels with kPerVertex (their words after the tables)
   bool per_edge = false;     // ... in their per-edge form (kPerEdge; per_vertex is set too)
   std::uint32_t bitmap_words = 0, cta_smem_words = 0;
@@ -171,14 +191,16 @@ struct KernelPlan {
 };
 
 // Table configurations, kernel variants and grids for one side. defers: the u side leaves
-// the edges defers_edge() gives away (so its reverse search may never be taken).
+// the edges defers_edge() gives away (so its reverse search may never be taken); places: and
+// keeps their places in T.
 inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const BlockMeta& two_hop, std::uint32_t split,
-                          std::uint32_t splits, bool defers, std::uint32_t quarters, const BackendOptions& options,
+                          std::uint32_t splits, bool defers, bool places, std::uint32_t quarters, const BackendOptions& options,
                           const DeviceLimits& limits, bool per_vertex = false, bool per_edge = false) {
   const CudaTuning& t = options.cuda_tuning;
   SidePlan sp;
   sp.rows = one_hop.rows;
   sp.defers = defers;
+  sp.places = defers && places;
   per_vertex = per_vertex || per_edge;  // per-edge counting is the per-vertex code's other form
   sp.per_vertex = per_vertex;
   sp.per_edge = per_edge;
@@ -263,12 +285,12 @@ inline SidePlan plan_side(const BlockMeta& hash, const BlockMeta& one_hop, const
   sp.cta_smem_words = std::max(sp.cta_cfg.shared_words, sp.bitmap_words);
   if (per_vertex) sp.cta_smem_words = (sp.cta_smem_words + 1) / 2 * 2 + kCtaPerVertexWords;
   int cta_per_sm = 0, tile_per_sm = 0;
-  with_cta_kernel(defers, [&](auto kernel) {
+  with_cta_kernel(defers, sp.places, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cta_per_sm, kernel, kCtaThreads, std::size_t{sp.cta_smem_words} * 4));
   }, per_vertex, per_edge);
   sp.tile_smem = std::size_t{sp.tile_cfg.shared_words} * 4 * (kTileBlockThreads / sp.G);
   if (per_vertex) sp.tile_smem = (sp.tile_smem + 7) / 8 * 8 + std::size_t{kTilePerVertexWords} * 4;
-  with_warp_kernel(sp.G, sp.reverse, defers, [&](auto kernel) {
+  with_warp_kernel(sp.G, sp.reverse, defers, sp.places, [&](auto kernel) {
     TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tile_per_sm, kernel, kTileBlockThreads, sp.tile_smem));
   }, per_vertex, per_edge);
   sp.cta_grid = std::uint64_t(std::max(1, cta_per_sm)) * limits.multiprocessors;
@@ -329,9 +351,11 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
                      "block " + block_label(b.hash) + ": a row of " + std::to_string(b.hash.max_degree) +
                          " neighbours is beyond the CUDA backend's 32-bit prefix sums");
   plan.defer_quarters = quarters.value_or(0);
+  // T's places kept by the u side where T (at most P(i,j)'s entries) fits the L2.
+  plan.t_places = quarters && (t.t_places == 2 || (t.t_places == 1 && b.one_hop.nnz * sizeof(vid_t) <= limits.l2_bytes));
   // 3. The u side.
-  plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.defer_quarters,
-                     options, limits, per_vertex, per_edge);
+  plan.u = plan_side(meta(b.hash), meta(b.one_hop), meta(b.two_hop), b.split, b.splits, quarters.has_value(), plan.t_places,
+                     plan.defer_quarters, options, limits, per_vertex, per_edge);
   plan.cub_bytes = plan.u.cub_bytes;
   // 3a. Or, where no row can be a CTA row and no edge goes to v's side, one thread per row
   //     with a key filter (count_filter_rows) instead of the warp kernel.
@@ -360,17 +384,11 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& option
     plan.t_rows = b.two_hop.rows;
     plan.t_entries = b.one_hop.nnz;
     plan.deferred_words = b.one_hop.nnz / 32 + 2;
-    plan.t_places = t.t_places == 2 || (t.t_places == 1 && plan.t_entries * sizeof(vid_t) <= limits.l2_bytes);
     const BlockMeta t_meta{plan.t_rows, plan.t_entries, static_cast<std::uint32_t>(std::min<std::uint64_t>(plan.rows, 0xFFFFFFFFu))};
-    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, 0, options, limits, per_vertex, per_edge);
+    plan.v = plan_side(meta(b.two_hop), t_meta, meta(b.hash), 0, 1, false, false, 0, options, limits, per_vertex, per_edge);
     plan.v->trim_min = t.v_side_trim;
-    std::size_t scan_bytes = 0;  // T's row starts (places) or ends
-    if (plan.t_places)
-      TRICOUNT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
-                                                      static_cast<std::int64_t>(plan.t_rows + 1), cudaStream_t{}));
-    else
-      TRICOUNT_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, (unsigned long long*)nullptr, (eoff_t*)nullptr,
-                                                      static_cast<std::int64_t>(plan.t_rows + 1), cudaStream_t{}));
+    std::size_t scan_bytes = 0;
+    sum_t_rows(plan.t_places, nullptr, scan_bytes, nullptr, nullptr, plan.t_rows, cudaStream_t{});
     plan.cub_bytes = std::max({plan.cub_bytes, plan.v->cub_bytes, scan_bytes});
     const std::uint64_t per_block = std::uint64_t{kTransposeBlockThreads} * kTransposeEdgesPerThread;
     plan.transpose_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
