@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Places' own kernel variant (kDefer == kDeferPlaces, from ../h200-issue34-t-ranks/kdefer_places.diff,
+# Places' own kernel variant (kDefer == kDeferPlaces, commit 42aabaa; the patch lay in ../h200-issue34-t-ranks/ before it,
 # plus sum_t_rows): cuda_bench per-vertex against base (main 57d614e's kernels, before T's places)
 # on the five graphs that defer edges, alternating, two rounds; profiled Kronecker 18 counts
 # (plain and per-vertex); then every GPU test binary, in four groups.
