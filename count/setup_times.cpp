@@ -66,6 +66,10 @@ std::optional<int> early_gpu_rank(int argc, char** argv) {
 std::future<bool> start_gpu_driver(int argc, char** argv) {
   const std::optional<int> local_rank = early_gpu_rank(argc, argv);
   if (!local_rank) return {};
+  // The backend's start touches every kernel variant: loaded with the context, beside MPI_Init,
+  // not one by one on the critical path as lazy loading would (bench/RESULTS.md). Set before
+  // any thread reads the environment; a user's own setting stays.
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   // The driver's start reads the environment (getenv) and MPI_Init changes it (setenv): glibc's
   // getenv is not safe beside setenv (a run crashed so on the GPU host), so MPI_Init waits for the
   // driver; only the GPU's context is made beside it.

@@ -40,7 +40,8 @@ struct SetupTimes {
 // reads the environment, which MPI_Init changes), leaving the context of this worker's GPU
 // to be made on that thread beside MPI_Init (each takes a large share of a second), where the
 // launcher's variables give its node-local rank: the backend, created later on its own
-// thread, finds them. Not
+// thread, finds them, its kernels loaded with the context (CUDA_MODULE_LOADING=EAGER unless
+// the user set the variable). Not
 // where the launcher's variables name this process rank 0 of several (the scheduler counts
 // nothing) nor with --backend cpu among the arguments. The future says whether a GPU is
 // visible; its destructor waits for the thread.

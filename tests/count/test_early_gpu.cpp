@@ -1,9 +1,10 @@
 // tricount-count's GPU start beside MPI_Init (count/setup_times.hpp, early_gpu_rank): which
 // processes start the driver and whose GPU context they create, from the launcher's
-// variables and the arguments alone.
+// variables and the arguments alone; and the module loading it asks of the CUDA runtime.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,22 @@ std::optional<int> decide(std::vector<std::string> args) {
   return early_gpu_rank(static_cast<int>(argv.size()), argv.data());
 }
 
+// CUDA_MODULE_LOADING after start_gpu_driver ran (and its thread ended) from `before`
+// (nullptr: unset); "(unset)" where it is unset.
+std::string module_loading_after(const char* before, std::vector<std::string> args) {
+  if (before) ::setenv("CUDA_MODULE_LOADING", before, 1);
+  else ::unsetenv("CUDA_MODULE_LOADING");
+  args.insert(args.begin(), "tricount-count");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  {
+    const std::future<bool> started = start_gpu_driver(static_cast<int>(argv.size()), argv.data());
+    if (started.valid()) started.wait();
+  }
+  const char* after = std::getenv("CUDA_MODULE_LOADING");
+  return after ? after : "(unset)";
+}
+
 }  // namespace
 
 TEST(EarlyGpu, AProcessAloneStartsGpuZero) {
@@ -84,4 +101,23 @@ TEST(EarlyGpu, TheCpuBackendStartsNothing) {
 TEST(EarlyGpu, WithoutALocalRankOnlyTheDriverStarts) {
   LauncherEnv env({{"PMIX_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}});
   EXPECT_EQ(decide({"g.h5"}), std::optional<int>(-1));
+}
+
+// The backend's start touches every kernel: a process that starts the driver loads them with
+// the context, unless the user chose otherwise; one that starts nothing leaves the variable.
+TEST(EarlyGpu, TheDriverStartLoadsModulesEagerlyUnlessTheUserChose) {
+  const char* saved = std::getenv("CUDA_MODULE_LOADING");
+  const std::optional<std::string> user = saved ? std::optional<std::string>(saved) : std::nullopt;
+  {
+    LauncherEnv env({});
+    EXPECT_EQ(module_loading_after(nullptr, {"g.h5"}), "EAGER");
+    EXPECT_EQ(module_loading_after("LAZY", {"g.h5"}), "LAZY");
+    EXPECT_EQ(module_loading_after(nullptr, {"g.h5", "--backend", "cpu"}), "(unset)");
+  }
+  {
+    LauncherEnv env({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "5"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}});
+    EXPECT_EQ(module_loading_after(nullptr, {"g.h5"}), "(unset)");
+  }
+  if (user) ::setenv("CUDA_MODULE_LOADING", user->c_str(), 1);
+  else ::unsetenv("CUDA_MODULE_LOADING");
 }
