@@ -39,7 +39,7 @@ namespace cg = cooperative_groups;
 // kDefer, a template parameter of the u side's kernels: 0 none; 1 the u side gives edges to
 // the transposed v side (counts and marks them); kDeferPlaces also keeps each one's place in
 // T (CountParams::deferred_places). A kernel each: the returned place would otherwise cost
-// the atomics' kernels too (Kronecker 23 and 24: 0.7-1.2%; bench/RESULTS.md, issue 34).
+// the atomics' kernels too (Kronecker 23 and 24; bench/RESULTS.md, issue 34).
 inline constexpr int kDeferPlaces = 2;
 inline constexpr int kTileBlockThreads = 256;  // warp kernel: 8 tiles of 32 lanes per CTA
 inline constexpr int kCtaThreads = 256;        // CTA kernel: threads per row
