@@ -39,10 +39,16 @@ class LauncherEnv {
   std::map<std::string, std::string> saved_;
 };
 
-std::optional<int> decide(std::vector<std::string> args) {
+// tricount-count's argv for `args`, which it points into (the program's name put first).
+std::vector<char*> argv_of(std::vector<std::string>& args) {
   args.insert(args.begin(), "tricount-count");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
+  return argv;
+}
+
+std::optional<int> decide(std::vector<std::string> args) {
+  std::vector<char*> argv = argv_of(args);
   return early_gpu_rank(static_cast<int>(argv.size()), argv.data());
 }
 
@@ -51,9 +57,7 @@ std::optional<int> decide(std::vector<std::string> args) {
 std::string module_loading_after(const char* before, std::vector<std::string> args) {
   if (before) ::setenv("CUDA_MODULE_LOADING", before, 1);
   else ::unsetenv("CUDA_MODULE_LOADING");
-  args.insert(args.begin(), "tricount-count");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  std::vector<char*> argv = argv_of(args);
   {
     const std::future<bool> started = start_gpu_driver(static_cast<int>(argv.size()), argv.data());
     if (started.valid()) started.wait();
