@@ -20,7 +20,7 @@
 // TRICOUNT_BENCH_GRAPH (kronecker:SCALE | uniform:LOG2V:LOG2E | grid:SIDE, generated and
 // partitioned in memory into TRICOUNT_BENCH_PARTS parts); TRICOUNT_BENCH_REPS (10);
 // TRICOUNT_BENCH_TUNING (the backend's tuning as tricount-count --cuda-tuning takes it),
-// TRICOUNT_BENCH_CTA_THRESHOLD (100) and TRICOUNT_BENCH_CHUNK (0); count only:
+// TRICOUNT_BENCH_CTA_THRESHOLD (0: by the task) and TRICOUNT_BENCH_CHUNK (0); count only:
 // TRICOUNT_BENCH_CPU=1 (check the count against the CPU backend).
 //
 // Exit 0 with the line printed; 1 when a check fails (no line) or there is no CUDA GPU;
@@ -131,7 +131,7 @@ int bench_count() {
   const PartitionedGraph g = file.empty() ? generate_graph(spec, parts) : read_graph(file);
   const double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
   BackendOptions bo;
-  bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "100").c_str());
+  bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "0").c_str());
   bo.chunk_size = std::atoi(env_str("TRICOUNT_BENCH_CHUNK", "0").c_str());
   bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
   auto gpu = make_backend(BackendKind::Cuda, bo);
@@ -192,7 +192,7 @@ OnOffSetup on_off_setup() {
   s.reps = std::atoi(env_str("TRICOUNT_BENCH_REPS", "10").c_str());
   if (s.file.empty()) throw UsageFailure{"set TRICOUNT_BENCH_FILE"};
   s.g = read_graph(s.file);
-  s.bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "100").c_str());
+  s.bo.cta_degree_threshold = std::atoi(env_str("TRICOUNT_BENCH_CTA_THRESHOLD", "0").c_str());
   s.bo.chunk_size = std::atoi(env_str("TRICOUNT_BENCH_CHUNK", "0").c_str());
   s.bo.cuda_tuning = parse_cuda_tuning(env_str("TRICOUNT_BENCH_TUNING"));
   return s;

@@ -79,8 +79,9 @@ int main(int argc, char** argv) {
        "with it is an error")
       ("backend,b", cli::po::value(&backend)->default_value("auto"), "counting backend: auto (GPU when there is one), cpu or cuda")
       ("threads,t", cli::po::value(&options.backend_options.threads)->default_value(0), "CPU backend threads per worker (0 = the node's cores shared among its workers, within the cores the rank may use)")
-      ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(100),
-       "CUDA: vertices with at least this many neighbours get a whole CTA")
+      ("cta-threshold", cli::po::value(&options.backend_options.cta_degree_threshold)->default_value(0),
+       "CUDA: vertices with at least this many neighbours get a whole CTA (0 = by the task: 100, or 128 for blocks of at "
+       "least 2^19 rows)")
       ("chunk-size", cli::po::value(&options.backend_options.chunk_size)->default_value(0), "CUDA: vertices per dynamic grab (0 = default)")
       ("cuda-tuning", cli::po::value(&cuda_tuning),
        ("CUDA, for tests and benchmarks: kernel variants as key=value,... over the defaults; keys:\n" + cuda_tuning_keys()).c_str())
@@ -142,8 +143,8 @@ int main(int argc, char** argv) {
     options.splits = parse_workload_splits(splits);
     if (options.backend_options.threads > 4096) throw UsageError("--threads must be between 0 and 4096");
     if (options.worker_options.loader_threads > 4096) throw UsageError("--loader-threads must be between 0 and 4096");
-    if (options.backend_options.cta_degree_threshold == 0 || options.backend_options.cta_degree_threshold > (1u << 30))
-      throw UsageError("--cta-threshold must be between 1 and 2^30");
+    if (options.backend_options.cta_degree_threshold > (1u << 30))
+      throw UsageError("--cta-threshold must be between 1 and 2^30 (or 0: by the task)");
     if (options.backend_options.chunk_size > (1u << 20)) throw UsageError("--chunk-size must be at most 2^20");
     if (!(options.progress_interval_seconds >= 0 && options.progress_interval_seconds <= 86400))
       throw UsageError("--progress-interval must be between 0 (no progress lines) and 86400 seconds");

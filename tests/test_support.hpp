@@ -125,10 +125,11 @@ PartitionedGraph partition_graph(const EdgePairs& edges, std::uint32_t parts);
 // Block serials unique across every graph of this process, so one backend (whose device
 // cache is keyed by serial) may count several graphs.
 std::uint64_t next_serial_base();
-// The CUDA backend (BackendKind::Cuda) with these thresholds and tuning.
-std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 100, std::uint32_t chunk = 0,
+// The CUDA backend (BackendKind::Cuda) with these thresholds and tuning (0: the CTA threshold
+// by the task, as shipped).
+std::unique_ptr<CountBackend> cuda_backend(std::uint32_t cta_threshold = 0, std::uint32_t chunk = 0,
                                            const CudaTuning& tuning = {});
-inline std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning, std::uint32_t cta_threshold = 100) {
+inline std::unique_ptr<CountBackend> cuda_backend(const CudaTuning& tuning, std::uint32_t cta_threshold = 0) {
   return cuda_backend(cta_threshold, 0, tuning);
 }
 

@@ -231,11 +231,19 @@ struct CpuTuning {
 struct BackendOptions {
   unsigned threads = 0;              // CPU: 0 = all hardware threads
   int local_rank = 0;                // CUDA: the GPU is local_rank mod device count
-  std::uint32_t cta_degree_threshold = 100;  // CUDA: degree from which a vertex gets a CTA
+  std::uint32_t cta_degree_threshold = 0;  // CUDA: degree from which a vertex gets a CTA (0: by the task, cta_threshold_for)
   std::uint32_t chunk_size = 0;      // CUDA: vertices taken per atomic grab (0 = default)
   CudaTuning cuda_tuning;            // CUDA: kernel variants and their parameters
   CpuTuning cpu_tuning;              // CPU: intersection choices and work chunks
 };
+
+// The CUDA backend's CTA threshold for a task whose blocks have `rows` rows: `option` where
+// set, else 100 (TRUST's) on small blocks and 128 from 2^19 rows, where rows of 100-127
+// neighbours run faster as warp rows than with a CTA each (bench/RESULTS.md, issue 34).
+inline constexpr std::uint64_t kWideCtaThresholdRows = std::uint64_t{1} << 19;
+constexpr std::uint32_t cta_threshold_for(std::uint32_t option, std::uint64_t rows) {
+  return option != 0 ? option : rows >= kWideCtaThresholdRows ? 128 : 100;
+}
 
 // True when this build has the CUDA backend and at least one GPU is visible.
 bool cuda_available();

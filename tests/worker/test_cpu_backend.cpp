@@ -97,6 +97,19 @@ count_t count_tuned(const EdgePairs& g, std::uint32_t parts, std::uint32_t split
 
 }  // namespace
 
+// The CUDA backend's CTA threshold (a policy of the backend options, checked here without a GPU).
+TEST(BackendOptions, CtaThresholdByTheTaskUnlessGiven) {
+  EXPECT_EQ(BackendOptions{}.cta_degree_threshold, 0u);  // by the task
+  EXPECT_EQ(cta_threshold_for(0, 0), 100u);
+  EXPECT_EQ(cta_threshold_for(0, kWideCtaThresholdRows - 1), 100u);
+  EXPECT_EQ(cta_threshold_for(0, kWideCtaThresholdRows), 128u);
+  EXPECT_EQ(cta_threshold_for(0, std::uint64_t{1} << 40), 128u);
+  for (std::uint32_t given : {1u, 100u, 128u, 1u << 30}) {
+    EXPECT_EQ(cta_threshold_for(given, 10), given);
+    EXPECT_EQ(cta_threshold_for(given, kWideCtaThresholdRows), given);
+  }
+}
+
 TEST(CpuKernel, IntersectionsAgreeWithStdOnBalancedAndSkewedPairs) {
   // Lengths from empty to long, equal and far apart (the gallop's case), dense and sparse ranges.
   const std::uint64_t lengths[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 100, 1000, 20000};

@@ -143,6 +143,25 @@ TEST(CudaBackend, ThresholdsAndChunkSizes) {
     }
 }
 
+// A block of at least 2^19 rows takes the wider CTA threshold by default (cta_threshold_for):
+// rows of 100-127 neighbours (here a K120's) then count as warp rows, with warp tables sized
+// for them; exact by default and with either threshold given.
+TEST(CudaBackend, LargeBlocksTakeTheWiderCtaThreshold) {
+  TRICOUNT_REQUIRE_GPU();
+  const std::uint64_t n = kWideCtaThresholdRows + 64;
+  EdgePairs e;
+  for (std::uint64_t v = 0; v < n; ++v) e.emplace_back(v, (v + 1) % n);  // every vertex a row
+  for (std::uint64_t a = 0; a < 120; ++a)
+    for (std::uint64_t b = a + 2; b < 120; ++b) e.emplace_back(a, b);
+  const count_t want = reference::count_triangles(e);
+  ASSERT_EQ(want, choose3(120));
+  for (std::uint32_t threshold : {0u, 100u, 128u}) {
+    SCOPED_TRACE("threshold " + std::to_string(threshold));
+    auto gpu = cuda_backend(threshold);
+    expect_all_layouts(e, want, *gpu, 2, 2);
+  }
+}
+
 TEST(CudaBackend, HubOfDegree100000WithCycle) {
   TRICOUNT_REQUIRE_GPU();
   auto gpu = cuda_backend();

@@ -20,7 +20,7 @@
 // kernel_plan.cuh the choice of kernels, tables and grids for a task):
 //  * Classify (CUB three-way partition): rows outside the split, or with no hash or no
 //    1-hop neighbour (either one empty: no triangle), are skipped; rows with hash or
-//    1-hop degree >= cta_degree_threshold (TRUST: 100), or whose table would not fit a
+//    1-hop degree >= the task's CTA threshold (cta_threshold_for), or whose table would not fit a
 //    warp's shared memory, go to the CTA list; tiny rows (hash and 1-hop lists of at most
 //    CudaTuning::tiny_rows entries) to no list: count_tiny_rows takes them, one thread
 //    each (more parts make most rows tiny); the rest to the warp list.

@@ -327,8 +327,10 @@ inline std::optional<std::uint32_t> v_side_quarters(const TaskBlocks& b, const C
 
 // per_vertex: the kernels that also count per vertex (CountBackend::start_per_vertex);
 // per_edge: those that count per edge instead (start_per_edge).
-inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& options, const DeviceLimits& limits,
+inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& given, const DeviceLimits& limits,
                                 bool per_vertex = false, bool per_edge = false) {
+  BackendOptions options = given;  // with the task's CTA threshold: both sides use it
+  options.cta_degree_threshold = cta_threshold_for(given.cta_degree_threshold, b.one_hop.rows);
   const CudaTuning& t = options.cuda_tuning;
   KernelPlan plan;
   plan.per_edge = per_edge;
