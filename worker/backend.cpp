@@ -55,6 +55,7 @@ const std::vector<TuningKey>& tuning_keys() {
       key("thread-rows", &CudaTuning::thread_rows, 0, 1, "0: never the thread-per-row kernel"),
       key("filter-rows", &CudaTuning::filter_rows, 0, 2, "one thread per row with a key filter: 0 never, 1 by the task, 2 wherever no CTA row or v side"),
       key("filter-row-average", &CudaTuning::filter_row_average, 0, 1e18, "filter-rows=1: the average 1-hop row at most this long"),
+      key("batch-rows", &CudaTuning::batch_rows, 0, 2, "a warp per 32 consecutive rows, staged: 0 never, 1 by the task, 2 wherever every row is direct and fits"),
       key("direct-warp-rows", &CudaTuning::direct_warp_rows, 0, 1, "0: always classify rows"),
       key("tiny-rows", &CudaTuning::tiny_rows, 0, 8, "classified rows of at most this many keys and 1-hop entries: one thread each (0: none)"),
       key("search-ratio", &CudaTuning::search_ratio, 0, 0xFFFFFFFFu, "search u's keys in 2-hop lists this many times longer (0: never)"),

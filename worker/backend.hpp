@@ -173,6 +173,10 @@ struct CudaTuning {
   std::uint32_t filter_rows = 1;                 // 0: never
   double filter_row_average = 10;
   bool direct_warp_rows = true;                  // no classification where no row can be a CTA row
+  // Sides whose every row goes to the warp kernel: a warp stages up to 32 consecutive rows'
+  // keys and 1-hop bounds at once and walks all their 2-hop lists as one (count_batch_rows):
+  // 0 never, 1 where the 2-hop lists are short (uniform graphs), 2 wherever the rows fit.
+  std::uint32_t batch_rows = 1;
   // Classified rows whose hash and 1-hop lists both have at most tiny_rows entries (1..8)
   // go to a kernel of one thread per row instead of a warp's tiles: more parts make most
   // rows that small (bench/RESULTS.md, issue 28).

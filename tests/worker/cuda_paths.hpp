@@ -20,21 +20,27 @@ struct ForcedPath {
   std::uint32_t threshold = 100;
 };
 
-// The paths below, other than the defaults and the filter kernel's, each force one of the
-// other kernels: the filter kernel (which takes short rows by default) stays off for them.
-inline std::vector<ForcedPath> without_filter_rows(std::vector<ForcedPath> paths) {
-  for (ForcedPath& path : paths)
-    if (std::string_view(path.name) != "defaults" && std::string_view(path.name).find("filter") == std::string_view::npos)
-      path.tuning.filter_rows = 0;
+// The paths below, other than the defaults and those named for the filter or the batch
+// kernel, each force one of the other kernels: the filter and batch kernels (which take short
+// rows by default) stay off for them.
+inline std::vector<ForcedPath> without_short_row_kernels(std::vector<ForcedPath> paths) {
+  for (ForcedPath& path : paths) {
+    const std::string_view name(path.name);
+    if (name == "defaults") continue;
+    if (name.find("filter") == std::string_view::npos) path.tuning.filter_rows = 0;
+    if (name.find("batch") == std::string_view::npos) path.tuning.batch_rows = 0;
+  }
   return paths;
 }
 
 // Every path of the per-vertex code (and of its per-edge form).
 inline std::vector<ForcedPath> per_element_paths() {
-  return without_filter_rows({
+  return without_short_row_kernels({
       {"defaults", {}},
       {"filter rows of every size (no CTA rows)", {.thread_rows = false, .filter_rows = 2}, 1000000},
       {"filter rows by the task, any average row", {.thread_rows = false, .filter_row_average = 1e9}},
+      {"batch rows wherever every row is direct", {.thread_rows = false, .filter_rows = 0, .batch_rows = 2}, 1000000},
+      {"batch rows by the task", {.thread_rows = false, .filter_rows = 0}},
       {"CTA path with bitmaps", {}, 1},
       {"CTA path with bitmaps, w hits in the hashed tally", {.rank_counts = false}, 1},
       {"CTA path, small bitmaps whose rank counters lie over the tally", {.cta_table_words = 64, .bitmap_words = 16}, 1},
@@ -66,12 +72,13 @@ inline std::vector<ForcedPath> per_element_paths() {
 }
 
 // The kernels that take a graph of short rows (a lattice): one thread per row with the keys
-// in registers, one thread per row with a key filter, and the warp kernel.
+// in registers, one thread per row with a key filter, a warp per 32 rows, and the warp kernel.
 inline std::vector<std::pair<const char*, CudaTuning>> short_row_kernels() {
   return {{"thread rows", {}},
           {"filter rows", {.thread_rows = false}},
           {"filter rows, 64-bit bounds", {.thread_rows = false, .narrow_offsets = false}},
-          {"warp rows", {.thread_rows = false, .filter_rows = 0}}};
+          {"batch rows", {.thread_rows = false, .filter_rows = 0, .batch_rows = 2}},
+          {"warp rows", {.thread_rows = false, .filter_rows = 0, .batch_rows = 0}}};
 }
 
 // Settings for a skewed graph (Kronecker), each run at CTA thresholds 100 and 20: CTA rows

@@ -309,10 +309,13 @@ TEST(CudaBackend, KeysCongruentModuloLargePowersOfTwo) {
 using testing::ForcedPath;
 
 const std::vector<ForcedPath>& forced_paths() {
-  static const std::vector<ForcedPath> paths = testing::without_filter_rows({
+  static const std::vector<ForcedPath> paths = testing::without_short_row_kernels({
       {"filter rows wherever no row is a CTA row", {.thread_rows = false, .filter_rows = 2}},
       {"filter rows, colliding hash elsewhere", {.collide = true, .thread_rows = false, .filter_rows = 2}},
       {"filter rows, 2-hop bounds from the 64-bit offsets", {.thread_rows = false, .filter_rows = 2, .narrow_offsets = false}},
+      {"batch rows wherever every row is direct", {.thread_rows = false, .filter_rows = 0, .batch_rows = 2}},
+      {"batch rows by the task", {.thread_rows = false, .filter_rows = 0}},
+      {"batch rows, profiling", {.profile = true, .thread_rows = false, .filter_rows = 0, .batch_rows = 2}, 1000000},
       {"all keys in bucket 0 (linear probing only)", {.collide = true}},
       {"all keys in bucket 0, CTA path", {.collide = true, .bitmap_words = 0}, 1},
       {"64-word tables: global levels and overflowing buckets", {.shared_words_cap = 64}},
@@ -385,6 +388,22 @@ TEST(CudaBackend, FilterRowsOfAnyLength) {
   const EdgePairs m = mixed_graph(3);
   expect_all_layouts(m, reference::count_triangles(m), *gpu);
   expect_hand_blocks(*gpu, "filter rows of any length");
+}
+
+// The batch kernel (a warp per 32 consecutive rows, their keys and 1-hop bounds staged in
+// shared memory) wherever every row is direct: a CTA threshold nothing reaches; rows of up to
+// 256 keys and entries fill a stage alone, longer ones leave the task to the warp kernel.
+TEST(CudaBackend, BatchRowsOfAnyLength) {
+  TRICOUNT_REQUIRE_GPU();
+  auto gpu = cuda_backend(CudaTuning{.thread_rows = false, .filter_rows = 0, .batch_rows = 2}, 1000000);
+  for (std::uint64_t seed : {1, 2}) {
+    const EdgePairs e = testing::random_graph(800, 12000, seed);
+    expect_all_layouts(e, reference::count_triangles(e), *gpu);
+  }
+  for (std::uint64_t n : {3, 4, 17, 101, 255, 258}) expect_all_layouts(testing::complete_graph(n), choose3(n), *gpu, 3, 2);
+  const EdgePairs m = mixed_graph(3);
+  expect_all_layouts(m, reference::count_triangles(m), *gpu);
+  expect_hand_blocks(*gpu, "batch rows of any length");
 }
 
 TEST(CudaBackend, ForcedOverflowAndFallbackPaths) {

@@ -9,6 +9,8 @@
 //   3. count_tile_rows: one warp (a tile of G lanes) per row, table in shared memory;
 //   4. count_tiny_rows: one thread per tiny row (no list: it skips the others itself).
 // Tasks of short rows (a uniform graph cut into parts) run count_filter_rows instead of 1-4.
+// Unclassified sides of short 2-hop lists (a uniform graph in one part) run count_batch_rows
+// (batch_rows.cuh) instead of 3.
 // 2 runs concurrently with 3 and 4 on two streams. Both take rows from the end of their list
 // (rows are numbered by ascending degree, so the heaviest go first) from a global atomic
 // counter, walk the row's 2-hop lists (short ones as one virtual list through a prefix sum

@@ -66,6 +66,12 @@
 //  * Tasks where no row can be a CTA row (largest hash and 1-hop degrees below the
 //    threshold, tables that fit a warp) are not classified: the warp kernel walks every
 //    row and skips the empty ones.
+//    Where, besides, the 2-hop lists are short (at most 64: a sparse uniform graph, whose
+//    blocks dwarf the L2), a warp takes 32 consecutive rows instead of one: their keys and
+//    1-hop entries' bounds are staged in its shared memory with one round trip each, and all
+//    their 2-hop lists are walked as one virtual list, an element probed by binary search in
+//    its row's sorted keys (count_batch_rows, batch_rows.cuh): the warp kernel spends such a
+//    row of about 16 entries in its chain of dependent loads.
 //  * Tasks whose rows are all tiny (hash and 1-hop rows of at most 8 entries, 2-hop of
 //    at most 64: grids, meshes) skip all of the above: one thread per row holds u's keys
 //    and 1-hop entries in registers and compares the 2-hop elements against the keys
@@ -797,6 +803,12 @@ class CudaBackend final : public CountBackend {
         }, plan.u.per_vertex, plan.u.per_edge);
         TRICOUNT_CUDA_CHECK_LAUNCH("count_filter_rows");
         mark("filter rows");
+      } else if (plan.batch_rows) {
+        with_batch_kernel([&](auto kernel) {
+          kernel<<<plan.batch_grid, kBatchBlockThreads, 0, s>>>(pu);
+        }, plan.u.per_vertex, plan.u.per_edge);
+        TRICOUNT_CUDA_CHECK_LAUNCH("count_batch_rows");
+        mark("u: every row, batch kernel");
       } else {
         launch_side(plan.u, pu, warp_stream, mark, {"classify", "u: CTA rows", "u: warp rows", "u: every row, warp kernel", "u: tiny rows"});
       }
@@ -920,6 +932,7 @@ class CudaBackend final : public CountBackend {
       line += buf;
     };
     if (plan.filter_rows) line += " | u: every row to the filter kernel";
+    else if (plan.batch_rows) line += " | u: every row to the batch kernel";
     else if (!plan.thread_rows) describe("u", plan.u, counters.u);
     if (plan.v) describe("v", *plan.v, counters.v);
     std::fprintf(stderr, "%s\n", line.c_str());

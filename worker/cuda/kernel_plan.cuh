@@ -16,6 +16,7 @@
 #include <thrust/iterator/discard_iterator.h>
 
 #include "worker/backend.hpp"
+#include "worker/cuda/batch_rows.cuh"
 #include "worker/cuda/bucket_table.cuh"
 #include "worker/cuda/count_kernels.cuh"
 #include "worker/cuda/cuda_check.cuh"
@@ -86,6 +87,12 @@ template <class F>
 void with_filter_kernel(F&& f, bool per_vertex = false, bool per_edge = false) {
   dispatch_bools([&](auto pv, auto pe) {
     f(count_filter_rows<decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
+  }, per_vertex, per_edge);
+}
+template <class F>
+void with_batch_kernel(F&& f, bool per_vertex = false, bool per_edge = false) {
+  dispatch_bools([&](auto pv, auto pe) {
+    f(count_batch_rows<decltype(pv)::value || decltype(pe)::value, decltype(pe)::value>);
   }, per_vertex, per_edge);
 }
 template <class F>
@@ -164,6 +171,8 @@ struct KernelPlan {
   unsigned thread_grid = 1;
   bool filter_rows = false;    // short rows and lists: count_filter_rows and nothing else
   unsigned filter_grid = 1;
+  bool batch_rows = false;     // every row direct and small: count_batch_rows instead of the warp kernel
+  unsigned batch_grid = 1;
   SidePlan u;
   std::optional<SidePlan> v;   // the transposed v side, where it pays
   std::uint32_t defer_quarters = 0;
@@ -379,6 +388,20 @@ inline KernelPlan plan_kernels(const TaskBlocks& b, const BackendOptions& given,
     plan.narrow_rows = b.two_hop.rows;
     plan.narrow_grid = static_cast<unsigned>(std::clamp<std::uint64_t>(
         (plan.narrow_rows + kThreadBlockThreads) / kThreadBlockThreads, 1, std::uint64_t(limits.multiprocessors) * 8));
+  }
+  // 3b. Or, where the warp kernel would take every row unclassified and the rows fit a warp's
+  //     stage, a warp per 32 consecutive rows (count_batch_rows): by the task where the 2-hop
+  //     lists are short (a uniform graph; bench/RESULTS.md, issue 34).
+  plan.batch_rows = t.batch_rows && !plan.thread_rows && !plan.filter_rows && !quarters && plan.u.direct && !plan.u.reverse &&
+                    plan.narrow_rows && b.hash.max_degree <= kBatchKeys && b.one_hop.max_degree <= kBatchEntries &&
+                    b.two_hop.max_degree < (1u << 24) &&
+                    (t.batch_rows == 2 || (plan.u.G == 32 && b.two_hop.max_degree <= kThreadMaxList));
+  if (plan.batch_rows) {
+    int per_sm = 0;
+    with_batch_kernel([&](auto kernel) {
+      TRICOUNT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBatchBlockThreads, 0));
+    }, per_vertex, per_edge);
+    plan.batch_grid = static_cast<unsigned>(std::max(1, per_sm)) * static_cast<unsigned>(limits.multiprocessors);
   }
   // 4. v's side: hash P(j,k), 1-hop T (at most P(i,j)'s entries; a row at most |class i|
   //    long), 2-hop P(i,k); no workload split (T holds only this split's edges).
