@@ -2,6 +2,12 @@
 # Issue 34's table on one H200 with the batch kernel (this commit's build): ../shared/peers/
 # run_single.sh (tricount, GroupTC x3, WeTriC, every count checked), then cuda_bench per-vertex
 # on the seven graphs' files (per-vertex on / off, median of 5).
+# peers.tgz: run_single.sh and bin/{grouptc,wetric,tc2peers}, built on the dev VM for sm_90 with
+# cudart static: GroupTC (Nanqipro/GroupTC-HS-BS @ 2c0273c) its src/main.cu driver with only the
+# GroupTC, GroupTC-OPT and GroupTC-Cuckoo approaches and each reorder only where its approach runs
+# (nvcc -O3 -std=c++17 --extended-lambda); WeTriC (jeffreyspaan/wedge-parallel-triangle-counting
+# @ 92083d7) tc.cu as its Makefile builds it plus a -b reader of uint32 pairs filling the edge
+# array its -e reader fills; tc2peers from ../shared/peers. fin.txz: this commit's build.
 set -u
 mkdir -p /tmp/fin /tmp/peers /tmp/w
 tar xJf build-pack/fin.txz -C /tmp/fin && tar xzf build-pack/peers.tgz -C /tmp/peers
