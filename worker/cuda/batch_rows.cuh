@@ -41,19 +41,15 @@ struct BatchStage {
   std::uint32_t row_keys[kBatchRows];     // each row's keys: first (in keys) | count << 16
 };
 
-// The first entry e in [0, n) whose slot_end[e] > slot.
-__device__ __forceinline__ std::uint32_t slot_owner(const std::uint32_t* slot_end, std::uint32_t n, std::uint32_t slot) {
-  std::uint32_t lo = 0;
-  while (n > 0) {
-    const std::uint32_t half = n / 2;
-    if (slot_end[lo + half] <= slot) {
-      lo += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
-  }
-  return lo;
+// The first entry e whose slot_end[e] > slot: how many entries end at or before it, in
+// log2(kBatchEntries) fixed halvings without a branch (entries past the stage's end hold ~0u;
+// a loop halving [0, n) cost twice the instructions: bench/results/h200-issue34-batch-rows/).
+__device__ __forceinline__ std::uint32_t slot_owner(const std::uint32_t* slot_end, std::uint32_t slot) {
+  std::uint32_t pos = 0;
+#pragma unroll
+  for (std::uint32_t step = kBatchEntries / 2; step > 0; step >>= 1)
+    if (slot_end[pos + step - 1] <= slot) pos += step;
+  return pos;
 }
 
 // The position of the last key <= w among `count` sorted keys (count >= 1, w >= keys[0]).
@@ -146,6 +142,7 @@ __global__ void __launch_bounds__(kBatchBlockThreads) count_batch_rows(CountPara
         }
         total += warp.shfl(incl, 31);
       }
+      for (std::uint32_t e = nentries + lane; e < kBatchEntries; e += 32) st.slot_end[e] = ~0u;  // slot_owner's bound
       warp.sync();
       // 4. The virtual list: kBatchSteps slots per lane in flight, then their probes.
       for (std::uint32_t sb = 0; sb < total; sb += 32 * kBatchSteps) {
@@ -159,7 +156,7 @@ __global__ void __launch_bounds__(kBatchBlockThreads) count_batch_rows(CountPara
           info[j] = 0;
           at[j] = ent[j] = 0;
           if (slot < total) {
-            const std::uint32_t e = slot_owner(st.slot_end, nentries, slot);
+            const std::uint32_t e = slot_owner(st.slot_end, slot);
             const std::uint32_t first_slot = e ? st.slot_end[e - 1] : 0u;
             const std::uint32_t k0 = (slot - first_slot) * kShortPer;
             info[j] = st.info[e];
