@@ -52,17 +52,6 @@ __device__ __forceinline__ std::uint32_t slot_owner(const std::uint32_t* slot_en
   return pos;
 }
 
-// The position of the last key <= w among `count` sorted keys (count >= 1, w >= keys[0]).
-__device__ __forceinline__ std::uint32_t key_floor(const vid_t* keys, std::uint32_t count, vid_t w) {
-  std::uint32_t at = 0;
-  while (count > 1) {
-    const std::uint32_t half = count / 2;
-    if (keys[at + half] <= w) at += half;
-    count -= half;
-  }
-  return at;
-}
-
 template <bool kPerVertex = false, bool kPerEdge = false>
 __global__ void __launch_bounds__(kBatchBlockThreads) count_batch_rows(CountParams p) {
   using Reduce = cub::BlockReduce<unsigned long long, kBatchBlockThreads>;
@@ -114,14 +103,14 @@ __global__ void __launch_bounds__(kBatchBlockThreads) count_batch_rows(CountPara
         const std::uint32_t e = r * 32 + lane;
         v[r] = e < nentries ? p.one_hop.neighbors[obase + odone + e] : 0;
       }
-      std::uint32_t b[kRounds], len[kRounds];
+      std::uint32_t b[kRounds], end_at[kRounds];
 #pragma unroll
       for (std::uint32_t r = 0; r < kRounds; ++r) {
         const std::uint32_t e = r * 32 + lane;
-        b[r] = len[r] = 0;
+        b[r] = end_at[r] = 0;
         if (e < nentries) {
           b[r] = p.two_hop_offsets32[v[r]];
-          len[r] = p.two_hop_offsets32[v[r] + 1];
+          end_at[r] = p.two_hop_offsets32[v[r] + 1];
         }
       }
       std::uint32_t total = 0;
@@ -132,7 +121,7 @@ __global__ void __launch_bounds__(kBatchBlockThreads) count_batch_rows(CountPara
         const std::uint32_t row = owner_lane<32>(warp, row_end, e);
         const bool row_walks = warp.shfl(row_live, row);  // every lane: a converged shuffle
         const bool walk = e < nentries && row_walks;
-        const std::uint32_t l = walk ? len[r] - b[r] : 0u;
+        const std::uint32_t l = walk ? end_at[r] - b[r] : 0u;
         const std::uint32_t slots = (l + kShortPer - 1) / kShortPer;
         const std::uint32_t incl = cg::inclusive_scan(warp, slots);
         if (e < nentries) {

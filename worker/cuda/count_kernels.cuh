@@ -142,6 +142,17 @@ __device__ __forceinline__ eoff_t first_not_below(const vid_t* list, eoff_t begi
   return begin;
 }
 
+// The position of the last key <= w among `count` sorted keys (count >= 1, w >= keys[0]).
+__device__ __forceinline__ std::uint32_t key_floor(const vid_t* keys, std::uint32_t count, vid_t w) {
+  std::uint32_t at = 0;
+  while (count > 1) {
+    const std::uint32_t half = count / 2;
+    if (keys[at + half] <= w) at += half;
+    count -= half;
+  }
+  return at;
+}
+
 __device__ __forceinline__ bool sorted_contains(const vid_t* list, eoff_t begin, eoff_t end, vid_t key) {
   while (begin < end) {
     const eoff_t mid = begin + (end - begin) / 2;
@@ -995,12 +1006,7 @@ __global__ void __launch_bounds__(kThreadBlockThreads) count_filter_rows(CountPa
         const std::uint32_t word = bit < 64 ? (bit < 32 ? m0 : m1) : (bit < 96 ? m2 : m3);
         if (!((word >> (bit & 31)) & 1u)) continue;
         // w passed the filter: search u's keys (the last key <= w; w >= kmin)
-        eoff_t at = h0;
-        for (std::uint32_t len = keys; len > 1;) {
-          const std::uint32_t half = len / 2;
-          if (p.hash.neighbors[at + half] <= w) at += half;
-          len -= half;
-        }
+        const eoff_t at = h0 + key_floor(p.hash.neighbors + h0, keys, w);
         if (p.hash.neighbors[at] != w) continue;
         ++edge_hits;
         if constexpr (kPerVertex) add_key_hit<kPerEdge>(p, w, at, f);
